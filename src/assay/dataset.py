@@ -1,0 +1,113 @@
+"""Versioned evaluation cases: the record, loading with clear errors, coverage and a content hash.
+
+A case (one line of ``data/cases.jsonl``)::
+
+    {"id": "g01", "question": "...", "task": "lookup", "set": "golden", "lang": "en",
+     "expect": "answer", "doc_ids": ["kb-returns"], "facts": ["30 days"], "why": "...", "group": "returns"}
+
+Rules: an answer case has doc_ids and facts, an abstain case has neither; task ``unanswerable``
+goes with expect ``abstain``; ids are unique; every doc_id names a corpus document.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from assay.errors import InputError, Problem
+from assay.io import read_jsonl
+from assay.records import validate_rows
+
+TASKS = ("lookup", "exact_term", "paraphrase", "multi_fact", "unanswerable")
+SETS = ("golden", "adversarial", "production_like")
+LANGS = ("en", "bn")
+
+
+class CaseRecord(BaseModel):
+    """One evaluation case. ``group`` (optional) keeps variants of one question on one side of the split."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str = Field(min_length=1)
+    question: str = Field(min_length=1)
+    task: Literal["lookup", "exact_term", "paraphrase", "multi_fact", "unanswerable"]
+    set: Literal["golden", "adversarial", "production_like"]
+    lang: Literal["en", "bn"]
+    expect: Literal["answer", "abstain"]
+    doc_ids: list[str] = []
+    facts: list[str] = []
+    why: str = Field(min_length=10)
+    group: str | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> CaseRecord:
+        if (self.expect == "answer") != bool(self.doc_ids and self.facts):
+            raise ValueError("an answer case needs doc_ids and facts; an abstain case has neither")
+        if (self.task == "unanswerable") != (self.expect == "abstain"):
+            raise ValueError("task unanswerable and expect abstain go together")
+        return self
+
+
+def parse_cases(path: str | Path, rows: Iterable[tuple[int, dict]], doc_ids: Iterable[str] | None = None) -> list[CaseRecord]:
+    """Validate ``(line, dict)`` rows into cases; with ``doc_ids`` also check every doc_id exists.
+
+    Raises:
+        InputError: one Problem per bad row (wrong type, unknown field, inconsistent row, duplicate
+            id, unknown doc_id), each naming file, line, field and fix.
+    """
+    good = validate_rows(str(path), rows, CaseRecord)
+    if doc_ids is not None:
+        known = set(doc_ids)
+        problems = [Problem(str(path), line, "doc_ids", f"{d!r} is not a document in the corpus",
+                            "name a file in data/corpus/ without .md")
+                    for line, c in good for d in c.doc_ids if d not in known]
+        if problems:
+            raise InputError(problems)
+    return [c for _, c in good]
+
+
+def load_cases(path: str | Path, doc_ids: Iterable[str] | None = None) -> list[CaseRecord]:
+    """Read and validate a cases JSONL file (see :func:`parse_cases`)."""
+    return parse_cases(path, read_jsonl(path), doc_ids)
+
+
+def case_digest(case: CaseRecord) -> bytes:
+    """SHA-256 of one case's canonical JSON (sorted keys, every field including defaults)."""
+    text = json.dumps(case.model_dump(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+def dataset_hash(cases: Iterable[CaseRecord]) -> str:
+    """Order-independent content hash of a case set (hex SHA-256).
+
+    Hashes the sorted per-case digests, so reordering lines keeps the hash and any edit to any
+    field of any case, an added case or a removed case changes it. The empty set has a hash too.
+
+    >>> a = CaseRecord(id="x1", question="q?", task="unanswerable", set="golden", lang="en", expect="abstain", why="not covered")
+    >>> b = a.model_copy(update={"id": "x2"})
+    >>> dataset_hash([a, b]) == dataset_hash([b, a])
+    True
+    """
+    h = hashlib.sha256()
+    for digest in sorted(case_digest(c) for c in cases):
+        h.update(digest)
+    return h.hexdigest()
+
+
+def coverage(cases: Iterable[CaseRecord], min_cases: int = 2) -> dict:
+    """Task x set matrix of case counts, the cells below ``min_cases`` and the empty cells.
+
+    Returns ``{"matrix": {task: {set: n}}, "gaps": [(task, set, n)], "empty": [(task, set)],
+    "by_lang": {lang: n}}``; gaps include empty cells. Every task and set appears, even at zero.
+    """
+    matrix = {t: {s: 0 for s in SETS} for t in TASKS}
+    by_lang = {lang: 0 for lang in LANGS}
+    for c in cases:
+        matrix[c.task][c.set] += 1
+        by_lang[c.lang] += 1
+    gaps = [(t, s, matrix[t][s]) for t in TASKS for s in SETS if matrix[t][s] < min_cases]
+    return {"matrix": matrix, "gaps": gaps, "empty": [(t, s) for t, s, n in gaps if n == 0], "by_lang": by_lang}

@@ -1,0 +1,67 @@
+"""Errors assay raises on bad input or a stale pipeline.
+
+Every error is an :class:`AssayError`; the CLI prints its message without a traceback and exits
+non-zero. Input errors collect every bad row (up to a cap) before failing once, and each row names
+file, line, field, the bad value and the fix::
+
+    data/cases.jsonl:42: field 'task': 'lookups' is not one of lookup, exact_term, ... (fix: ...)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MAX_PROBLEMS = 20
+
+
+class AssayError(Exception):
+    """Base class of every error assay raises on purpose; the CLI prints ``str(error)``."""
+
+    exit_code = 1
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One bad row or value: where it is, which field, what is wrong and how to fix it.
+
+    ``line`` is 1-based; ``None`` for a whole-file problem. ``field`` is a dotted path or ``None``.
+    """
+
+    path: str
+    line: int | None
+    field: str | None
+    message: str
+    fix: str | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line is not None else self.path
+        what = f"field '{self.field}': {self.message}" if self.field else self.message
+        return f"{where}: {what}" + (f" (fix: {self.fix})" if self.fix else "")
+
+
+class InputError(AssayError):
+    """One or more bad rows in an input file; the message lists them, capped at ``MAX_PROBLEMS``."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = list(problems)
+        shown = [str(p) for p in self.problems[:MAX_PROBLEMS]]
+        more = len(self.problems) - len(shown)
+        if more > 0:
+            shown.append(f"... and {more} more problem(s) not shown")
+        super().__init__("\n".join(shown))
+
+
+class PlanProblems(AssayError):
+    """The evaluation plan is valid data but leaves failures unguarded (raised in strict mode)."""
+
+
+class StaleError(AssayError):
+    """A recorded artifact no longer matches its inputs (a changed prompt, judge, label or case)."""
+
+    exit_code = 2
+
+
+class MissingArtifact(AssayError):
+    """A metrics or report file the command needs does not exist; run ``dvc repro`` first."""
+
+    exit_code = 2

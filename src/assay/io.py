@@ -1,0 +1,171 @@
+"""Reading inputs with line numbers and writing outputs atomically and byte-stably.
+
+Writers go through a temporary file in the target folder and ``os.replace``, so a failing stage
+leaves either the old file or the new one, never half a file. JSON is written with sorted keys,
+two-space indent and a final newline, so a re-run with the same inputs produces the same bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import hashlib
+import json
+import math
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from assay.errors import InputError, Problem
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; on success rename it over ``path``, on error delete it."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` (UTF-8, ``\\n`` line ends) atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8", newline="\n")
+
+
+def _clean(value: Any) -> Any:
+    """Make a value JSON-safe and stable: nan/inf become None, tuples lists, numpy scalars Python."""
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def dumps_json(data: Any) -> str:
+    """Stable JSON text: sorted keys, indent 2, UTF-8 kept, nan written as null, final newline."""
+    return json.dumps(_clean(data), sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_json(path: str | os.PathLike, data: Any) -> None:
+    """Write ``data`` as stable JSON (see :func:`dumps_json`) atomically."""
+    write_text(path, dumps_json(data))
+
+
+def write_jsonl(path: str | os.PathLike, rows: list[dict]) -> None:
+    """Write one stable JSON object per line, atomically."""
+    write_text(path, "".join(json.dumps(_clean(r), sort_keys=True, ensure_ascii=False) + "\n" for r in rows))
+
+
+def write_parquet(path: str | os.PathLike, table: Any) -> None:
+    """Write a pyarrow Table or pandas DataFrame to Parquet atomically, without the pandas index."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if not isinstance(table, pa.Table):
+        table = pa.Table.from_pandas(table, preserve_index=False)
+    table = table.replace_schema_metadata(None)  # pandas metadata would carry library versions
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+
+
+def read_jsonl(path: str | os.PathLike) -> list[tuple[int, dict]]:
+    """Read a JSON Lines file as ``(line_number, object)`` pairs; blank lines are skipped.
+
+    Raises:
+        InputError: every line that is not a JSON object, each named by file and line.
+    """
+    rows, problems = [], []
+    p = Path(path)
+    if not p.exists():
+        raise InputError([Problem(str(path), None, None, "file not found", "check the path")])
+    with p.open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as error:
+                problems.append(Problem(str(path), number, None, f"not valid JSON ({error.msg} at column {error.colno})",
+                                        "write one JSON object per line"))
+                continue
+            if not isinstance(obj, dict):
+                problems.append(Problem(str(path), number, None, f"expected a JSON object, got {type(obj).__name__}",
+                                        "write one JSON object per line"))
+                continue
+            rows.append((number, obj))
+    if problems:
+        raise InputError(problems)
+    return rows
+
+
+def read_table_rows(path: str | os.PathLike) -> list[tuple[int, dict]]:
+    """Read JSONL (``.jsonl``/``.json``) or CSV (``.csv``/``.tsv``) rows as ``(line_number, dict)``.
+
+    CSV line numbers count the header as line 1, so the first data row is line 2.
+    """
+    p = Path(path)
+    if p.suffix.lower() in (".csv", ".tsv"):
+        if not p.exists():
+            raise InputError([Problem(str(path), None, None, "file not found", "check the path")])
+        with p.open(encoding="utf-8", newline="") as fh:
+            reader = csv.DictReader(fh, delimiter="\t" if p.suffix.lower() == ".tsv" else ",")
+            return [(i, dict(row)) for i, row in enumerate(reader, start=2)]
+    return read_jsonl(path)
+
+
+def read_yaml(path: str | os.PathLike) -> Any:
+    """Load a YAML file; a syntax error becomes an InputError naming file and line."""
+    import yaml
+
+    p = Path(path)
+    if not p.exists():
+        raise InputError([Problem(str(path), None, None, "file not found", "check the path")])
+    try:
+        return yaml.safe_load(p.read_text(encoding="utf-8"))
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        raise InputError([Problem(str(path), line, None, f"not valid YAML ({getattr(error, 'problem', error)})",
+                                  "fix the YAML syntax")]) from None
+
+
+def sha256_bytes(data: bytes) -> str:
+    """Hex SHA-256 of ``data``."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: str | os.PathLike) -> str:
+    """Hex SHA-256 of a file's exact bytes."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def sha256_tree(folder: str | os.PathLike, pattern: str = "*") -> str:
+    """Hex SHA-256 over the relative names and bytes of the files under ``folder`` matching ``pattern``.
+
+    Sorted by relative path, so it does not depend on directory listing order. Hidden files are skipped.
+    """
+    root = Path(folder)
+    h = hashlib.sha256()
+    for f in sorted(p for p in root.rglob(pattern) if p.is_file() and not p.name.startswith(".")):
+        rel = f.relative_to(root).as_posix()
+        h.update(rel.encode() + b"\0" + sha256_file(f).encode() + b"\n")
+    return h.hexdigest()

@@ -1,0 +1,1 @@
+"""Pairwise judges: the shared interface (``assay.judge.base``) and its implementations."""
