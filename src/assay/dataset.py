@@ -111,3 +111,40 @@ def coverage(cases: Iterable[CaseRecord], min_cases: int = 2) -> dict:
         by_lang[c.lang] += 1
     gaps = [(t, s, matrix[t][s]) for t in TASKS for s in SETS if matrix[t][s] < min_cases]
     return {"matrix": matrix, "gaps": gaps, "empty": [(t, s) for t, s, n in gaps if n == 0], "by_lang": by_lang}
+
+
+CASE_COLUMNS = ("id", "question", "task", "set", "lang", "expect", "doc_ids", "facts", "why", "group")
+
+
+def cases_table(cases: Iterable[CaseRecord]):
+    """The cases as a pyarrow Table (one row per case, sorted by id, columns in ``CASE_COLUMNS``)."""
+    import pyarrow as pa
+
+    rows = sorted((c.model_dump() for c in cases), key=lambda r: r["id"])
+    schema = pa.schema([(k, pa.list_(pa.string()) if k in ("doc_ids", "facts") else pa.string()) for k in CASE_COLUMNS])
+    return pa.Table.from_pylist(rows, schema=schema)
+
+
+def read_cases_table(path: str | Path) -> list[CaseRecord]:
+    """Cases back from a Parquet file written with :func:`cases_table` (already validated, so no re-check)."""
+    import pyarrow.parquet as pq
+
+    return [CaseRecord.model_construct(**row) for row in pq.read_table(path).to_pylist()]
+
+
+def coverage_markdown(cov: dict, dataset_hash_hex: str, n: int) -> str:
+    """The task x set coverage matrix as Markdown, with gaps and empty cells spelled out."""
+    lines = [f"# Coverage of {n} cases (dataset {dataset_hash_hex[:12]})", "",
+             "| task | " + " | ".join(SETS) + " | total |", "|---|" + "---:|" * (len(SETS) + 1)]
+    for task, row in cov["matrix"].items():
+        lines.append(f"| {task} | " + " | ".join(str(row[s]) for s in SETS) + f" | {sum(row.values())} |")
+    totals = [sum(cov["matrix"][t][s] for t in TASKS) for s in SETS]
+    lines.append("| total | " + " | ".join(map(str, totals)) + f" | {n} |")
+    lines += ["", "Languages: " + ", ".join(f"{k} {v}" for k, v in cov["by_lang"].items()), ""]
+    if cov["gaps"]:
+        lines.append(f"{len(cov['gaps'])} cell(s) hold fewer than two cases:")
+        lines += [f"- {t} x {s}: {k}" + (" (empty)" if k == 0 else "") for t, s, k in cov["gaps"]]
+    else:
+        lines.append("Every cell holds at least two cases.")
+    lines += ["", "A thin cell is not always wrong, but keep it on purpose: fill it before reading its pass rate."]
+    return "\n".join(lines) + "\n"

@@ -7,7 +7,7 @@ file, line, field, the bad value and the fix, collects them for every row, and f
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TypeVar
+from typing import TypeVar, get_args
 
 from pydantic import BaseModel, ValidationError
 
@@ -21,9 +21,26 @@ def _field_name(loc: tuple) -> str | None:
     return ".".join(parts) if parts else None
 
 
+def _model_at(model: type[BaseModel], loc: tuple) -> type[BaseModel]:
+    """The (nested) model that owns the field at ``loc``, following model, list and dict annotations."""
+    current = model
+    for part in loc:
+        if not isinstance(part, str) or part not in getattr(current, "model_fields", {}):
+            continue
+        candidates = [current.model_fields[part].annotation]
+        while candidates:
+            ann = candidates.pop()
+            if isinstance(ann, type) and issubclass(ann, BaseModel):
+                current = ann
+                break
+            candidates.extend(get_args(ann))
+    return current
+
+
 def describe(error: dict, model: type[BaseModel]) -> tuple[str, str]:
     """Message and fix for one pydantic error dict, repeating the bad value and the valid set."""
     kind, value, ctx = error["type"], error.get("input"), error.get("ctx") or {}
+    model = _model_at(model, tuple(error["loc"])[:-1])
     if kind == "literal_error":
         allowed = ctx.get("expected", "").replace("'", "").replace(" or ", ", ")
         return f"{value!r} is not one of {allowed}", f"use one of {allowed}"

@@ -1,0 +1,167 @@
+"""The evaluation plan as validated data, and the check that says what it leaves unguarded.
+
+``data/plan.yaml`` holds the task, the failures (each with its cost, who is harmed and the metric
+that shows it), the metrics (family, gate block/report, threshold, direction, no_regression), the
+dataset reference and the release rule in words. :func:`plan_problems` lists what the plan misses:
+
+- a blocking metric without a threshold;
+- a failure that names a metric the plan does not define;
+- no correctness metric, or no groundedness metric;
+- a high-cost failure that no blocking metric guards.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from assay.errors import InputError, Problem
+from assay.io import read_yaml
+from assay.records import problems_from
+
+FAMILIES = ("retrieval", "groundedness", "correctness", "format", "tool_use", "latency")
+
+
+class Failure(BaseModel):
+    """A way the assistant can fail, what it costs and the metric that shows it."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1)
+    cost: Literal["high", "medium", "low"]
+    harmed: str = Field(min_length=1)
+    metric: str = Field(min_length=1)
+
+
+class Metric(BaseModel):
+    """A metric the plan tracks. ``threshold`` is the pass line in ``direction``; ``None`` only for report metrics.
+
+    ``no_regression`` forbids any case from getting worse on this metric between baseline and candidate.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(min_length=1)
+    family: Literal["retrieval", "groundedness", "correctness", "format", "tool_use", "latency"]
+    gate: Literal["block", "report"]
+    threshold: float | None = None
+    direction: Literal["higher", "lower"] = "higher"
+    no_regression: bool = False
+    description: str = ""
+
+    def meets(self, value: float | None) -> bool | None:
+        """Whether ``value`` meets the threshold in the metric's direction; ``None`` when either is undefined."""
+        if self.threshold is None or value is None or value != value:
+            return None
+        return value >= self.threshold if self.direction == "higher" else value <= self.threshold
+
+
+class DatasetRef(BaseModel):
+    """Which case file the plan is evaluated on."""
+
+    model_config = ConfigDict(extra="forbid")
+    path: str
+    description: str = ""
+
+
+class Plan(BaseModel):
+    """The whole evaluation plan (``data/plan.yaml``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    task: str = Field(min_length=1)
+    dataset: DatasetRef
+    failures: list[Failure] = Field(min_length=1)
+    metrics: list[Metric] = Field(min_length=1)
+    release_rule: str = Field(min_length=1)
+
+    def metric(self, name: str) -> Metric | None:
+        """The metric called ``name``, or ``None``."""
+        return next((m for m in self.metrics if m.name == name), None)
+
+
+class PlanParams(BaseModel):
+    """params.yaml section ``plan``: the plan file and whether problems fail the stage."""
+
+    model_config = ConfigDict(extra="forbid")
+    path: str = "data/plan.yaml"
+    strict: bool = False
+
+
+def plan_problems(plan: Plan) -> list[str]:
+    """What the plan leaves unguarded, in words; an empty list means no problems.
+
+    Order: blocking metrics without threshold, failures naming unknown metrics, missing
+    correctness/groundedness families, unguarded high-cost failures. A high-cost failure whose
+    metric is unknown is reported once, as unknown.
+    """
+    problems = []
+    names = {m.name: m for m in plan.metrics}
+    for m in plan.metrics:
+        if m.gate == "block" and m.threshold is None:
+            problems.append(f"blocking metric {m.name} has no threshold")
+    for f in plan.failures:
+        if f.metric not in names:
+            problems.append(f"failure '{f.name}' names unknown metric {f.metric} (known: {', '.join(sorted(names))})")
+    families = {m.family for m in plan.metrics}
+    for family in ("correctness", "groundedness"):
+        if family not in families:
+            problems.append(f"no {family} metric")
+    for f in plan.failures:
+        m = names.get(f.metric)
+        if f.cost == "high" and m is not None and not (m.gate == "block" and m.threshold is not None):
+            problems.append(f"high-cost failure '{f.name}' is not guarded by a blocking metric ({m.name} is {m.gate})")
+    return problems
+
+
+def load_plan(path: str | Path) -> Plan:
+    """Read and validate a plan YAML file.
+
+    Raises:
+        InputError: YAML syntax errors, unknown keys, wrong types or values, each naming the file,
+            the line of the offending key where it can be found, and the dotted field path.
+    """
+    data = read_yaml(path)
+    if not isinstance(data, dict):
+        raise InputError([Problem(str(path), None, None, "expected a mapping with task, dataset, failures, metrics, release_rule",
+                                  "see data/plan.yaml in the README")])
+    try:
+        return Plan.model_validate(data)
+    except ValidationError as error:
+        problems = problems_from(error, str(path), None, Plan)
+        raise InputError([locate(p, Path(path)) for p in problems]) from None
+
+
+def locate(problem: Problem, path: Path) -> Problem:
+    """Add the YAML line of a dotted field path like ``metrics.2.gate`` (its closest existing parent)."""
+    import yaml
+
+    if not problem.field:
+        return problem
+    node = yaml.compose(path.read_text(encoding="utf-8"))
+    line = None
+    for part in problem.field.split("."):
+        if isinstance(node, yaml.MappingNode):
+            match = next((v for k, v in node.value if k.value == part), None)
+            key = next((k for k, v in node.value if k.value == part), None)
+            if match is None:
+                break
+            line, node = key.start_mark.line + 1, match
+        elif isinstance(node, yaml.SequenceNode) and part.isdigit() and int(part) < len(node.value):
+            node = node.value[int(part)]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return Problem(problem.path, line, problem.field, problem.message, problem.fix)
+
+
+def plan_markdown(plan: Plan, problems: list[str]) -> str:
+    """The plan and its problems as a page a person reads."""
+    lines = ["# Evaluation plan", "", plan.task.strip(), "", f"Dataset: `{plan.dataset.path}`. {plan.dataset.description}".rstrip(), "",
+             "## Failures", "", "| cost | failure | harmed | metric |", "|---|---|---|---|"]
+    lines += [f"| {f.cost} | {f.name} | {f.harmed} | {f.metric} |" for f in plan.failures]
+    lines += ["", "## Metrics", "", "| metric | family | gate | threshold | direction | no regression |", "|---|---|---|---:|---|---|"]
+    lines += [f"| {m.name} | {m.family} | {m.gate} | {'—' if m.threshold is None else m.threshold} | {m.direction} | "
+              f"{'yes' if m.no_regression else 'no'} |" for m in plan.metrics]
+    lines += ["", "## Release rule", "", plan.release_rule.strip(), "", "## Problems", ""]
+    lines += [f"- {p}" for p in problems] or ["None: every failure names a known metric and every high-cost failure is guarded by a blocking metric."]
+    return "\n".join(lines) + "\n"

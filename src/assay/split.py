@@ -1,0 +1,63 @@
+"""Development / holdout split by a salted hash of each case's id (or its group).
+
+A case goes to the holdout when ``sha256(salt + ":" + key)``, read as a number in [0, 1), is below
+``holdout_share``; the key is the case's ``group`` when it has one (so paraphrases of one question
+stay on one side), else its ``id``. The side depends only on the salt, the share and the key, so
+the split is reproducible and adding or removing cases never moves an existing case. The realised
+holdout share of a small set can differ from ``holdout_share`` by chance.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from assay.dataset import CaseRecord
+
+SIDES = ("dev", "holdout")
+
+
+class SplitParams(BaseModel):
+    """params.yaml section ``split``."""
+
+    model_config = ConfigDict(extra="forbid")
+    salt: str = Field(min_length=1)
+    holdout_share: float = Field(gt=0, lt=1)
+
+
+def unit_hash(salt: str, key: str) -> float:
+    """The first 8 bytes of ``sha256(salt:key)`` as a number in [0, 1).
+
+    >>> 0 <= unit_hash("s", "g01") < 1
+    True
+    """
+    digest = hashlib.sha256(f"{salt}:{key}".encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def split_key(case: CaseRecord) -> str:
+    """What a case is split by: its group when present, else its id."""
+    return case.group or case.id
+
+
+def assign(cases: Iterable[CaseRecord], salt: str, holdout_share: float) -> dict[str, str]:
+    """Map each case id to ``dev`` or ``holdout`` (see the module docstring)."""
+    return {c.id: ("holdout" if unit_hash(salt, split_key(c)) < holdout_share else "dev") for c in cases}
+
+
+def split_counts(sides: dict[str, str]) -> dict[str, int]:
+    """Number of cases on each side, both sides always present."""
+    counts = {s: 0 for s in SIDES}
+    for side in sides.values():
+        counts[side] += 1
+    return counts
+
+
+def read_split(path: str) -> dict[str, str]:
+    """The id -> side table written by the split stage (Parquet with columns ``id`` and ``side``)."""
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(path, columns=["id", "side"]).to_pydict()
+    return dict(zip(table["id"], table["side"]))

@@ -1,0 +1,38 @@
+"""The CLI: every subcommand has help text; errors are one clean line and a non-zero exit."""
+
+import json
+
+import pytest
+
+from assay.cli import COMMANDS, build_parser, main
+
+from conftest import case, write_jsonl
+
+
+def test_every_command_has_help():
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    assert set(sub.choices) == {c.replace("_", "-") for c in COMMANDS}
+    for name, p in sub.choices.items():
+        assert p.description, f"assay {name} has no description"
+        help_text = next(a.help for a in sub._choices_actions if a.dest == name)
+        assert help_text, f"assay {name} has no help line"
+
+
+def test_validate_good_cases(tmp_path, tiny_corpus, capsys):
+    path = write_jsonl(tmp_path / "cases.jsonl", [case("g01"), case("g02", set="adversarial")])
+    assert main(["validate", str(path), "--corpus", str(tiny_corpus)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"{path}: 2 valid cases, hash ") and out.endswith("15 thin cell(s), 13 empty\n")  # both cells hold 1
+
+
+def test_validate_bad_cases_exits_non_zero_with_one_line_per_row(tmp_path, tiny_corpus, capsys):
+    path = write_jsonl(tmp_path / "cases.jsonl", [case("g01", lang="fr"), case("g02", doc_ids=["missing"])])
+    assert main(["validate", str(path), "--corpus", str(tiny_corpus)]) == 1
+    err = capsys.readouterr().err
+    assert err == (f"assay validate: {path}:1: field 'lang': 'fr' is not one of en, bn (fix: use one of en, bn)\n")
+
+
+def test_validate_missing_file(tmp_path, capsys):
+    assert main(["validate", str(tmp_path / "nope.jsonl"), "--corpus", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == f"assay validate: {tmp_path}/nope.jsonl: file not found (fix: check the path)\n"

@@ -1,0 +1,81 @@
+import pytest
+import yaml
+
+from assay.errors import InputError
+from assay.plan import Plan, load_plan, plan_problems
+
+GOOD = {
+    "task": "Answer customers' questions from the help centre.",
+    "dataset": {"path": "data/cases.jsonl"},
+    "failures": [
+        {"name": "wrong policy stated as fact", "cost": "high", "harmed": "customer", "metric": "answer_correct"},
+        {"name": "answer given when the documents are silent", "cost": "high", "harmed": "customer", "metric": "abstain_correct"},
+        {"name": "citation does not hold the claim", "cost": "medium", "harmed": "support agent", "metric": "citation_support"},
+        {"name": "reply is not valid JSON", "cost": "low", "harmed": "integrator", "metric": "format_ok"},
+    ],
+    "metrics": [
+        {"name": "answer_correct", "family": "correctness", "gate": "block", "threshold": 0.85},
+        {"name": "abstain_correct", "family": "correctness", "gate": "block", "threshold": 0.9},
+        {"name": "citation_support", "family": "groundedness", "gate": "block", "threshold": 0.9},
+        {"name": "format_ok", "family": "format", "gate": "report", "threshold": 0.99},
+    ],
+    "release_rule": "Ship when every blocking metric meets its threshold.",
+}
+
+
+def plan(**over):
+    data = {**GOOD, **over}
+    return Plan.model_validate(data)
+
+
+def test_good_plan_has_no_problems():
+    assert plan_problems(plan()) == []
+
+
+def test_weakened_metric_names_the_unguarded_failure():
+    metrics = [dict(m, gate="report") if m["name"] == "abstain_correct" else m for m in GOOD["metrics"]]
+    assert plan_problems(plan(metrics=metrics)) == [
+        "high-cost failure 'answer given when the documents are silent' is not guarded by a blocking metric (abstain_correct is report)"]
+
+
+def test_each_problem_kind():
+    metrics = [m for m in GOOD["metrics"] if m["family"] != "groundedness"]
+    metrics[0] = dict(metrics[0], threshold=None)
+    failures = GOOD["failures"] + [{"name": "slow", "cost": "low", "harmed": "customer", "metric": "latency_p95"}]
+    assert plan_problems(plan(metrics=metrics, failures=failures)) == [
+        "blocking metric answer_correct has no threshold",
+        "failure 'citation does not hold the claim' names unknown metric citation_support (known: abstain_correct, answer_correct, format_ok)",
+        "failure 'slow' names unknown metric latency_p95 (known: abstain_correct, answer_correct, format_ok)",
+        "no groundedness metric",
+        "high-cost failure 'wrong policy stated as fact' is not guarded by a blocking metric (answer_correct is block)",
+    ]
+
+
+def test_meets_respects_direction_and_undefined_values():
+    m = plan().metric("answer_correct")
+    assert m.meets(0.85) is True and m.meets(0.84) is False and m.meets(None) is None
+    low = m.model_copy(update={"direction": "lower", "threshold": 1500})
+    assert low.meets(1200) is True and low.meets(1600) is False
+
+
+def test_bad_plan_errors_name_line_and_field(tmp_path):
+    data = {**GOOD, "metrics": GOOD["metrics"][:1] + [dict(GOOD["metrics"][1], gate="blok", colour="red")]}
+    path = tmp_path / "plan.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        load_plan(path)
+    lines = path.read_text().splitlines()
+    gate_line = next(i for i, ln in enumerate(lines, 1) if "blok" in ln)
+    colour_line = next(i for i, ln in enumerate(lines, 1) if "colour" in ln)
+    assert str(err.value).splitlines() == [
+        f"{path}:{gate_line}: field 'metrics.1.gate': 'blok' is not one of block, report (fix: use one of block, report)",
+        f"{path}:{colour_line}: field 'metrics.1.colour': unknown field (fix: remove it or use one of name, family, gate, "
+        "threshold, direction, no_regression, description)",
+    ]
+
+
+def test_yaml_syntax_error_names_the_line(tmp_path):
+    path = tmp_path / "plan.yaml"
+    path.write_text("task: x\nfailures: [\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"plan.yaml:3: not valid YAML"):
+        load_plan(path)
