@@ -31,3 +31,56 @@ def tiny_corpus(tmp_path: Path) -> Path:
     (folder / "doc-b.md").write_text("---\ntitle: Old trial\nlang: en\nupdated: 2025-01-01\nsuperseded_by: doc-a\n---\n"
                                      "The trial lasted 7 days.\n", encoding="utf-8")
     return folder
+
+
+# ---- end-to-end helpers: the real dvc CLI in a temporary git repository ----
+import os
+import shutil
+import subprocess
+import sys
+
+BIN = Path(sys.executable).parent
+
+
+def project_files() -> list[str]:
+    """Files a fresh clone would have (tracked plus untracked-but-not-ignored), minus outputs DVC makes."""
+    out = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout.split("\n")
+    return [f for f in out if f and (ROOT / f).is_file()]
+
+
+def run(cmd: list[str], cwd: Path, check: bool = True) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "DVC_NO_ANALYTICS": "1",
+           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{' '.join(cmd)} exited {proc.returncode}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}")
+    return proc
+
+
+def make_clone(dest: Path) -> Path:
+    """Copy the project's files into ``dest`` and commit them in a new git repository."""
+    for f in project_files():
+        target = dest / f
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / f, target)
+    run(["git", "init", "-q"], dest)
+    run(["git", "add", "-A"], dest)
+    run(["git", "commit", "-qm", "clone"], dest)
+    return dest
+
+
+@pytest.fixture(scope="session")
+def reproduced(tmp_path_factory) -> Path:
+    """A clone on which `dvc repro` has run once (shared; copy it before changing anything)."""
+    root = make_clone(tmp_path_factory.mktemp("clone"))
+    run([str(BIN / "dvc"), "repro", "-q"], root)
+    return root
+
+
+@pytest.fixture
+def repro_copy(reproduced: Path, tmp_path: Path) -> Path:
+    """A private copy of the reproduced clone (with its DVC cache), safe to edit."""
+    dest = tmp_path / "copy"
+    shutil.copytree(reproduced, dest, symlinks=True)
+    return dest
