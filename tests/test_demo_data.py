@@ -1,0 +1,220 @@
+"""Checks on assay's built-in demo data: the NodiNet help centre (data/corpus/), its cases
+(data/cases.jsonl), the leakage sources (data/sources/) and the evaluation plan (data/plan.yaml).
+
+These pin the properties the demo pipeline relies on: every fact is findable in its documents,
+most answer cases can be answered from one sentence (so paragraph and sentence chunking both can
+pass), three multi-fact cases need a whole paragraph, the superseded refunds policy is present, the
+coverage matrix has a deliberate thin cell, and one planted near-duplicate crosses the split.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from assay.corpus import load_corpus
+from assay.dataset import LANGS, SETS, TASKS, coverage, load_cases
+from assay.io import read_jsonl
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "data"
+
+# The split rule used by the demo (params `split`): sha256(salt + ":" + (group or id)), first
+# 8 bytes as an unsigned integer over 2**64, below the holdout share -> holdout.
+SALT, HOLDOUT_SHARE = "assay-demo-v1", 0.3
+
+# Multi-fact cases whose facts sit in different sentences of one paragraph, by design: paragraph
+# chunking can answer them, sentence chunking cannot.
+PARAGRAPH_ONLY = {"g20", "g22", "a10"}
+# The planted near-duplicate: different ids, no group, opposite sides of the split.
+NEAR_DUPLICATE = ("g12", "p09")
+
+METRIC_NAMES = {"pass_rate", "recall_at_k", "citation_support", "answer_correct", "abstain_correct",
+                "format_ok", "latency_p95_ms"}
+BENGALI = re.compile(r"[\u0980-\u09ff]")
+
+
+def sentences(paragraph: str) -> list[str]:
+    """Split after '.', '!', '?' or the Bangla daṛi '।' followed by white space."""
+    return [s for s in re.split(r"(?<=[.!?\u0964])\s+", paragraph.strip()) if s]
+
+
+def words(text: str) -> set[str]:
+    """Lowercase word set; the Bengali block is listed so vowel signs stay inside words."""
+    return set(re.findall(r"[\w\u0980-\u09ff]+", text.lower()))
+
+
+def jaccard(a: str, b: str) -> float:
+    wa, wb = words(a), words(b)
+    return len(wa & wb) / len(wa | wb)
+
+
+def in_holdout(key: str) -> bool:
+    digest = hashlib.sha256(f"{SALT}:{key}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64 < HOLDOUT_SHARE
+
+
+@pytest.fixture(scope="module")
+def docs():
+    return load_corpus(DATA / "corpus")
+
+
+@pytest.fixture(scope="module")
+def cases(docs):
+    return load_cases(DATA / "cases.jsonl", doc_ids=docs)
+
+
+def test_corpus_size_languages_and_shape(docs):
+    assert len(docs) >= 22
+    assert sum(d.lang == "bn" for d in docs.values()) >= 5
+    for d in docs.values():
+        paragraphs = d.paragraphs()
+        assert 3 <= len(paragraphs) <= 6, (d.id, len(paragraphs))
+        for p in paragraphs:
+            assert 2 <= len(sentences(p)) <= 4, (d.id, p)
+        if d.lang == "bn":
+            assert BENGALI.search(d.text), d.id
+
+
+def test_superseded_pair_states_a_different_number(docs):
+    old = [d for d in docs.values() if d.superseded_by]
+    assert [d.id for d in old] == ["kb-refunds-v1"]
+    new = docs[old[0].superseded_by]
+    assert new.id == "kb-refunds-v2" and new.superseded_by is None
+    assert new.updated > old[0].updated
+    # the cooling-off window changed from 7 to 14 days, the overpayment refund from 21 to 10 working days
+    assert "within 7 days" in old[0].text and "within 7 days" not in new.text
+    assert "within 14 days" in new.text and "within 14 days" not in old[0].text
+    assert "21 working days" in old[0].text and "10 working days" in new.text
+
+
+def test_cases_load_and_cover_every_task_set_and_language(cases):
+    assert len(cases) >= 48
+    assert len({c.id for c in cases}) == len(cases)
+    assert {c.task for c in cases} == set(TASKS)
+    assert {c.set for c in cases} == set(SETS)
+    assert {c.lang for c in cases} == set(LANGS)
+    assert 8 <= sum(c.lang == "bn" for c in cases) <= 10
+    for c in cases:
+        assert c.id[0] == {"golden": "g", "adversarial": "a", "production_like": "p"}[c.set], c.id
+
+
+def test_coverage_has_a_deliberately_thin_cell(cases):
+    cov = coverage(cases)
+    # hand count of data/cases.jsonl: paraphrase x adversarial (a08) and
+    # multi_fact x production_like (p14) hold one case each; no cell is empty
+    assert cov["gaps"] == [("paraphrase", "adversarial", 1), ("multi_fact", "production_like", 1)]
+    assert cov["empty"] == []
+    cells = [n for row in cov["matrix"].values() for n in row.values()]
+    assert sum(n >= 2 for n in cells) == 13
+
+
+def test_every_fact_is_in_one_of_its_documents(cases, docs):
+    for c in cases:
+        for fact in c.facts:
+            assert any(fact.lower() in docs[d].text.lower() for d in c.doc_ids), (c.id, fact)
+
+
+def test_answer_cases_fit_one_sentence_except_the_paragraph_only_ones(cases, docs):
+    def units(case, split):
+        for d in case.doc_ids:
+            for p in docs[d].paragraphs():
+                yield from (split(p) if split else [p])
+
+    def holds_all(unit, case):
+        return all(f.lower() in unit.lower() for f in case.facts)
+
+    for c in (c for c in cases if c.expect == "answer"):
+        in_sentence = any(holds_all(s, c) for s in units(c, sentences))
+        in_paragraph = any(holds_all(p, c) for p in units(c, None))
+        assert in_paragraph, c.id
+        if c.id in PARAGRAPH_ONLY:
+            assert c.task == "multi_fact" and not in_sentence, c.id
+        else:
+            assert in_sentence, c.id
+
+
+def test_bangla_cases_ask_in_bangla_about_bangla_documents(cases, docs):
+    for c in (c for c in cases if c.lang == "bn"):
+        assert BENGALI.search(c.question), c.id
+        assert all(docs[d].lang == "bn" for d in c.doc_ids), c.id
+
+
+def test_groups_hold_variants_together(cases):
+    groups: dict[str, list[str]] = {}
+    for c in cases:
+        if c.group:
+            groups.setdefault(c.group, []).append(c.id)
+    assert len(groups) >= 2
+    assert all(len(ids) >= 2 for ids in groups.values()), groups
+
+
+def test_superseded_policy_has_an_adversarial_case(cases, docs):
+    old_ids = {d.id for d in docs.values() if d.superseded_by}
+    trap = [c for c in cases if c.set == "adversarial" and "kb-refunds-v2" in c.doc_ids]
+    assert trap and all(not (set(c.doc_ids) & old_ids) for c in cases)
+
+
+def test_planted_near_duplicate_crosses_the_split(cases):
+    by_id = {c.id: c for c in cases}
+    a, b = (by_id[i] for i in NEAR_DUPLICATE)
+    # word sets differ only by "plan": 10 shared words of 11 -> 0.909
+    assert jaccard(a.question, b.question) == pytest.approx(10 / 11)
+    assert a.group is None and b.group is None
+    assert in_holdout(a.id) != in_holdout(b.id)
+    # no other pair of cases is that close, so the leakage check has exactly one finding
+    close = [(x.id, y.id) for x, y in itertools.combinations(cases, 2)
+             if jaccard(x.question, y.question) >= 0.7 and (x.group is None or x.group != y.group)]
+    assert close == [NEAR_DUPLICATE]
+
+
+def test_sources_parse_and_hold_planted_copies(cases):
+    rows = read_jsonl(DATA / "sources" / "earlier_questions.jsonl")
+    assert 12 <= len(rows) <= 20
+    earlier = [row["question"] for _, row in rows]
+    assert all(isinstance(q, str) and q for q in earlier)
+    prompt = (DATA / "sources" / "few_shot_prompt.txt").read_text(encoding="utf-8")
+    shots = [line[3:] for line in prompt.splitlines() if line.startswith("Q: ")]
+    assert len(shots) >= 3
+
+    def copied(source):
+        return sorted(c.id for c in cases if any(jaccard(c.question, q) >= 0.7 for q in source))
+
+    assert copied(earlier) == ["g03", "g16"]
+    assert copied(shots) == ["g11"]
+
+
+def test_plan_follows_the_schema_and_guards_high_cost_failures():
+    plan = yaml.safe_load((DATA / "plan.yaml").read_text(encoding="utf-8"))
+    assert set(plan) == {"task", "dataset", "failures", "metrics", "release_rule"}
+    assert plan["dataset"]["path"] == "data/cases.jsonl"
+    metrics = {m["name"]: m for m in plan["metrics"]}
+    assert set(metrics) <= METRIC_NAMES
+    for m in metrics.values():
+        assert m["gate"] in ("block", "report") and m["direction"] in ("higher", "lower")
+        assert m["threshold"] is not None or m["gate"] == "report", m["name"]
+    assert metrics["answer_correct"]["no_regression"] is True
+    assert metrics["latency_p95_ms"]["direction"] == "lower"
+    assert len(plan["failures"]) >= 5
+    for f in plan["failures"]:
+        assert f["metric"] in metrics and f["cost"] in ("high", "medium", "low")
+        if f["cost"] == "high":
+            assert metrics[f["metric"]]["gate"] == "block", f["name"]
+
+
+def test_leakage_stage_finds_exactly_the_planted_copies(cases):
+    from assay.leakage import leakage_report, load_sources
+    from assay.split import assign
+
+    params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
+    sides = assign(cases, params["split"]["salt"], params["split"]["holdout_share"])
+    report = leakage_report(cases, sides, load_sources(DATA / "sources"), params["leakage"]["threshold"])
+    assert [(r["dev"], r["holdout"]) for r in report["dev_holdout"]] == [("p09", "g12")]
+    assert sorted((r["case"], r["source"]) for r in report["sources"]) == [
+        ("g03", "earlier_questions"), ("g11", "few_shot_prompt"), ("g16", "earlier_questions")]

@@ -1,0 +1,78 @@
+"""End-to-end: the real `dvc repro` on a fresh copy of the repository.
+
+One clone is reproduced once per session (see conftest.reproduced); tests that change inputs work on
+private copies of it, so only the stages downstream of the change re-run.
+"""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import BIN, ROOT, run
+
+pytestmark = pytest.mark.e2e
+DVC = str(BIN / "dvc")
+
+
+def metrics(root: Path, name: str) -> dict:
+    return json.loads((root / "metrics" / name).read_text(encoding="utf-8"))
+
+
+def test_repro_writes_the_foundation_metrics(reproduced):
+    d = metrics(reproduced, "dataset.json")
+    assert d["cases"] >= 40 and d["gaps"] >= 1 and len(d["hash"]) == 64
+    s = metrics(reproduced, "split.json")
+    assert s["dev"] + s["holdout"] == d["cases"] and s["holdout"] > 0
+    k = metrics(reproduced, "leakage.json")
+    assert k["dev_holdout"] >= 1 and k["sources"] >= 2  # the demo plants a cross-split near-duplicate and source copies
+    assert metrics(reproduced, "plan.json")["problems"] == 0
+    report = json.loads((reproduced / "reports/leakage.json").read_text(encoding="utf-8"))
+    assert "paraphrase" in report["limitation"]
+
+
+def test_committed_outputs_match_a_fresh_run(reproduced):
+    """Byte-stability: what the repository commits is exactly what a fresh `dvc repro` writes."""
+    for folder in ("metrics", "reports"):
+        for f in sorted((ROOT / folder).rglob("*")):
+            if f.is_file():
+                rel = f.relative_to(ROOT)
+                assert (reproduced / rel).read_bytes() == f.read_bytes(), f"{rel} differs after a fresh dvc repro"
+
+
+def test_second_repro_runs_nothing_and_status_is_clean(repro_copy):
+    again = run([DVC, "repro"], repro_copy)
+    assert "Running stage" not in again.stdout
+    status = run([DVC, "status"], repro_copy)
+    assert "Data and pipelines are up to date" in status.stdout
+    assert run(["git", "status", "--porcelain", "--", "metrics", "reports", "dvc.lock"], repro_copy).stdout == ""
+
+
+def test_bad_case_row_fails_repro_and_leaves_outputs_untouched(repro_copy):
+    cases = repro_copy / "data/cases.jsonl"
+    before = {p: p.read_bytes() for p in (repro_copy / "metrics").glob("*.json")}
+    lines = cases.read_text(encoding="utf-8").splitlines()
+    row = json.loads(lines[2])
+    row["task"] = "lookups"
+    lines[2] = json.dumps(row, ensure_ascii=False)
+    lines.insert(5, "{broken")
+    cases.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    proc = run([DVC, "repro", "validate"], repro_copy, check=False)
+    assert proc.returncode != 0
+    assert "data/cases.jsonl:6: not valid JSON" in proc.stderr + proc.stdout
+    assert not list((repro_copy / "metrics").glob(".*.tmp")) and not list((repro_copy / "data/derived").glob(".*.tmp"))
+    for p, data in before.items():
+        if p.name != "dataset.json":  # dvc removes the failing stage's own outputs before running it
+            assert p.read_bytes() == data
+
+
+def test_strict_plan_fails_the_stage(repro_copy):
+    plan = repro_copy / "data/plan.yaml"
+    text = plan.read_text(encoding="utf-8")
+    plan.write_text(text.replace("gate: block", "gate: report"), encoding="utf-8")
+    params = repro_copy / "params.yaml"
+    params.write_text(params.read_text(encoding="utf-8").replace("strict: false", "strict: true"), encoding="utf-8")
+    proc = run([DVC, "repro", "plan"], repro_copy, check=False)
+    assert proc.returncode != 0
+    assert "problem(s) and plan.strict is true" in proc.stderr + proc.stdout
