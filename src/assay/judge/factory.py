@@ -1,0 +1,75 @@
+"""The ``judge`` section of params.yaml and building a judge from it.
+
+::
+
+    judge:
+      kind: fake               # fake | openai
+      preset: mixed            # fake only: clean | position | verbosity | self | mixed
+      prompt_version: 2        # reads <prompts_dir>/pairwise_v<N>.md
+      prompts_dir: data/prompts
+      pairs: data/pairs.jsonl
+      swap: true               # judge both orders; a flip is a tie
+      min_kappa: 0.6
+      min_slice_agreement: 0.6
+      bootstrap_resamples: 2000
+      seed: 0
+      openai: {}               # openai only: passed to assay.judge.openai.OpenAIJudgeParams
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from assay.errors import InputError
+
+from assay.judge.base import Judge
+from assay.judge.fake import FakeJudge
+from assay.records import problems_from
+
+PROMPT_NAME = "pairwise"
+
+
+class JudgeParams(BaseModel):
+    """Params section ``judge``, read by the probe and calibrate stages and ``assay calibration-status``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    kind: Literal["fake", "openai"] = "fake"
+    preset: Literal["clean", "position", "verbosity", "self", "mixed"] = "mixed"
+    prompt_version: int = Field(default=2, ge=1)
+    prompts_dir: str = "data/prompts"
+    pairs: str = "data/pairs.jsonl"
+    swap: bool = True
+    min_kappa: float = Field(default=0.6, ge=-1, le=1)
+    min_slice_agreement: float = Field(default=0.6, ge=0, le=1)
+    bootstrap_resamples: int = Field(default=2000, ge=100)
+    seed: int = 0
+    openai: dict | None = None
+
+    @property
+    def prompt_file(self) -> Path:
+        """``<prompts_dir>/pairwise_v<prompt_version>.md``, the only prompt file the stages read."""
+        return Path(self.prompts_dir) / f"{PROMPT_NAME}_v{self.prompt_version}.md"
+
+
+def make_judge(params: JudgeParams, where: str = "params.yaml") -> Judge:
+    """The judge the params describe.
+
+    ``fake`` gives the preset :class:`~assay.judge.fake.FakeJudge`. ``openai`` imports
+    ``assay.judge.openai`` only now (so the fake path never loads an HTTP client) and builds
+    ``OpenAIJudge(OpenAIJudgeParams.model_validate(params.openai or {}))``.
+
+    Raises:
+        InputError: bad ``judge.openai`` settings, named as ``judge.openai.<field>`` in ``where``.
+    """
+    if params.kind == "fake":
+        return FakeJudge.from_preset(params.preset)
+    from assay.judge.openai import OpenAIJudge, OpenAIJudgeParams
+
+    try:
+        settings = OpenAIJudgeParams.model_validate(params.openai or {})
+    except ValidationError as error:
+        raise InputError(problems_from(error, where, None, OpenAIJudgeParams, prefix="judge.openai")) from None
+    return OpenAIJudge(settings)

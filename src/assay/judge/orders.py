@@ -1,0 +1,109 @@
+"""Judging a pair in one or both orders and turning first/second verdicts into a/b labels.
+
+With ``swap`` every pair is asked as (a, b) and as (b, a) in one ``judge_many`` batch, so a real
+judge can run them concurrently. A label survives only if both orders agree; when the two ok
+verdicts disagree the label is ``tie`` and the pair counts as an order disagreement (the
+remedy for position bias: an unstable verdict becomes an honest "not sure", it does not become
+right). A verdict whose status is not ``ok`` (invalid, refused, failed) counts as a tie and is
+counted by status; it is not an order disagreement.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from assay.errors import AssayError
+from assay.judge.base import Judge, JudgeItem, Verdict
+from assay.pairs import Pair
+
+FAILURE_STATUSES = ("invalid", "refused", "failed")
+
+_FORWARD = {"first": "a", "second": "b", "tie": "tie"}  # a shown first
+_BACKWARD = {"first": "b", "second": "a", "tie": "tie"}  # b shown first
+
+
+class JudgeContractError(AssayError):
+    """A judge returned a different number of verdicts than it was asked for."""
+
+
+@dataclass(frozen=True, slots=True)
+class PairJudgement:
+    """One pair's outcome.
+
+    Attributes:
+        label: ``a``, ``b`` or ``tie`` (the final judge label for the pair).
+        forward: the verdict with ``a`` shown first.
+        backward: the verdict with ``b`` shown first, or ``None`` without swap.
+        order_disagreement: both orders gave ok verdicts that name different answers.
+    """
+
+    label: str
+    forward: Verdict
+    backward: Verdict | None
+    order_disagreement: bool
+
+    @property
+    def forward_label(self) -> str:
+        """The forward verdict as ``a``/``b``/``tie`` (a non-ok verdict is a tie)."""
+        return _FORWARD[self.forward.winner] if self.forward.status == "ok" else "tie"
+
+    @property
+    def backward_label(self) -> str | None:
+        """The backward verdict as ``a``/``b``/``tie``; ``None`` without swap."""
+        if self.backward is None:
+            return None
+        return _BACKWARD[self.backward.winner] if self.backward.status == "ok" else "tie"
+
+    @property
+    def statuses(self) -> tuple[str, ...]:
+        """The status of each verdict asked (one or two)."""
+        return (self.forward.status,) if self.backward is None else (self.forward.status, self.backward.status)
+
+
+def items_for(pairs: Sequence[Pair], swap: bool) -> list[JudgeItem]:
+    """The items to ask: every pair as (a, b), then, with ``swap``, every pair as (b, a)."""
+    forward = [JudgeItem(p.case_question, tuple(p.facts), p.a, p.b) for p in pairs]
+    if not swap:
+        return forward
+    return forward + [JudgeItem(i.question, i.facts, i.second, i.first) for i in forward]
+
+
+def judge_pairs(judge: Judge, pairs: Sequence[Pair], prompt: object, swap: bool) -> list[PairJudgement]:
+    """Judge every pair, in one order or both, with one ``judge_many`` call.
+
+    Returns one :class:`PairJudgement` per pair, in the order of ``pairs``; an empty list for no pairs.
+
+    Raises:
+        JudgeContractError: the judge returned the wrong number of verdicts.
+    """
+    if not pairs:
+        return []
+    items = items_for(pairs, swap)
+    verdicts = judge.judge_many(items, prompt)
+    if len(verdicts) != len(items):
+        raise JudgeContractError(f"judge_pairs: the judge returned {len(verdicts)} verdicts for {len(items)} items "
+                                 "(fix: judge_many must return one verdict per item, in order)")
+    n = len(pairs)
+    out = []
+    for k in range(n):
+        fwd = verdicts[k]
+        f_label = _FORWARD[fwd.winner] if fwd.status == "ok" else "tie"
+        if not swap:
+            out.append(PairJudgement(f_label, fwd, None, False))
+            continue
+        bwd = verdicts[n + k]
+        b_label = _BACKWARD[bwd.winner] if bwd.status == "ok" else "tie"
+        both_ok = fwd.status == "ok" and bwd.status == "ok"
+        if f_label == b_label:
+            out.append(PairJudgement(f_label, fwd, bwd, False))
+        else:
+            out.append(PairJudgement("tie", fwd, bwd, both_ok))
+    return out
+
+
+def status_counts(results: Sequence[PairJudgement]) -> dict[str, int]:
+    """How many verdicts (not pairs) had each non-ok status: ``{"invalid": .., "refused": .., "failed": ..}``."""
+    counts = Counter(s for r in results for s in r.statuses)
+    return {s: counts.get(s, 0) for s in FAILURE_STATUSES}

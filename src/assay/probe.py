@@ -1,0 +1,94 @@
+"""Bias probes: controlled checks that show a judge's position, length and self-preference biases.
+
+Every pair is asked in both orders (one ``judge_many`` batch) and four shares are reported:
+
+- ``first_pick``: of all decisive single-order verdicts (first or second, status ok), the share
+  that picked the answer shown first. 0.5 for an order-blind judge, whatever the pairs are,
+  because each pair is shown both ways.
+- ``order_flip``: share of pairs whose a/b/tie verdict changes when the order is swapped (a
+  non-ok verdict counts as a tie).
+- ``longer_wins``: on ``verbose_tie`` pairs (same facts, one padded; humans say tie), the share of
+  pairs where the longer answer wins *in both orders*. Requiring both orders keeps position
+  bias out of this number, so it isolates a length preference.
+- ``self_wins``: on ``self`` pairs, the share where the uncited answer in the judge's own house
+  style wins in both orders (humans pick the cited plain answer).
+
+A share with no pairs to count is ``nan`` and its ``n_*`` count says why (0).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from assay.judge.base import Judge
+from assay.judge.fake import PRESETS, n_words, own_style
+from assay.judge.orders import judge_pairs
+from assay.pairs import Pair
+
+PROBES = ("first_pick", "order_flip", "longer_wins", "self_wins")
+
+
+def _share(hits: int, n: int) -> float:
+    return hits / n if n else math.nan
+
+
+def _longer(pair: Pair) -> str | None:
+    wa, wb = n_words(pair.a), n_words(pair.b)
+    return None if wa == wb else ("a" if wa > wb else "b")
+
+
+def _own(pair: Pair) -> str | None:
+    sa, sb = own_style(pair.a), own_style(pair.b)
+    return None if sa == sb else ("a" if sa else "b")
+
+
+def bias_probes(judge: Judge, pairs: Sequence[Pair], prompt: object) -> dict:
+    """The four probe shares for ``judge`` on ``pairs``, plus the counts behind them.
+
+    Returns:
+        ``{"first_pick", "order_flip", "longer_wins", "self_wins"}`` (floats, ``nan`` when nothing
+        to count) and ``{"n_pairs", "n_decisive", "n_verbose_tie", "n_self"}``. ``verbose_tie``
+        pairs of equal length and ``self`` pairs without exactly one house-style answer are not
+        counted.
+    """
+    results = judge_pairs(judge, pairs, prompt, swap=True)
+    decisive = first = flips = 0
+    long_n = long_hits = self_n = self_hits = 0
+    for pair, r in zip(pairs, results):
+        for verdict in (r.forward, r.backward):
+            if verdict.status == "ok" and verdict.winner != "tie":
+                decisive += 1
+                first += verdict.winner == "first"
+        flips += r.forward_label != r.backward_label
+        if pair.kind == "verbose_tie" and (longer := _longer(pair)) is not None:
+            long_n += 1
+            long_hits += r.label == longer
+        if pair.kind == "self" and (own := _own(pair)) is not None:
+            self_n += 1
+            self_hits += r.label == own
+    return {
+        "first_pick": _share(first, decisive),
+        "order_flip": _share(flips, len(pairs)),
+        "longer_wins": _share(long_hits, long_n),
+        "self_wins": _share(self_hits, self_n),
+        "n_pairs": len(pairs),
+        "n_decisive": decisive,
+        "n_verbose_tie": long_n,
+        "n_self": self_n,
+    }
+
+
+def preset_table(pairs: Sequence[Pair], prompt: object) -> dict[str, dict]:
+    """:func:`bias_probes` for every fake preset, keyed by preset name (in :data:`PRESETS` order)."""
+    return {name: bias_probes(judge, pairs, prompt) for name, judge in PRESETS.items()}
+
+
+def table_markdown(table: dict[str, dict], digits: int = 2) -> str:
+    """A Markdown table of probe results, one row per judge; nan is written as ``n/a``."""
+    def cell(x: float) -> str:
+        return "n/a" if isinstance(x, float) and math.isnan(x) else f"{x:.{digits}f}"
+
+    lines = ["| judge | " + " | ".join(PROBES) + " |", "|---|" + "---:|" * len(PROBES)]
+    lines += [f"| {name} | " + " | ".join(cell(row[p]) for p in PROBES) + " |" for name, row in table.items()]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,31 @@
+"""Is a judge calibration record still about the prompt, judge settings and labels in use now?
+
+Used by ``assay calibration-status`` and by the gate. Paths in the ``judge`` params section are
+relative to the working directory (the repository root).
+"""
+
+from __future__ import annotations
+
+
+def current_state(params_path: str = "params.yaml") -> tuple:
+    """``(prompt, settings, labels_sha)`` as they are now, from the params file's ``judge`` section."""
+    from assay.calibration import judge_settings, labels_hash
+    from assay.judge.factory import JudgeParams, make_judge
+    from assay.pairs import load_pairs
+    from assay.params import load_section
+    from assay.prompts import load_prompt
+
+    params = load_section("judge", JudgeParams, params_path)
+    prompt = load_prompt(params.prompt_file)
+    settings = judge_settings(make_judge(params, where=params_path).identity, swap=params.swap,
+                              resamples=params.bootstrap_resamples, seed=params.seed, min_kappa=params.min_kappa,
+                              min_slice_agreement=params.min_slice_agreement)
+    return prompt, settings, labels_hash(load_pairs(params.pairs))
+
+
+def current_staleness(record: dict, params_path: str = "params.yaml") -> list[str]:
+    """What changed since ``record`` was written (empty when current); see :func:`assay.calibration.staleness`."""
+    from assay.calibration import staleness
+
+    prompt, settings, labels_sha = current_state(params_path)
+    return staleness(record, prompt, settings, labels_sha)

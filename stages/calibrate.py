@@ -1,0 +1,39 @@
+"""DVC stage `calibrate`: the configured judge against the final human labels.
+
+Reads params ``judge.*`` (every key of the section) and only the prompt file of the version in use.
+Writes metrics/calibration.json (scalars and nested dicts: totals, slices, error shape, usability,
+provenance), reports/calibration.md (readable summary with the usability reasons),
+reports/judge_dimensions.jsonl (per pair: id, human final, judge label, rule-based dimension
+verdicts) and reports/plots/confusion_judge.csv (columns final, judge; one row per pair).
+"""
+
+
+def main() -> None:
+    import csv
+    import io
+
+    from assay.calibration import calibration_run, metrics, pair_rows, report_markdown
+    from assay.io import write_json, write_jsonl, write_text
+    from assay.judge.factory import JudgeParams, make_judge
+    from assay.pairs import load_pairs
+    from assay.params import load_section
+    from assay.prompts import load_prompt
+
+    params = load_section("judge", JudgeParams)
+    pairs = sorted(load_pairs(params.pairs), key=lambda p: p.id)
+    prompt = load_prompt(params.prompt_file)
+    run = calibration_run(pairs, make_judge(params), prompt, swap=params.swap, resamples=params.bootstrap_resamples,
+                          seed=params.seed, min_kappa=params.min_kappa,
+                          min_slice_agreement=params.min_slice_agreement)
+    write_json("metrics/calibration.json", metrics(run.record))
+    write_text("reports/calibration.md", report_markdown(run.record))
+    write_jsonl("reports/judge_dimensions.jsonl", pair_rows(pairs, run.labels))
+    table = io.StringIO()
+    csv.writer(table, lineterminator="\n").writerows([("final", "judge"), *((p.final, j) for p, j in zip(pairs, run.labels))])
+    write_text("reports/plots/confusion_judge.csv", table.getvalue())
+
+
+if __name__ == "__main__":
+    from assay.stage import run_stage
+
+    run_stage("calibrate", main)

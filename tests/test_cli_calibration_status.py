@@ -1,0 +1,106 @@
+"""`assay calibration-status`: exit 0 and one line when current; exit 2 naming every change when stale."""
+
+import json
+import runpy
+import shutil
+
+import pytest
+
+from assay.calibration import judge_settings, labels_hash, settings_hash
+from assay.cli import main
+from assay.io import sha256_file
+from assay.judge.fake import PRESETS
+from assay.pairs import load_pairs
+
+from conftest import ROOT
+
+PARAMS = """judge:
+  kind: fake
+  preset: mixed
+  prompt_version: 2
+  prompts_dir: data/prompts
+  pairs: data/pairs.jsonl
+  swap: true
+  min_kappa: 0.6
+  min_slice_agreement: 0.6
+  bootstrap_resamples: 2000
+  seed: 0
+"""
+FIX = "fix: run `dvc repro calibrate` to calibrate again\n"
+
+
+@pytest.fixture
+def workspace(tmp_path, monkeypatch):
+    shutil.copytree(ROOT / "data" / "prompts", tmp_path / "data" / "prompts")
+    shutil.copy(ROOT / "data" / "pairs.jsonl", tmp_path / "data" / "pairs.jsonl")
+    (tmp_path / "params.yaml").write_text(PARAMS, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    runpy.run_path(str(ROOT / "stages" / "calibrate.py"), run_name="__main__")  # writes metrics/calibration.json
+    return tmp_path
+
+
+def status(capsys, *args):
+    code = main(["calibration-status", *args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_current(workspace, capsys):
+    sha = sha256_file("data/prompts/pairwise_v2.md")
+    settings = judge_settings(PRESETS["mixed"].identity, swap=True, resamples=2000, seed=0, min_kappa=0.6,
+                              min_slice_agreement=0.6)
+    labels = labels_hash(load_pairs("data/pairs.jsonl"))
+    assert status(capsys) == (0, f"metrics/calibration.json is current: prompt pairwise v2 sha {sha[:10]}, "
+                                 f"judge settings {settings_hash(settings)[:10]}, labels {labels[:10]}\n", "")
+
+
+def test_stage_outputs(workspace):
+    record = json.loads((workspace / "metrics" / "calibration.json").read_text(encoding="utf-8"))
+    assert (record["n"], record["usable"], round(record["kappa"], 3)) == (42, 0, 0.357)
+    csv_lines = (workspace / "reports" / "plots" / "confusion_judge.csv").read_text(encoding="utf-8").splitlines()
+    assert csv_lines[0] == "final,judge" and len(csv_lines) == 43
+    assert len((workspace / "reports" / "judge_dimensions.jsonl").read_text(encoding="utf-8").splitlines()) == 42
+    assert "**Not usable.**" in (workspace / "reports" / "calibration.md").read_text(encoding="utf-8")
+
+
+def test_one_word_prompt_edit_is_stale(workspace, capsys):
+    f = workspace / "data" / "prompts" / "pairwise_v2.md"
+    old = sha256_file(f)
+    f.write_text(f.read_text(encoding="utf-8").replace("short sentence", "brief sentence"), encoding="utf-8")
+    assert status(capsys) == (2, "", "assay calibration-status: metrics/calibration.json is stale:\n"
+                                     f"  prompt pairwise v2 sha {old[:10]} -> {sha256_file(f)[:10]}\n" + FIX)
+
+
+def test_editing_an_unused_prompt_version_is_not_stale(workspace, capsys):
+    f = workspace / "data" / "prompts" / "pairwise_v1.md"
+    f.write_text(f.read_text(encoding="utf-8").replace("short sentence", "brief sentence"), encoding="utf-8")
+    code, out, _ = status(capsys)
+    assert code == 0 and "is current" in out
+
+
+def test_changed_setting_is_stale(workspace, capsys):
+    (workspace / "params.yaml").write_text(PARAMS.replace("swap: true", "swap: false"), encoding="utf-8")
+    assert status(capsys) == (2, "", "assay calibration-status: metrics/calibration.json is stale:\n"
+                                     "  judge settings: swap True -> False\n" + FIX)
+
+
+def test_changed_label_is_stale(workspace, capsys):
+    f = workspace / "data" / "pairs.jsonl"
+    old = labels_hash(load_pairs(f))
+    lines = f.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[0] = lines[0].replace('"final": "a"', '"final": "tie"')
+    f.write_text("".join(lines), encoding="utf-8")
+    new = labels_hash(load_pairs(f))
+    assert status(capsys) == (2, "", "assay calibration-status: metrics/calibration.json is stale:\n"
+                                     f"  labels {old[:10]} -> {new[:10]}\n" + FIX)
+
+
+def test_reordered_pairs_are_still_current(workspace, capsys):
+    f = workspace / "data" / "pairs.jsonl"
+    f.write_text("".join(reversed(f.read_text(encoding="utf-8").splitlines(keepends=True))), encoding="utf-8")
+    assert status(capsys)[0] == 0
+
+
+def test_missing_record(workspace, capsys):
+    assert status(capsys, "--record", "metrics/nope.json") == (
+        2, "", "assay calibration-status: metrics/nope.json not found (fix: run `dvc repro calibrate`)\n")

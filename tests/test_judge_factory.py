@@ -1,0 +1,49 @@
+"""The judge params section and make_judge."""
+
+import sys
+import types
+
+import pytest
+
+from assay.errors import InputError
+from assay.judge.factory import JudgeParams, make_judge
+from assay.judge.fake import PRESETS
+from assay.params import load_section
+
+
+def test_defaults_and_prompt_file():
+    params = JudgeParams()
+    assert (params.kind, params.preset, params.swap, params.min_kappa, params.bootstrap_resamples) == \
+        ("fake", "mixed", True, 0.6, 2000)
+    assert str(params.prompt_file) == "data/prompts/pairwise_v2.md"
+    assert make_judge(JudgeParams(preset="self")) is PRESETS["self"]
+
+
+def test_mistyped_key_fails_loudly(tmp_path):
+    f = tmp_path / "params.yaml"
+    f.write_text("judge:\n  preset: mixed\n  presett: clean\n", encoding="utf-8")
+    with pytest.raises(InputError, match="field 'judge.presett': unknown field"):
+        load_section("judge", JudgeParams, f)
+    f.write_text("judge:\n  preset: fair\n", encoding="utf-8")
+    with pytest.raises(InputError, match="'fair' is not one of clean, position, verbosity, self, mixed"):
+        load_section("judge", JudgeParams, f)
+
+
+def test_openai_is_imported_lazily_with_its_subsection(monkeypatch):
+    from pydantic import BaseModel, ConfigDict
+
+    class OpenAIJudgeParams(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        model: str
+
+    class OpenAIJudge:
+        def __init__(self, params):
+            self.params = params
+
+    module = types.ModuleType("assay.judge.openai")
+    module.OpenAIJudge, module.OpenAIJudgeParams = OpenAIJudge, OpenAIJudgeParams
+    monkeypatch.setitem(sys.modules, "assay.judge.openai", module)
+    judge = make_judge(JudgeParams(kind="openai", openai={"model": "m"}))
+    assert isinstance(judge, OpenAIJudge) and judge.params.model == "m"
+    with pytest.raises(InputError, match="params.yaml: field 'judge.openai.model': is required"):
+        make_judge(JudgeParams(kind="openai", openai={}))
