@@ -1,0 +1,165 @@
+"""Chunking the corpus and a lexical (TF-IDF) retriever over the chunks.
+
+Chunking is ``"paragraph"`` (:meth:`assay.corpus.Document.paragraphs`) or ``"sentence"`` (each
+paragraph split after ``.``, ``?``, ``!`` or the Bangla danda ``।`` when whitespace follows). Every
+chunk keeps its document id and its position in that document.
+
+The retriever is scikit-learn's ``TfidfVectorizer`` fitted on the chunks, with a token pattern that
+keeps Bangla words whole (Bangla vowel signs are not ``\\w``, so the default pattern would cut
+``বিক্রি`` into pieces), and cosine similarity (the rows are L2-normalised, so a dot product).
+
+Ranking rule (deterministic): score descending, then document id, then chunk index. Chunks that
+share no term with the question score 0 and are never returned, so a question with no known word
+retrieves nothing (fewer than ``k`` hits is normal).
+
+Scale: queries are scored in blocks with one sparse matrix product per block; the top ``k`` of each
+row comes from ``np.argpartition`` with an exact tie rule at the cut, so 10,000 questions against
+tens of thousands of chunks take seconds.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from assay.corpus import Document
+from assay.errors import AssayError
+
+Chunking = Literal["paragraph", "sentence"]
+CHUNKINGS = ("paragraph", "sentence")
+
+#: Words are runs of word characters or Bangla block characters (U+0980..U+09FF), so vowel signs
+#: and the virama stay inside the word; the danda (U+0964) is outside the block and splits.
+TOKEN_PATTERN = r"(?u)[\w\u0980-\u09ff]+"
+
+_SENTENCE_END = re.compile(r"(?<=[.?!\u0964])\s+")
+
+#: Rows scored per sparse product; 512 x 50,000 chunks of float64 is about 200 MB at worst.
+BLOCK = 512
+
+
+class RetrievalError(AssayError):
+    """The retriever cannot be built (an empty corpus, an unknown chunking)."""
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A piece of one document: its id, its position among that document's chunks, and its text."""
+
+    doc_id: str
+    index: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One retrieved chunk with its cosine score in [0, 1]."""
+
+    doc_id: str
+    index: int
+    text: str
+    score: float
+
+
+def split_sentences(paragraph: str) -> list[str]:
+    """Split a paragraph after ``.``, ``?``, ``!`` or ``।`` followed by whitespace; empty pieces dropped.
+
+    A full stop not followed by whitespace (``v2.1``, ``3.5%``) does not split. Abbreviations such
+    as ``e.g. this`` do split; the demo corpus avoids them.
+
+    >>> split_sentences("Returns take 30 days. Is v2.1 out? Yes! ফেরত ৩০ দিন। শেষ")
+    ['Returns take 30 days.', 'Is v2.1 out?', 'Yes!', 'ফেরত ৩০ দিন।', 'শেষ']
+    """
+    return [s.strip() for s in _SENTENCE_END.split(paragraph) if s.strip()]
+
+
+def chunk_corpus(corpus: Mapping[str, Document], chunking: Chunking) -> list[Chunk]:
+    """All chunks of the corpus, ordered by document id and then position (the tie-break order).
+
+    Raises:
+        RetrievalError: ``chunking`` is not one of ``paragraph``, ``sentence``.
+    """
+    if chunking not in CHUNKINGS:
+        raise RetrievalError(f"chunk_corpus: chunking {chunking!r} is not one of {', '.join(CHUNKINGS)}")
+    chunks = []
+    for doc_id in sorted(corpus):
+        pieces = corpus[doc_id].paragraphs()
+        if chunking == "sentence":
+            pieces = [s for p in pieces for s in split_sentences(p)]
+        chunks.extend(Chunk(doc_id, i, text) for i, text in enumerate(pieces))
+    return chunks
+
+
+def top_k_row(scores: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the ``k`` best positive scores, best first, ties broken by lower position.
+
+    ``np.argpartition`` finds the cut value; every position above the cut is kept and positions at
+    the cut are filled in ascending order, so the result never depends on the partition's internal
+    order. Zero (and negative) scores are never returned.
+
+    >>> top_k_row(np.array([0.5, 0.9, 0.5, 0.0, 0.5]), 3).tolist()
+    [1, 0, 2]
+    """
+    n = scores.shape[0]
+    kk = min(k, n)
+    if kk == 0:
+        return np.empty(0, dtype=np.int64)
+    cut = scores[np.argpartition(-scores, kk - 1)[kk - 1]]
+    above = np.flatnonzero(scores > cut)
+    at_cut = np.flatnonzero(scores == cut)[: kk - above.size]
+    chosen = np.concatenate([above, at_cut])
+    chosen = chosen[scores[chosen] > 0]
+    return chosen[np.lexsort((chosen, -scores[chosen]))]
+
+
+class LexicalIndex:
+    """TF-IDF index over chunks; :meth:`search` returns ranked :class:`Hit` lists for many questions.
+
+    Args:
+        chunks: the chunks to index, in tie-break order (as from :func:`chunk_corpus`).
+
+    Raises:
+        RetrievalError: no chunks, or no chunk holds a single word.
+    """
+
+    def __init__(self, chunks: Sequence[Chunk]):
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        if not chunks:
+            raise RetrievalError("LexicalIndex: the corpus has no text to index (fix: add documents with paragraphs)")
+        self.chunks = list(chunks)
+        self.vectorizer = TfidfVectorizer(token_pattern=TOKEN_PATTERN, lowercase=True, dtype=np.float64)
+        try:
+            self.matrix_t = self.vectorizer.fit_transform([c.text for c in self.chunks]).T.tocsr()
+        except ValueError as error:  # scikit-learn: "empty vocabulary"
+            raise RetrievalError(f"LexicalIndex: no words to index ({error})") from None
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def scores(self, questions: Sequence[str]):
+        """Yield ``(start, dense score block)`` for the questions, ``BLOCK`` rows at a time."""
+        queries = self.vectorizer.transform(list(questions)).tocsr()
+        for start in range(0, queries.shape[0], BLOCK):
+            yield start, (queries[start:start + BLOCK] @ self.matrix_t).toarray()
+
+    def search(self, questions: Sequence[str], k: int) -> list[tuple[list[Hit], int]]:
+        """The top ``k`` hits of every question and how many chunks scored above zero.
+
+        Returns:
+            One ``(hits, candidates)`` pair per question, in input order. ``hits`` has at most
+            ``k`` entries (fewer when fewer chunks share a word with the question); ``candidates``
+            counts the chunks with a positive score (what an inverted index would have scored).
+        """
+        out: list[tuple[list[Hit], int]] = []
+        for _, block in self.scores(questions):
+            for row in block:
+                positions = top_k_row(row, k)
+                hits = [Hit(self.chunks[p].doc_id, self.chunks[p].index, self.chunks[p].text, float(row[p]))
+                        for p in positions]
+                out.append((hits, int(np.count_nonzero(row > 0))))
+        return out

@@ -1,0 +1,326 @@
+"""Running one RAG version over the cases and scoring every case in separate metric families.
+
+Per-case rules (each column of the run table; ``None`` means "not defined for this case"):
+
+* ``format_ok``: the reply text parses as a JSON object with exactly ``answer`` (str),
+  ``citations`` (list of str) and ``abstained`` (bool); an abstaining reply cites nothing; an
+  answering reply has a non-blank answer. Types are strict (``"false"`` is not a bool).
+* ``recall_at_k``: share of the case's ``doc_ids`` found among the first ``k`` distinct retrieved
+  document ids. ``None`` for abstain cases (no gold documents) and when the system reports no
+  retrieval. Computed whether or not the system then abstained: retrieval is its own family.
+* ``citation_support``: ``None`` when the reply does not parse or abstained (no claim was made).
+  Otherwise true when (1) it cites at least one document, (2) every cited id is a corpus document
+  and, when the system reports retrieval, among the first ``k`` retrieved ids, and (3) every fact
+  of the case that the answer states (normalised substring, see :func:`normalize`) appears in the
+  text of at least one cited document. Only the case's facts can be checked: an answer stating
+  none of them passes (3) and is caught by correctness instead.
+* ``correct``: answer case: the reply parses, does not abstain and holds every fact (normalised,
+  case-insensitive substring). Abstain case: the reply parses and abstains. An unparseable reply
+  is never correct.
+* ``answer_correct`` = ``correct`` on answer cases, ``None`` on abstain cases;
+  ``abstain_correct`` = ``correct`` on abstain cases, ``None`` on answer cases.
+* ``latency_ms``: as the system reports it (synthetic for the reference system; ``None`` if unknown).
+* ``passed``: ``correct`` and ``format_ok`` and, on answer cases, ``citation_support``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError, model_validator
+
+from assay.corpus import Document
+from assay.dataset import LANGS, SETS, TASKS, CaseRecord
+from assay.errors import InputError, Problem
+from assay.stats import bootstrap_ci
+from assay.systems import AnswersFileSystem, CallableSystem, ReferenceSystem, SystemOutput
+
+FAMILIES = ("recall_at_k", "citation_support", "answer_correct", "abstain_correct", "format_ok")
+
+
+class VersionParams(BaseModel):
+    """One RAG version in ``params.yaml`` (``rag.versions.<name>``).
+
+    ``chunking``, ``min_score`` and ``min_margin`` configure the reference system (and are refused
+    for the others); ``answers`` (a JSONL path, see :class:`assay.systems.AnswerRow`) goes with
+    ``system: answers_file`` and ``callable`` (``"module:function"``, see
+    :class:`assay.systems.CallableSystem`) with ``system: callable``; each is required there and
+    refused elsewhere.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    system: Literal["reference", "answers_file", "callable"] = "reference"
+    chunking: Literal["paragraph", "sentence"] = "paragraph"
+    min_score: float = Field(default=0.0, ge=0.0, le=1.0)
+    min_margin: float = Field(default=0.0, ge=0.0, le=1.0)
+    answers: str | None = None
+    callable: str | None = None
+
+    @model_validator(mode="after")
+    def _plugin_fields(self) -> VersionParams:
+        for key, system in (("answers", "answers_file"), ("callable", "callable")):
+            given = getattr(self, key) is not None
+            if given != (self.system == system):
+                raise ValueError(f"'{key}' is required with system {system} and only used there")
+        ignored = sorted(self.model_fields_set & {"chunking", "min_score", "min_margin"})
+        if ignored and self.system != "reference":
+            raise ValueError(f"{', '.join(ignored)}: only used by system reference, not {self.system}")
+        return self
+
+    def settings(self) -> dict:
+        """The fields that matter for this system (what the metrics file records)."""
+        keys = {"reference": ("chunking", "min_score", "min_margin"), "answers_file": ("answers",),
+                "callable": ("callable",)}[self.system]
+        return {"system": self.system, **{key: getattr(self, key) for key in keys}}
+
+
+class RagParams(BaseModel):
+    """The ``rag`` section of ``params.yaml``: recall depth, bootstrap settings and the versions."""
+
+    model_config = ConfigDict(extra="forbid")
+    k: int = Field(default=3, ge=1)
+    bootstrap_resamples: int = Field(default=2000, ge=100)
+    seed: int = 0
+    versions: dict[str, VersionParams] = {}
+
+    @model_validator(mode="after")
+    def _names(self) -> RagParams:
+        bad = [n for n in self.versions if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", n)]
+        if bad:
+            raise ValueError(f"version names {bad} must be letters, digits, '_', '-', '.' (they name files)")
+        return self
+
+    def version(self, name: str, path: str = "params.yaml") -> VersionParams:
+        """The settings of version ``name``; InputError naming the known versions when it is absent."""
+        if name not in self.versions:
+            known = ", ".join(sorted(self.versions)) or "(none)"
+            raise InputError([Problem(path, None, "rag.versions", f"{name!r} is not a version; known: {known}",
+                                      "add it under rag.versions or use a known name")])
+        return self.versions[name]
+
+
+class Reply(BaseModel):
+    """The reply contract (see the module docstring, ``format_ok``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    answer: StrictStr
+    citations: list[StrictStr]
+    abstained: StrictBool
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Reply:
+        if self.abstained and self.citations:
+            raise ValueError("an abstaining reply cites nothing")
+        if not self.abstained and not self.answer.strip():
+            raise ValueError("an answering reply needs a non-blank answer")
+        return self
+
+
+def parse_reply(text: str) -> Reply | None:
+    """Parse a reply text strictly; ``None`` when it is not valid JSON or breaks the contract.
+
+    >>> parse_reply('{"answer": "30 days", "citations": ["kb"], "abstained": false}').citations
+    ['kb']
+    >>> parse_reply('Sure! {"answer": "30 days"}') is None
+    True
+    """
+    try:
+        return Reply.model_validate(json.loads(text))
+    except (json.JSONDecodeError, ValidationError, TypeError):
+        return None
+
+
+def normalize(text: str) -> str:
+    """NFC, casefold, and every whitespace run as one space: the form facts are matched in.
+
+    >>> normalize("Thirty  DAYS\\n")
+    'thirty days'
+    """
+    return " ".join(unicodedata.normalize("NFC", text).casefold().split())
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One row of a run table (see the module docstring for every rule)."""
+
+    id: str
+    task: str
+    set: str
+    lang: str
+    expect: str
+    reply: str
+    answer: str | None
+    citations: list[str] | None
+    abstained: bool | None
+    retrieved: list[str] | None
+    top_score: float | None
+    margin: float | None
+    guard: str | None
+    recall_at_k: float | None
+    citation_support: bool | None
+    correct: bool
+    answer_correct: bool | None
+    abstain_correct: bool | None
+    format_ok: bool
+    latency_ms: float | None
+    passed: bool
+
+
+def score_case(case: CaseRecord, output: SystemOutput, corpus: Mapping[str, Document], k: int,
+               _texts: dict[str, str] | None = None) -> CaseResult:
+    """Score one case's system output (rules in the module docstring).
+
+    ``_texts`` is an optional cache of normalised document texts by id, shared across cases.
+    """
+    texts = _texts if _texts is not None else {}
+    reply = parse_reply(output.reply)
+    top_k = None if output.retrieved is None else list(dict.fromkeys(output.retrieved))[:k]
+    recall = None
+    if case.expect == "answer" and top_k is not None:
+        recall = sum(d in top_k for d in case.doc_ids) / len(case.doc_ids)
+    answer = normalize(reply.answer) if reply is not None else ""
+    stated = [f for f in case.facts if normalize(f) in answer]
+    support = None
+    if reply is not None and not reply.abstained:
+        cited_ok = bool(reply.citations) and all(d in corpus and (top_k is None or d in top_k) for d in reply.citations)
+        if cited_ok:
+            for d in reply.citations:
+                if d not in texts:
+                    texts[d] = normalize(corpus[d].text)
+        support = cited_ok and all(any(normalize(f) in texts[d] for d in reply.citations) for f in stated)
+    if case.expect == "answer":
+        correct = reply is not None and not reply.abstained and len(stated) == len(case.facts)
+    else:
+        correct = reply is not None and reply.abstained
+    format_ok = reply is not None
+    passed = correct and format_ok and (case.expect != "answer" or support is True)
+    return CaseResult(
+        id=case.id, task=case.task, set=case.set, lang=case.lang, expect=case.expect, reply=output.reply,
+        answer=None if reply is None else reply.answer, citations=None if reply is None else list(reply.citations),
+        abstained=None if reply is None else reply.abstained, retrieved=top_k,
+        top_score=output.top_score, margin=output.margin, guard=output.guard,
+        recall_at_k=recall, citation_support=support, correct=correct,
+        answer_correct=correct if case.expect == "answer" else None,
+        abstain_correct=correct if case.expect == "abstain" else None,
+        format_ok=format_ok, latency_ms=output.latency_ms, passed=passed)
+
+
+def build_system(name: str, version: VersionParams, corpus: Mapping[str, Document]):
+    """The system a version names (reference, answers file or callable)."""
+    if version.system == "answers_file":
+        return AnswersFileSystem(version.answers)
+    if version.system == "callable":
+        return CallableSystem(version.callable, corpus, param=f"rag.versions.{name}.callable")
+    return ReferenceSystem(corpus, version.chunking, version.min_score, version.min_margin)
+
+
+def run_version(name: str, version: VersionParams, cases: Sequence[CaseRecord],
+                corpus: Mapping[str, Document], k: int) -> list[CaseResult]:
+    """Run a version over the cases and score each; results sorted by case id.
+
+    Deterministic for the reference system and the answers file: same inputs, same results.
+    """
+    system = build_system(name, version, corpus)
+    ordered = sorted(cases, key=lambda c: c.id)
+    texts: dict[str, str] = {}
+    return [score_case(c, o, corpus, k, texts) for c, o in zip(ordered, system.run(ordered, k), strict=True)]
+
+
+def _schema():
+    import pyarrow as pa
+
+    s, b, f, ls = pa.string(), pa.bool_(), pa.float64(), pa.list_(pa.string())
+    types = {"citations": ls, "retrieved": ls, "abstained": b, "citation_support": b, "correct": b,
+             "answer_correct": b, "abstain_correct": b, "format_ok": b, "passed": b,
+             "top_score": f, "margin": f, "recall_at_k": f, "latency_ms": f}
+    return pa.schema([(name, types.get(name, s)) for name in CaseResult.__dataclass_fields__])
+
+
+def results_table(results: Sequence[CaseResult]):
+    """The results as a pyarrow Table with a fixed schema, one row per case, sorted by id."""
+    import pyarrow as pa
+
+    return pa.Table.from_pylist([asdict(r) for r in sorted(results, key=lambda r: r.id)], schema=_schema())
+
+
+def _mean(values) -> float | None:
+    """Mean of the defined (non-None, non-nan) values; ``None`` when there are none."""
+    x = [float(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    return round(float(np.mean(x)), 6) if x else None
+
+
+def _count(values) -> int:
+    return sum(1 for v in values if v is not None and not (isinstance(v, float) and math.isnan(v)))
+
+
+def pass_rate_ci(passed: Sequence[bool] | np.ndarray, resamples: int, seed: int) -> dict:
+    """``{pass_rate, pass_rate_ci_low, pass_rate_ci_high}`` (percentile bootstrap, 95%); ``None`` for no cases."""
+    x = np.asarray(passed, dtype=float)
+    low, high = bootstrap_ci(x, resamples=resamples, seed=seed)
+    rate = float(x.mean()) if x.size else math.nan
+    return {key: None if math.isnan(v) else round(v, 6)
+            for key, v in (("pass_rate", rate), ("pass_rate_ci_low", low), ("pass_rate_ci_high", high))}
+
+
+def rates_by(keys: Sequence[str] | np.ndarray, passed: Sequence[bool] | np.ndarray, names: Sequence[str]) -> dict:
+    """``{name: {pass_rate, n}}`` for every name in ``names`` (``pass_rate`` ``None`` where ``n`` is 0).
+
+    >>> rates_by(["a", "b", "a"], [True, False, False], ["a", "b", "c"])["a"]
+    {'pass_rate': 0.5, 'n': 2}
+    """
+    keys, hits = np.asarray(keys), np.asarray(passed, dtype=float)
+    out = {}
+    for name in names:
+        mask = keys == name
+        n = int(mask.sum())
+        out[name] = {"pass_rate": round(float(hits[mask].mean()), 6) if n else None, "n": n}
+    return out
+
+
+def summarize(results: Sequence[CaseResult], resamples: int, seed: int) -> dict:
+    """Version metrics: pass rate with interval, family means with ``n_by_metric``, p95 latency, slices.
+
+    Family means are over the cases where the family is defined; ``None`` when none is.
+    ``latency_p95_ms`` is numpy's linear-interpolated 95th percentile of known latencies.
+    Slices (``by_task``, ``by_set``, ``by_lang``) list every taxonomy value, empty ones with n 0.
+    """
+    passed = [r.passed for r in results]
+    out = {"n": len(results), **pass_rate_ci(passed, resamples, seed)}
+    for family in FAMILIES:
+        values = [getattr(r, family) for r in results]
+        out[family] = _mean(values)
+    out["n_by_metric"] = {family: _count(getattr(r, family) for r in results) for family in FAMILIES}
+    latencies = [r.latency_ms for r in results if r.latency_ms is not None]
+    out["latency_p95_ms"] = round(float(np.percentile(latencies, 95)), 3) if latencies else None
+    for key, names in (("task", TASKS), ("set", SETS), ("lang", LANGS)):
+        out[f"by_{key}"] = rates_by([getattr(r, key) for r in results], passed, names)
+    return out
+
+
+def version_metrics(name: str, params: RagParams, results: Sequence[CaseResult], cases: Sequence[CaseRecord],
+                    cases_path: str | Path, corpus_path: str | Path) -> dict:
+    """:func:`summarize` plus provenance, at the top level like every assay metrics file.
+
+    Adds ``inputs`` (``cases``: the dataset hash, ``cases_file``: SHA-256 of the file, ``corpus``:
+    SHA-256 of the corpus folder, and ``answers``: SHA-256 of the answers file for an answers-file
+    version), ``assay_version``, ``version``, ``settings``, ``k`` and ``bootstrap``.
+    """
+    from assay.dataset import dataset_hash
+    from assay.io import sha256_file, sha256_tree
+    from assay.provenance import provenance
+
+    version = params.version(name)
+    inputs = {"cases": dataset_hash(cases), "cases_file": sha256_file(cases_path), "corpus": sha256_tree(corpus_path)}
+    if version.answers is not None:
+        inputs["answers"] = sha256_file(version.answers)
+    return {**summarize(results, params.bootstrap_resamples, params.seed), **provenance(**inputs),
+            "version": name, "settings": version.settings(), "k": params.k,
+            "bootstrap": {"resamples": params.bootstrap_resamples, "seed": params.seed}}

@@ -1,0 +1,295 @@
+"""The systems a RAG version can run: the built-in reference system and two plug-ins.
+
+Every system turns cases into :class:`SystemOutput` rows: the raw reply text (the runner parses it
+strictly against the reply contract), the retrieved document ids in rank order, and a latency.
+
+* :class:`ReferenceSystem`: chunking + :class:`~assay.retrieval.LexicalIndex` + two guards
+  (minimum score, minimum margin) + :class:`CopyTopChunkModel`. The model is the worst case: it
+  copies the top chunk, cites its document and never abstains by itself, so only the guards can
+  pass an unanswerable case.
+* :class:`AnswersFileSystem`: replies your system already produced, one JSONL row per case.
+* :class:`CallableSystem`: a Python function named ``"module:function"``, called once per case.
+
+Reply contract (what a reply text must parse to)::
+
+    {"answer": "...", "citations": ["doc-id", ...], "abstained": false}
+
+Latency of the reference system is synthetic and deterministic, never wall-clock time, so the
+outputs are byte-stable: ``LATENCY_BASE_MS + LATENCY_PER_CHUNK_MS * candidates``, where
+``candidates`` is the number of chunks sharing at least one word with the question (what an
+inverted index would score). It ranks questions by work done; it is not a measurement.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from assay.corpus import Document
+from assay.dataset import CaseRecord
+from assay.errors import AssayError, InputError, Problem
+from assay.io import read_jsonl
+from assay.records import validate_rows
+from assay.retrieval import Chunking, Hit, LexicalIndex, chunk_corpus
+
+LATENCY_BASE_MS = 20.0
+LATENCY_PER_CHUNK_MS = 0.05
+
+ABSTAIN_REPLY = {"answer": "", "citations": [], "abstained": True}
+
+
+class PluginError(AssayError):
+    """A plug-in system cannot be loaded or misbehaved (bad import, wrong return type, an exception)."""
+
+
+def reply_text(reply: Mapping) -> str:
+    """Canonical JSON text of a reply dict (sorted keys, UTF-8 kept), as a system would send it."""
+    return json.dumps(dict(reply), sort_keys=True, ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class SystemOutput:
+    """What a system returned for one case.
+
+    ``retrieved`` is ``None`` when the system does not report its retrieval (recall is then
+    undefined, not 0). ``latency_ms`` is ``None`` when unknown. ``top_score``, ``margin`` and
+    ``guard`` (``"no_hits"``, ``"min_score"``, ``"min_margin"`` or ``None``) explain the reference
+    system's abstentions and are ``None`` for plug-ins.
+    """
+
+    case_id: str
+    reply: str
+    retrieved: tuple[str, ...] | None
+    latency_ms: float | None
+    top_score: float | None = None
+    margin: float | None = None
+    guard: str | None = None
+
+
+@dataclass(frozen=True)
+class SystemRequest:
+    """What a :class:`CallableSystem` function receives for one case.
+
+    Attributes:
+        case_id: the case id (for logging; do not branch on it).
+        question: the question text.
+        lang: ``"en"`` or ``"bn"``.
+        k: how many documents the evaluation looks at for recall.
+        corpus: every document by id (``Document.text``, ``.paragraphs()``, ``.lang``, ...).
+    """
+
+    case_id: str
+    question: str
+    lang: str
+    k: int
+    corpus: Mapping[str, Document] = field(repr=False)
+
+
+class CopyTopChunkModel:
+    """The deterministic answer model: copy the top chunk and cite its document; never abstain.
+
+    It is only called when there is at least one hit (the system abstains on no hits).
+    """
+
+    def reply(self, question: str, hits: Sequence[Hit]) -> str:
+        """Reply text answering with ``hits[0]``'s text, citing ``hits[0]``'s document."""
+        top = hits[0]
+        return reply_text({"answer": top.text, "citations": [top.doc_id], "abstained": False})
+
+
+class ReferenceSystem:
+    """Lexical retrieval with guards and the copy-the-top-chunk model.
+
+    Guards, checked in order on the ranked hits (``margin`` = top score minus second score, the
+    second being 0 when there is one hit): no hit at all -> ``no_hits``; top score below
+    ``min_score`` -> ``min_score``; margin below ``min_margin`` -> ``min_margin``. A guarded case
+    gets the abstain reply ``{"answer": "", "citations": [], "abstained": true}``. With
+    ``min_score=0`` and ``min_margin=0`` the system abstains only when nothing matches.
+
+    The margin is between the top two chunks, even when both come from one document. Score and
+    margin are rounded to 12 decimals before the comparison, so float noise (0.5 - 0.45 =
+    0.04999...) does not decide a guard.
+    """
+
+    def __init__(self, corpus: Mapping[str, Document], chunking: Chunking, min_score: float, min_margin: float):
+        self.index = LexicalIndex(chunk_corpus(corpus, chunking))
+        self.min_score, self.min_margin = min_score, min_margin
+        self.model = CopyTopChunkModel()
+
+    def guard(self, hits: Sequence[Hit]) -> tuple[float | None, float | None, str | None]:
+        """``(top_score, margin, guard)`` for ranked hits; ``guard`` is ``None`` when the system answers."""
+        if not hits:
+            return None, None, "no_hits"
+        top = round(hits[0].score, 12)
+        margin = round(top - (hits[1].score if len(hits) > 1 else 0.0), 12)
+        if top < self.min_score:
+            return top, margin, "min_score"
+        if margin < self.min_margin:
+            return top, margin, "min_margin"
+        return top, margin, None
+
+    def run(self, cases: Sequence[CaseRecord], k: int) -> list[SystemOutput]:
+        """Answer every case (questions are retrieved in one batch); outputs in case order."""
+        found = self.index.search([c.question for c in cases], max(k, 2))
+        out = []
+        for case, (hits, candidates) in zip(cases, found, strict=True):
+            top_score, margin, guard = self.guard(hits)
+            shown = hits[:k]
+            reply = reply_text(ABSTAIN_REPLY) if guard else self.model.reply(case.question, shown)
+            out.append(SystemOutput(
+                case_id=case.id, reply=reply, retrieved=tuple(dict.fromkeys(h.doc_id for h in shown)),
+                latency_ms=round(LATENCY_BASE_MS + LATENCY_PER_CHUNK_MS * candidates, 3),
+                top_score=top_score, margin=margin, guard=guard))
+        return out
+
+
+class AnswerRow(BaseModel):
+    """One row of a precomputed answers file (JSONL).
+
+    Give either ``answer``, ``citations`` and ``abstained`` (the parsed reply), or ``raw`` (the
+    reply text exactly as your system sent it; the runner then parses it, so a broken reply counts
+    against ``format_ok``). ``retrieved`` lists document ids in rank order; ``latency_ms`` may be
+    null when unknown. Types are strict: ``"false"`` is not a boolean.
+    """
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    case_id: str = Field(min_length=1)
+    answer: str | None = None
+    citations: list[str] | None = None
+    abstained: bool | None = None
+    raw: str | None = None
+    retrieved: list[str]
+    latency_ms: float | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _one_reply(self) -> AnswerRow:
+        parts = (self.answer, self.citations, self.abstained)
+        if self.raw is None and any(p is None for p in parts):
+            raise ValueError("give answer, citations and abstained (or raw, the reply text)")
+        if self.raw is not None and any(p is not None for p in parts):
+            raise ValueError("give raw or answer/citations/abstained, not both")
+        return self
+
+    def reply(self) -> str:
+        """The reply text for the runner to parse."""
+        if self.raw is not None:
+            return self.raw
+        return reply_text({"answer": self.answer, "citations": self.citations, "abstained": self.abstained})
+
+
+class AnswersFileSystem:
+    """Replies read from a JSONL file (see :class:`AnswerRow`), one row per case.
+
+    Raises:
+        InputError: bad rows (file:line, field, value, fix), a repeated case id, a row whose case id
+            is not among the cases, or cases without a row (all named in one error).
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = str(path)
+        rows = validate_rows(self.path, read_jsonl(path), AnswerRow, key="case_id")
+        self.rows = {r.case_id: (line, r) for line, r in rows}
+
+    def run(self, cases: Sequence[CaseRecord], k: int) -> list[SystemOutput]:
+        """One output per case, in case order."""
+        wanted = {c.id for c in cases}
+        problems = [Problem(self.path, line, "case_id", f"{cid!r} is not a case in the evaluated set",
+                            "remove the row or fix the id")
+                    for cid, (line, _) in sorted(self.rows.items()) if cid not in wanted]
+        missing = sorted(wanted - self.rows.keys())
+        if missing:
+            shown = ", ".join(missing[:20]) + (f" and {len(missing) - 20} more" if len(missing) > 20 else "")
+            problems.append(Problem(self.path, None, "case_id", f"no row for {len(missing)} case(s): {shown}",
+                                    "add one row per case of data/cases.jsonl"))
+        if problems:
+            raise InputError(problems)
+        return [SystemOutput(c.id, self.rows[c.id][1].reply(), tuple(self.rows[c.id][1].retrieved),
+                             self.rows[c.id][1].latency_ms) for c in cases]
+
+
+def load_callable(spec: str, param: str) -> Callable:
+    """Import ``"module:function"``; the working directory is put on ``sys.path`` first.
+
+    Raises:
+        PluginError: the spec is malformed, the module does not import, the name is missing or is
+            not callable. The message names ``param`` and the fix.
+    """
+    fix = "(fix: set it to 'package.module:function' for a module importable from the repository root or PYTHONPATH)"
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise PluginError(f"{param}: {spec!r} is not of the form 'module:function' {fix}")
+    if "" not in sys.path and str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as error:  # any import-time failure of user code is reported the same way
+        raise PluginError(f"{param}: module {module_name!r} could not be imported "
+                          f"({type(error).__name__}: {error}) {fix}") from error
+    fn = getattr(module, attr, None)
+    if fn is None:
+        raise PluginError(f"{param}: module {module_name!r} has no attribute {attr!r} {fix}")
+    if not callable(fn):
+        raise PluginError(f"{param}: {spec!r} is a {type(fn).__name__}, not a function {fix}")
+    return fn
+
+
+class CallableSystem:
+    """A user function ``fn(request: SystemRequest) -> dict | str`` called once per case.
+
+    Return either the reply text (``str``; retrieval and latency then unknown), or a dict with the
+    reply contract's keys plus two optional keys lifted out before the contract check:
+    ``"retrieved"`` (list of document ids, rank order) and ``"latency_ms"`` (number). Extra keys
+    stay in the reply and fail the contract (``format_ok`` false), as an extra key from a model would.
+
+    Raises:
+        PluginError: on load (see :func:`load_callable`), when the function raises, or when it
+            returns another type or a malformed ``retrieved``/``latency_ms``; the message names the case.
+    """
+
+    def __init__(self, spec: str, corpus: Mapping[str, Document], param: str = "callable"):
+        self.spec, self.param, self.corpus = spec, param, corpus
+        self.fn = load_callable(spec, param)
+
+    def _output(self, case: CaseRecord, value) -> SystemOutput:
+        where = f"{self.param}: {self.spec} on case {case.id!r}"
+        if isinstance(value, str):
+            return SystemOutput(case.id, value, None, None)
+        if not isinstance(value, dict):
+            raise PluginError(f"{where} returned {type(value).__name__} (fix: return a dict with answer, "
+                              "citations, abstained, or the reply text as a str)")
+        reply = dict(value)
+        retrieved = reply.pop("retrieved", None)
+        latency = reply.pop("latency_ms", None)
+        if retrieved is not None and not (isinstance(retrieved, list) and all(isinstance(d, str) for d in retrieved)):
+            raise PluginError(f"{where}: 'retrieved' is {retrieved!r} (fix: a list of document ids in rank order)")
+        if latency is not None and (isinstance(latency, bool) or not isinstance(latency, (int, float))
+                                    or not math.isfinite(latency) or latency < 0):
+            raise PluginError(f"{where}: 'latency_ms' is {latency!r} (fix: a non-negative number or leave it out)")
+        try:
+            text = reply_text(reply)
+        except TypeError as error:
+            raise PluginError(f"{where}: reply is not JSON-serialisable ({error}) "
+                              "(fix: return str, list and bool values)") from None
+        return SystemOutput(case.id, text, None if retrieved is None else tuple(retrieved),
+                            None if latency is None else float(latency))
+
+    def run(self, cases: Sequence[CaseRecord], k: int) -> list[SystemOutput]:
+        """Call the function for every case, in case order."""
+        out = []
+        for case in cases:
+            request = SystemRequest(case.id, case.question, case.lang, k, self.corpus)
+            try:
+                value = self.fn(request)
+            except Exception as error:
+                raise PluginError(f"{self.param}: {self.spec} raised {type(error).__name__} on case {case.id!r}: "
+                                  f"{error} (fix: handle the question in your function or return an abstaining "
+                                  "reply)") from error
+            out.append(self._output(case, value))
+        return out

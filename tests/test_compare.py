@@ -1,0 +1,145 @@
+"""Paired comparison: sign test and McNemar against scipy/statsmodels/hand, the seed's exercise, errors."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import binomtest
+from statsmodels.stats.contingency_tables import mcnemar
+
+from assay.compare import (
+    PairingError,
+    compare_runs,
+    mcnemar_exact,
+    read_run,
+    run_provenance,
+    sign_test,
+)
+from assay.corpus import load_corpus
+from assay.dataset import load_cases
+from assay.errors import InputError, MissingArtifact
+from assay.io import write_json, write_parquet
+from assay.runner import VersionParams, results_table, run_version
+
+TINY = Path(__file__).parent / "fixtures" / "tiny_corpus"
+
+
+def _run(passed: dict[str, bool], tasks: dict[str, str] | None = None, **columns) -> pd.DataFrame:
+    ids = sorted(passed)
+    df = pd.DataFrame({"id": ids, "task": [(tasks or {}).get(i, "lookup") for i in ids],
+                       "passed": [passed[i] for i in ids]})
+    for metric in ("answer_correct", "abstain_correct", "citation_support", "format_ok"):
+        values = columns.get(metric, {})
+        df[metric] = pd.Series([values.get(i, passed[i]) for i in ids], dtype=object)
+    return df
+
+
+def test_sign_test_hand_and_scipy():
+    assert sign_test(2, 0) == 0.5  # seed 000: 2 better, 0 worse -> 2 * 0.5**2 = 0.5
+    assert sign_test(0, 0) == 1.0  # no discordant pairs: no evidence, stated as 1.0
+    # 8 vs 2: P(X <= 2 | n=10) = (1 + 10 + 45) / 1024; two-sided doubles it: 112 / 1024 = 0.109375
+    assert sign_test(8, 2) == pytest.approx(112 / 1024, abs=1e-12)
+    for better, worse in ((5, 1), (0, 7), (13, 11)):
+        assert sign_test(better, worse) == pytest.approx(binomtest(better, better + worse, 0.5).pvalue, abs=1e-12)
+
+
+def test_mcnemar_matches_statsmodels_and_the_sign_test():
+    for table in ((20, 1, 5, 4), (10, 0, 2, 3), (7, 3, 3, 1)):
+        both_pass, worse, better, both_fail = table
+        ref = mcnemar([[both_pass, worse], [better, both_fail]], exact=True)
+        statistic, p = mcnemar_exact(*table)
+        assert (statistic, p) == pytest.approx((ref.statistic, min(1.0, ref.pvalue)))
+        assert statistic == min(better, worse)  # the exact statistic is the smaller discordant count
+        assert p == pytest.approx(sign_test(better, worse))
+    assert mcnemar_exact(5, 0, 0, 2) == (0.0, 1.0)
+
+
+def test_seed_exercise_numbers():
+    # seed 000: 31 cases; v1 passes 25, v2 passes 27; better p02, p09; worse none; 4 fail in both.
+    tasks = {**{f"l{i:02d}": "lookup" for i in range(12)}, **{f"e{i}": "exact_term" for i in range(3)},
+             **{f"m{i}": "multi_fact" for i in range(6)}, **{i: "paraphrase" for i in ("p02", "p08", "p09", "g08")},
+             **{f"a{i:02d}": "unanswerable" for i in range(1, 7)}}
+    still_failing = {"a02", "a05", "g08", "p08"}  # the seed's by-task numbers make g08 a paraphrase
+    old = {i: i not in still_failing | {"p02", "p09"} for i in tasks}
+    new = {i: i not in still_failing for i in tasks}
+    m, report = compare_runs(_run(old, tasks), _run(new, tasks), resamples=2000, seed=0)
+    assert (m["n"], m["better"], m["worse"], m["unchanged"], m["p_sign"]) == (31, 2, 0, 29, 0.5)
+    assert (m["baseline"]["pass_rate"], m["candidate"]["pass_rate"]) == (round(25 / 31, 6), round(27 / 31, 6))
+    assert abs(m["candidate"]["pass_rate_ci_low"] - 0.742) <= 1 / 31 and abs(m["candidate"]["pass_rate_ci_high"] - 0.968) <= 1 / 31
+    assert report["better"] == ["p02", "p09"] and report["worse"] == []
+    assert report["still_failing"] == ["a02", "a05", "g08", "p08"]
+    by_task = {t: (v["pass_rate"], v["n"]) for t, v in m["candidate_by_task"].items()}
+    # seed: exact_term (1.0, 3), lookup (1.0, 12), multi_fact (1.0, 6), paraphrase (0.5, 4), unanswerable (0.67, 6)
+    assert by_task == {"exact_term": (1.0, 3), "lookup": (1.0, 12), "multi_fact": (1.0, 6),
+                       "paraphrase": (0.5, 4), "unanswerable": (round(4 / 6, 6), 6)}
+    assert m["mcnemar"] == {"statistic": 0.0, "p": 0.5}
+
+
+def test_per_metric_regressions_skip_undefined():
+    base = _run({"a": True, "b": True, "c": False}, citation_support={"a": True, "b": True, "c": None})
+    cand = _run({"a": False, "b": True, "c": True}, citation_support={"a": None, "b": False, "c": True})
+    m, report = compare_runs(base, cand, resamples=200, seed=0)
+    # a: True -> None is not counted (undefined on one side); b: True -> False is; c: None -> True is not
+    assert (m["regressions"]["citation_support"], m["regressions_n_paired"]["citation_support"]) == (1, 1)
+    assert report["regressed"]["citation_support"] == ["b"]
+    assert (m["regressions"]["answer_correct"], m["regressions_n_paired"]["answer_correct"]) == (1, 3)  # a: True -> False
+
+
+def test_different_case_sets_name_the_ids():
+    base, cand = _run({"a": True, "b": True, "c": True}), _run({"b": True, "c": True, "d": False, "e": True})
+    with pytest.raises(PairingError) as error:
+        compare_runs(base, cand, 200, 0, names=("v1", "v2"))
+    assert str(error.value) == ("compare: the runs hold different cases; 1 case(s) only in v1: a; 2 case(s) only "
+                                "in v2: d, e (fix: evaluate both versions on the same data/cases.jsonl)")
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=60))
+def test_swapping_versions_swaps_better_and_worse(pairs):
+    base = _run({f"c{i}": b for i, (b, _) in enumerate(pairs)})
+    cand = _run({f"c{i}": c for i, (_, c) in enumerate(pairs)})
+    m, _ = compare_runs(base, cand, 200, 0)
+    r, _ = compare_runs(cand, base, 200, 0)
+    assert m["better"] + m["worse"] + m["unchanged"] == m["n"] == len(pairs)
+    assert (m["better"], m["worse"], m["p_sign"]) == (r["worse"], r["better"], r["p_sign"])
+    assert 0.0 <= m["p_sign"] <= 1.0 and m["still_failing"] <= m["unchanged"]
+
+
+def test_read_run_errors(tmp_path):
+    with pytest.raises(MissingArtifact, match="run table not found"):
+        read_run(tmp_path / "none.parquet")
+    write_parquet(tmp_path / "bad.parquet", pd.DataFrame({"id": ["a"], "passed": [True]}))
+    with pytest.raises(InputError) as error:
+        read_run(tmp_path / "bad.parquet")
+    assert str(error.value) == (f"{tmp_path / 'bad.parquet'}: missing column(s) task, answer_correct, abstain_correct, "
+                                "citation_support, format_ok (fix: write run tables with assay.runner.results_table)")
+
+
+def test_tiny_corpus_end_to_end(tmp_path):
+    corpus = load_corpus(TINY / "corpus")
+    cases = load_cases(TINY / "cases.jsonl", corpus)
+    versions = {"baseline": VersionParams(chunking="paragraph", min_score=0.2),
+                "candidate": VersionParams(chunking="sentence", min_score=0.3, min_margin=0.05)}
+    runs, metrics = {}, {}
+    for name, version in versions.items():
+        runs[name] = str(tmp_path / f"{name}.parquet")
+        metrics[name] = str(tmp_path / f"{name}.json")
+        write_parquet(runs[name], results_table(run_version(name, version, cases, corpus, k=3)))
+        write_json(metrics[name], {"inputs": {"cases": "h1"}})
+    m, report = compare_runs(read_run(runs["baseline"]), read_run(runs["candidate"]), 500, 0)
+    # see test_runner's hand-checked verdicts: t1, t2 pass only in the baseline; t4, t6 fail in both
+    assert report["worse"] == ["t1", "t2"] and report["better"] == [] and report["still_failing"] == ["t4", "t6"]
+    assert m["p_sign"] == 0.5 and m["regressions"]["answer_correct"] == 2
+    prov = run_provenance(runs, metrics)
+    assert prov["inputs"]["cases"] == "h1" and set(prov["inputs"]) == {"cases", "run_baseline", "run_candidate"}
+    write_json(metrics["candidate"], {"inputs": {"cases": "h2"}})
+    with pytest.raises(PairingError, match=r"different case sets \(dataset hashes: baseline h1, candidate h2\)"):
+        run_provenance(runs, metrics)
+    assert not any(isinstance(v, list) for v in json.loads(json.dumps(m)).values())
+    assert not math.isnan(m["candidate"]["pass_rate"])

@@ -1,0 +1,269 @@
+"""Per-case rules, hand-checked verdicts on the tiny corpus, determinism, summaries and params."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from assay.corpus import load_corpus
+from assay.dataset import CaseRecord, load_cases
+from assay.errors import InputError
+from assay.io import write_parquet
+from assay.params import load_section
+from assay.runner import (
+    RagParams,
+    VersionParams,
+    normalize,
+    parse_reply,
+    pass_rate_ci,
+    results_table,
+    run_version,
+    score_case,
+    summarize,
+    version_metrics,
+)
+from assay.systems import SystemOutput, reply_text
+
+TINY = Path(__file__).parent / "fixtures" / "tiny_corpus"
+BASELINE = VersionParams(chunking="paragraph", min_score=0.2, min_margin=0.0)
+CANDIDATE = VersionParams(chunking="sentence", min_score=0.3, min_margin=0.05)
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return load_corpus(TINY / "corpus")
+
+
+@pytest.fixture(scope="module")
+def cases(corpus):
+    return load_cases(TINY / "cases.jsonl", corpus)
+
+
+@pytest.mark.parametrize("text, ok", [
+    ('{"answer": "30 days", "citations": ["kb"], "abstained": false}', True),
+    ('{"answer": "", "citations": [], "abstained": true}', True),
+    ('{"answer": "30 days", "citations": ["kb"], "abstained": "false"}', False),  # a string is not a bool
+    ('{"answer": "30 days", "citations": ["kb"], "abstained": false, "note": 1}', False),  # extra key
+    ('{"answer": "30 days", "citations": "kb", "abstained": false}', False),  # citations not a list
+    ('{"answer": "", "citations": ["kb"], "abstained": true}', False),  # abstains yet cites
+    ('{"answer": "  ", "citations": [], "abstained": false}', False),  # answers nothing
+    ('Here you go: {"answer": "30 days"}', False),  # prose around JSON
+    ('["30 days"]', False),  # JSON, but not an object
+])
+def test_parse_reply_is_strict(text, ok):
+    assert (parse_reply(text) is not None) is ok
+
+
+def test_normalize():
+    assert normalize("Thirty\u00a0 DAYS\n") == "thirty days"
+    assert normalize("Straße") == normalize("STRASSE")  # casefold, not lower
+
+
+# Hand-checked verdicts on the tiny corpus (4 documents, 6 cases), with the scores seen in
+# test_retrieval's independent TF-IDF check:
+#
+# baseline (paragraph, min_score 0.2, min_margin 0):
+#   t1 pass  top returns/0 (0.293, shares 'days', 'a') holds "30 days"; cites kb-returns.
+#   t2 pass  top warranty/1 (0.305) holds "2 years" and "500 charge cycles"; margin 0.009 >= 0.
+#   t3 pass  the Bangla paragraph is the only hit (0.693) and holds "১২০ টাকা".
+#   t4 FAIL  'parcel arrive' shares no word with the shipping page; only returns/0 matches via 'a'
+#            (0.291 >= 0.2), so the model copies the returns text: no "3 to 5 days" (recall 0).
+#   t5 pass  no word of "Do you sell helmets?" is in the corpus: no hits, the system abstains.
+#   t6 FAIL  unanswerable, but warranty/0 scores 0.429 on 'the', 'warranty': the model answers.
+# candidate (sentence, min_score 0.3, min_margin 0.05):
+#   t1 FAIL  the short sentence "Standard shipping takes 3 to 5 days." wins (0.346, margin 0.051):
+#            wrong answer (no "30 days"), though kb-returns is still in the top 3 (recall 1).
+#   t2 FAIL  the two warranty sentences tie closely (0.3025 vs 0.3019): margin 0.001 < 0.05, abstains.
+#   t3 pass  "ঢাকার বাইরে ফি ১২০ টাকা।" (0.669) beats the other danda sentence by 0.19.
+#   t4 FAIL  top 0.290 < 0.3: abstains on an answer case.
+#   t5 pass  no hits, abstains.
+#   t6 FAIL  warranty/0 scores 0.433 with margin 0.173: answers an unanswerable case.
+EXPECTED = {
+    "baseline": {"t1": True, "t2": True, "t3": True, "t4": False, "t5": True, "t6": False},
+    "candidate": {"t1": False, "t2": False, "t3": True, "t4": False, "t5": True, "t6": False},
+}
+
+
+@pytest.mark.parametrize("name, version", [("baseline", BASELINE), ("candidate", CANDIDATE)])
+def test_hand_checked_verdicts(name, version, cases, corpus):
+    results = {r.id: r for r in run_version(name, version, cases, corpus, k=3)}
+    assert {i: r.passed for i, r in results.items()} == EXPECTED[name]
+    assert all(r.format_ok for r in results.values())  # the reference system always keeps the contract
+
+
+def test_candidate_family_columns(cases, corpus):
+    r = {x.id: x for x in run_version("candidate", CANDIDATE, cases, corpus, k=3)}
+    # t1: right document retrieved (recall 1), cited text is real (support True), wrong answer
+    assert (r["t1"].recall_at_k, r["t1"].citation_support, r["t1"].answer_correct) == (1.0, True, False)
+    # t2: abstained on an answer case: support undefined, answer wrong, guard says why
+    assert (r["t2"].citation_support, r["t2"].answer_correct, r["t2"].guard) == (None, False, "min_margin")
+    # t4: the gold document was never retrieved
+    assert r["t4"].recall_at_k == 0.0 and r["t4"].guard == "min_score"
+    # abstain cases: recall and answer_correct undefined, abstain_correct defined
+    assert (r["t5"].recall_at_k, r["t5"].answer_correct, r["t5"].abstain_correct, r["t5"].citation_support) == (
+        None, None, True, None)
+    assert (r["t6"].abstain_correct, r["t6"].citation_support) == (False, True)
+
+
+def _case(expect="answer", facts=("30 days",), doc_ids=("kb-returns",)):
+    if expect == "abstain":
+        return CaseRecord(id="c1", question="q?", task="unanswerable", set="golden", lang="en", expect="abstain",
+                          why="rule check case")
+    return CaseRecord(id="c1", question="q?", task="lookup", set="golden", lang="en", expect="answer",
+                      doc_ids=list(doc_ids), facts=list(facts), why="rule check case")
+
+
+def _out(answer="within 30 days", citations=("kb-returns",), abstained=False, retrieved=("kb-returns",), raw=None):
+    text = raw if raw is not None else reply_text({"answer": answer, "citations": list(citations), "abstained": abstained})
+    return SystemOutput("c1", text, None if retrieved is None else tuple(retrieved), 5.0)
+
+
+@pytest.mark.parametrize("case, output, expected", [
+    # fact present, cited doc retrieved and holds it -> everything true
+    (_case(), _out(), dict(citation_support=True, answer_correct=True, passed=True, recall_at_k=1.0)),
+    # case-insensitive fact match in the answer
+    (_case(), _out(answer="WITHIN 30 DAYS"), dict(answer_correct=True, passed=True)),
+    # cited a document that was not retrieved -> unsupported, so not passed though correct
+    (_case(), _out(citations=("kb-warranty",)), dict(citation_support=False, answer_correct=True, passed=False)),
+    # cited doc was retrieved but does not hold the stated fact "30 days"
+    (_case(), _out(citations=("kb-warranty",), retrieved=("kb-warranty", "kb-returns")),
+     dict(citation_support=False, passed=False)),
+    # answers without citing anything
+    (_case(), _out(citations=()), dict(citation_support=False, passed=False)),
+    # abstains on an answer case: support undefined, answer wrong
+    (_case(), _out(answer="", citations=(), abstained=True), dict(citation_support=None, answer_correct=False)),
+    # one of two facts missing
+    (_case(facts=("30 days", "full refund")), _out(), dict(answer_correct=False, passed=False)),
+    # unparseable reply: format fails, nothing correct, support undefined, recall still measured
+    (_case(), _out(raw="30 days, see kb-returns"), dict(format_ok=False, answer_correct=False,
+                                                       citation_support=None, recall_at_k=1.0, passed=False)),
+    # recall: one of two gold documents in the top k; undefined when retrieval is not reported
+    (_case(doc_ids=("kb-returns", "kb-shipping")), _out(), dict(recall_at_k=0.5)),
+    (_case(), _out(retrieved=None), dict(recall_at_k=None, citation_support=True, passed=True)),
+    # abstain case: abstaining is correct; answering is not (its citations are still checked)
+    (_case("abstain"), _out(answer="", citations=(), abstained=True),
+     dict(abstain_correct=True, answer_correct=None, recall_at_k=None, citation_support=None, passed=True)),
+    (_case("abstain"), _out(), dict(abstain_correct=False, citation_support=True, passed=False)),
+])
+def test_score_case_rules(corpus, case, output, expected):
+    result = score_case(case, output, corpus, k=3)
+    assert {key: getattr(result, key) for key in expected} == expected
+
+
+def test_recall_uses_the_first_k_distinct_documents(corpus):
+    out = _out(retrieved=("kb-warranty", "kb-warranty", "kb-shipping", "kb-returns"))
+    assert score_case(_case(), out, corpus, k=2).recall_at_k == 0.0  # kb-returns is the 3rd distinct id
+    assert score_case(_case(), out, corpus, k=3).recall_at_k == 1.0
+
+
+def test_run_table_bytes_are_stable(tmp_path, cases, corpus):
+    paths = []
+    for i in range(2):
+        results = run_version("candidate", CANDIDATE, list(reversed(cases)) if i else cases, corpus, k=3)
+        paths.append(tmp_path / f"run{i}.parquet")
+        write_parquet(paths[-1], results_table(results))
+    assert paths[0].read_bytes() == paths[1].read_bytes()
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(paths[0])
+    assert table.column("id").to_pylist() == sorted(c.id for c in cases)
+    assert table.schema.field("citation_support").type == "bool"
+
+
+def test_summarize_against_hand_counts(cases, corpus):
+    results = run_version("candidate", CANDIDATE, cases, corpus, k=3)
+    s = summarize(results, resamples=1000, seed=1)
+    # passes: t3, t5 -> 2/6; answer cases t1..t4 correct only t3 -> 1/4; abstain t5 yes, t6 no -> 1/2
+    assert (s["n"], s["pass_rate"], s["answer_correct"], s["abstain_correct"]) == (6, round(2 / 6, 6), 0.25, 0.5)
+    # recall over answer cases: t1 1, t2 1, t3 1, t4 0 -> 3/4; citation support defined on t1, t3, t6 (all true)
+    assert (s["recall_at_k"], s["citation_support"]) == (0.75, 1.0)
+    assert s["n_by_metric"] == {"recall_at_k": 4, "citation_support": 3, "answer_correct": 4, "abstain_correct": 2,
+                                "format_ok": 6}
+    assert s["by_task"]["lookup"] == {"pass_rate": 0.5, "n": 2}  # t1 fail, t3 pass
+    assert s["by_task"]["exact_term"] == {"pass_rate": None, "n": 0}
+    assert s["by_lang"]["bn"] == {"pass_rate": 1.0, "n": 1}
+    # latency p95 with numpy's linear rule over [20.15, 20.2, 20.1, 20.05, 20.0, 20.15]: sorted
+    # 20.0 20.05 20.1 20.15 20.15 20.2, position 0.95 * 5 = 4.75 -> 20.15 + 0.75 * 0.05 = 20.1875
+    assert s["latency_p95_ms"] == pytest.approx(20.188, abs=1e-9)
+
+
+def test_pass_rate_interval_matches_the_seed():
+    # seed 000: 25/31 -> 0.806 (0.677, 0.935); 27/31 -> 0.871 (0.742, 0.968). A percentile bootstrap
+    # of 31 0/1 values moves in steps of 1/31, so agree within one step.
+    for k, (low, high) in ((25, (0.677, 0.935)), (27, (0.742, 0.968))):
+        ci = pass_rate_ci([1] * k + [0] * (31 - k), resamples=2000, seed=0)
+        assert ci["pass_rate"] == round(k / 31, 6)
+        assert abs(ci["pass_rate_ci_low"] - low) <= 1 / 31 + 1e-9 and abs(ci["pass_rate_ci_high"] - high) <= 1 / 31 + 1e-9
+    assert pass_rate_ci([], 1000, 0) == {"pass_rate": None, "pass_rate_ci_low": None, "pass_rate_ci_high": None}
+
+
+def test_bootstrap_interval_coverage_by_simulation():
+    # 200 samples of n=200 at p=0.8; the 95% interval should hold 0.8 in roughly 95% of them
+    rng = np.random.default_rng(2024)
+    hits = 0
+    for i in range(200):
+        sample = rng.random(200) < 0.8
+        ci = pass_rate_ci(sample, resamples=1000, seed=i)
+        hits += ci["pass_rate_ci_low"] <= 0.8 <= ci["pass_rate_ci_high"]
+    assert 0.9 <= hits / 200 <= 0.99
+
+
+def test_version_params_validation(tmp_path):
+    (tmp_path / "params.yaml").write_text(
+        "rag:\n  k: 3\n  versions:\n    v1: {system: answers_file}\n    v2: {chunking: token}\n    v3: {min_scor: 0.2}\n"
+        "    v4: {system: callable, callable: 'm:f', min_score: 0.3}\n",
+        encoding="utf-8")
+    with pytest.raises(InputError) as error:
+        load_section("rag", RagParams, tmp_path / "params.yaml")
+    p = tmp_path / "params.yaml"
+    assert str(error.value) == "\n".join([
+        f"{p}: field 'rag.versions.v1': 'answers' is required with system answers_file and only used there "
+        "(fix: make the row consistent as described)",
+        f"{p}: field 'rag.versions.v2.chunking': 'token' is not one of paragraph, sentence (fix: use one of paragraph, sentence)",
+        f"{p}: field 'rag.versions.v3.min_scor': unknown field (fix: remove it or use one of system, chunking, min_score, "
+        "min_margin, answers, callable)",
+        f"{p}: field 'rag.versions.v4': min_score: only used by system reference, not callable "
+        "(fix: make the row consistent as described)",
+    ])
+
+
+def test_unknown_version_names_the_known_ones():
+    params = RagParams(versions={"baseline": BASELINE, "candidate": CANDIDATE})
+    with pytest.raises(InputError, match="'cand' is not a version; known: baseline, candidate"):
+        params.version("cand")
+
+
+def test_version_metrics_provenance(cases, corpus):
+    params = RagParams(k=3, bootstrap_resamples=500, seed=3, versions={"baseline": BASELINE})
+    results = run_version("baseline", BASELINE, cases, corpus, k=3)
+    m = version_metrics("baseline", params, results, cases, TINY / "cases.jsonl", TINY / "corpus")
+    assert set(m["inputs"]) == {"cases", "cases_file", "corpus"} and m["assay_version"]
+    assert m["version"] == "baseline" and m["settings"] == {"system": "reference", "chunking": "paragraph", "min_score": 0.2, "min_margin": 0.0}
+    assert m["pass_rate"] == round(4 / 6, 6)  # t1, t2, t3, t5
+    assert not any(isinstance(v, list) for v in json.loads(json.dumps(m)).values())  # metrics hold no lists
+    assert m["pass_rate_ci_low"] <= m["pass_rate"] <= m["pass_rate_ci_high"]
+
+
+def test_answers_file_version_end_to_end(tmp_path, cases, corpus):
+    # precomputed replies: t1 right and supported; t2 right but cites a document it did not retrieve;
+    # t3 a broken reply; t4 abstains; t5 abstains (correct); t6 answers (wrong for an abstain case)
+    def row(case_id, answer, citations, abstained, retrieved):
+        return {"case_id": case_id, "answer": answer, "citations": citations, "abstained": abstained,
+                "retrieved": retrieved, "latency_ms": 900}
+    rows = [row("t1", "Within 30 days.", ["kb-returns"], False, ["kb-returns"]),
+            row("t2", "2 years or 500 charge cycles", ["kb-warranty"], False, ["kb-returns"]),
+            {"case_id": "t3", "raw": "১২০ টাকা", "retrieved": ["kb-fees-bn"], "latency_ms": 900},
+            row("t4", "", [], True, []), row("t5", "", [], True, []),
+            row("t6", "Chargers: 2 years", ["kb-warranty"], False, ["kb-warranty"])]
+    path = tmp_path / "answers.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    version = VersionParams(system="answers_file", answers=str(path))
+    r = {x.id: x for x in run_version("mine", version, cases, corpus, k=3)}
+    assert {i: x.passed for i, x in r.items()} == {"t1": True, "t2": False, "t3": False, "t4": False, "t5": True,
+                                                   "t6": False}
+    assert (r["t2"].answer_correct, r["t2"].citation_support, r["t2"].recall_at_k) == (True, False, 0.0)
+    assert (r["t3"].format_ok, r["t3"].recall_at_k, r["t3"].citation_support) == (False, 1.0, None)
+    assert r["t1"].latency_ms == 900.0 and version.settings() == {"system": "answers_file", "answers": str(path)}
