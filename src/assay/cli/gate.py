@@ -1,0 +1,56 @@
+"""`assay gate`: the CI command. Prints the verdict table; exits 0 pass, 1 threshold unmet, 2 stale or missing."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("gate", help="enforce the release gate in CI (exit 0 pass, 1 fail, 2 stale or missing)",
+                       description="Check every blocking plan metric for the candidate, no-regression rules, judge "
+                                   "usability, human agreement and that every metrics file matches its current inputs. "
+                                   "Exit 0 when all pass, 1 when a threshold is unmet, 2 when the pipeline is stale "
+                                   "(`dvc status` not clean or a recorded hash differs) or a metrics file is missing.")
+    p.add_argument("--root", default=".", help="repository root (default: .)")
+    p.add_argument("--skip-dvc-status", action="store_true",
+                   help="do not run `dvc status` (the recorded-hash checks still run)")
+    p.add_argument("--json", action="store_true", help="print the checks as JSON")
+    p.set_defaults(func=run)
+
+
+def dvc_status(root: Path) -> dict | None:
+    """`dvc status --json` as a dict ({} when clean); None when dvc is not installed or not a DVC repo."""
+    exe = shutil.which("dvc") or str(Path(sys.executable).parent / "dvc")
+    if not Path(exe).exists() or not (root / "dvc.yaml").exists():
+        return None
+    proc = subprocess.run([exe, "status", "--json"], cwd=root, capture_output=True, text=True)
+    if proc.returncode != 0:
+        return {"dvc status": [proc.stderr.strip() or f"exited {proc.returncode}"]}
+    return json.loads(proc.stdout or "{}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from assay.gate import Check, checks_dict, checks_table, exit_code
+    from assay.verdict import gather
+
+    root = Path(args.root)
+    checks: list[Check] = []
+    if not args.skip_dvc_status:
+        status = dvc_status(root)
+        if status is None:
+            checks.append(Check("dvc status", "missing", "dvc or dvc.yaml not found: cannot tell whether the pipeline is current"))
+        elif status:
+            checks.append(Check("dvc status", "stale", "changed: " + ", ".join(sorted(status))))
+        else:
+            checks.append(Check("dvc status", "pass", "pipeline up to date"))
+    checks += gather(root)[0]
+    if args.json:
+        print(json.dumps({"exit_code": exit_code(checks), "checks": checks_dict(checks)}, indent=2))
+    else:
+        print(checks_table(checks), end="")
+    return exit_code(checks)
