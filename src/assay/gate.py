@@ -114,9 +114,21 @@ def judge_checks(params: GateParams, agreement: dict | None, calibration: dict |
             checks.append(Check("judge calibration", "missing", "metrics/calibration.json not found: run dvc repro"))
         else:
             usable = calibration.get("usable")
-            detail = "usable" if usable == 1 else "not usable: see reports/calibration.md for the reasons"
+            detail = "usable" if usable == 1 else "not usable: " + "; ".join(rejection_reasons(calibration))
             checks.append(Check("judge calibration", "pass" if usable == 1 else "fail", detail, usable, 1))
     return checks
+
+
+def rejection_reasons(calibration: dict) -> list[str]:
+    """Why a calibration record says the judge is not usable, from its own thresholds."""
+    from assay.calibration import usability
+
+    settings = calibration.get("settings") or {}
+    try:
+        reasons = usability(calibration, settings["min_kappa"], settings["min_slice_agreement"])
+    except (KeyError, TypeError):
+        reasons = []
+    return reasons or ["see reports/calibration.md"]
 
 
 def freshness_checks(recorded: dict[str, dict], current: dict[str, Callable[[], str]]) -> list[Check]:

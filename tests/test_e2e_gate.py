@@ -1,0 +1,100 @@
+"""End-to-end: `assay gate` exit codes and calibration staleness with the real dvc CLI."""
+
+import json
+import re
+
+import pytest
+
+from conftest import BIN, run
+
+pytestmark = pytest.mark.e2e
+DVC, ASSAY = str(BIN / "dvc"), str(BIN / "assay")
+
+
+def gate(root, *extra):
+    return run([ASSAY, "gate", *extra], root, check=False)
+
+
+def test_demo_fails_the_gate_with_exit_1(repro_copy):
+    proc = gate(repro_copy)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "answer_correct (candidate)       fail" in proc.stdout
+    assert proc.stdout.rstrip().endswith("verdict: FAIL: a pre-registered threshold is unmet")
+    assert json.loads((repro_copy / "metrics/gate.json").read_text())["passed"] == 0
+
+
+def test_lenient_plan_and_clean_judge_pass_with_exit_0(repro_copy):
+    plan = repro_copy / "data/plan.yaml"
+    text = re.sub(r"threshold: [0-9.]+", "threshold: 0.0", plan.read_text(encoding="utf-8"))
+    text = text.replace("no_regression: true", "no_regression: false").replace("direction: lower", "direction: higher")
+    plan.write_text(text, encoding="utf-8")
+    params = repro_copy / "params.yaml"
+    params.write_text(params.read_text(encoding="utf-8").replace("preset: mixed", "preset: clean"), encoding="utf-8")
+    run([DVC, "repro"], repro_copy)
+    proc = gate(repro_copy)
+    assert proc.returncode == 0, proc.stdout
+    assert json.loads((repro_copy / "metrics/gate.json").read_text())["passed"] == 1
+    assert "**Verdict: PASS" in (repro_copy / "reports/summary.md").read_text()
+
+
+def test_edited_cases_after_repro_is_stale_exit_2(repro_copy):
+    cases = repro_copy / "data/cases.jsonl"
+    cases.write_text(cases.read_text(encoding="utf-8").replace("?", " ?", 1), encoding="utf-8")
+    proc = gate(repro_copy)
+    assert proc.returncode == 2
+    assert re.search(r"dvc status\s+stale\s+changed: .*validate", proc.stdout)
+    # without dvc, the hashes recorded in the metrics catch it too
+    proc = gate(repro_copy, "--skip-dvc-status")
+    assert proc.returncode == 2
+    assert re.search(r"fresh dataset.json\s+stale\s+changed since the last run: cases_file", proc.stdout)
+    assert re.search(r"fresh rag/candidate.json\s+stale\s+changed since the last run: cases, cases_file", proc.stdout)
+
+
+def test_stale_prompt_is_exit_2(repro_copy):
+    prompt = repro_copy / "data/prompts/pairwise_v2.md"
+    prompt.write_text(prompt.read_text(encoding="utf-8").replace("answers", "replies", 1), encoding="utf-8")
+    proc = gate(repro_copy, "--skip-dvc-status")
+    assert proc.returncode == 2
+    assert re.search(r"fresh judge calibration\s+stale\s+changed since calibration: prompt", proc.stdout)
+
+
+def test_missing_metrics_file_is_exit_2_never_0(repro_copy):
+    (repro_copy / "metrics/compare.json").unlink()
+    proc = gate(repro_copy, "--skip-dvc-status")
+    assert proc.returncode == 2
+    assert "metrics/compare.json has no regression count for it" in proc.stdout
+
+
+def changed_stages(root) -> set[str]:
+    return set(json.loads(run([DVC, "status", "--json"], root).stdout or "{}"))
+
+
+def test_calibration_staleness_rules(repro_copy):
+    assert changed_stages(repro_copy) == set()
+    unused = repro_copy / "data/prompts/pairwise_v1.md"
+    unused.write_text(unused.read_text(encoding="utf-8").replace("answers", "replies", 1), encoding="utf-8")
+    assert changed_stages(repro_copy) == set()  # a prompt version not in use changes nothing
+    assert run([ASSAY, "calibration-status"], repro_copy, check=False).returncode == 0
+
+    used = repro_copy / "data/prompts/pairwise_v2.md"
+    original = used.read_text(encoding="utf-8")
+    used.write_text(original.replace("answers", "replies", 1), encoding="utf-8")
+    assert {"probe", "calibrate", "gate"} <= changed_stages(repro_copy)
+    proc = run([ASSAY, "calibration-status"], repro_copy, check=False)
+    assert proc.returncode == 2 and "prompt pairwise v2 sha" in proc.stderr
+    used.write_text(original, encoding="utf-8")
+
+    params = repro_copy / "params.yaml"
+    p_text = params.read_text(encoding="utf-8")
+    params.write_text(p_text.replace("swap: true", "swap: false"), encoding="utf-8")
+    assert "calibrate" in changed_stages(repro_copy)
+    assert run([ASSAY, "calibration-status"], repro_copy, check=False).returncode == 2
+    params.write_text(p_text, encoding="utf-8")
+
+    pairs = repro_copy / "data/pairs.jsonl"
+    rows = [json.loads(line) for line in pairs.read_text(encoding="utf-8").splitlines()]
+    rows[0]["final"] = {"a": "b", "b": "tie", "tie": "a"}[rows[0]["final"]]
+    pairs.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    assert {"agreement", "calibrate"} <= changed_stages(repro_copy)
+    proc = run([ASSAY, "calibration-status"], repro_copy, check=False)
+    assert proc.returncode == 2 and "labels" in proc.stderr
