@@ -1,0 +1,383 @@
+"""A real judge: any OpenAI-compatible chat-completions endpoint (hosted APIs, vLLM, llama.cpp, Ollama).
+
+:class:`OpenAIJudge` renders each item with the versioned prompt (``assay.prompts.render``), posts
+the requests concurrently (at most ``concurrency`` in flight, retries with backoff, see
+:mod:`assay.judge.http`), keeps every completed response in a persistent cache
+(:mod:`assay.judge.cache`), and parses each reply strictly with ``assay.prompts.parse_verdict``.
+
+Every item gets a verdict; none is dropped. A status other than ``ok`` is scored as a tie:
+
+- ``refused``: the endpoint or the model declined. Detected when ``finish_reason`` is
+  ``content_filter``, when the message carries a non-empty ``refusal`` field, or when a reply
+  that does not parse is a refusal by :func:`is_refusal` (no ``{`` anywhere, and an English
+  refusal phrase such as "I can't help with that" or "I'm sorry, but" in its first 300
+  characters). Refusals in other languages are counted as ``invalid``: still a tie, only the
+  bucket differs.
+- ``invalid``: a completion whose text breaks the output contract (or is empty).
+- ``failed``: no usable completion after the retries (timeouts, connection errors, 429/5xx to the
+  end, any other 4xx, or a 2xx body that is not a chat completion). Failed requests are not cached.
+
+If more than ``max_failed_share`` of a call's items are ``failed`` or ``invalid``, the call raises
+:class:`JudgeFailures` instead of returning ties that would quietly become a calibration.
+
+The API key is read from the environment variable named by ``api_key_env`` at each call and used
+only in the ``Authorization`` header. It is never stored on the judge, and it never reaches a
+cache key, a cache row, a log line, a verdict reason, an error message, ``repr`` or ``identity``
+(every server text is scrubbed of it before it is kept).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import os
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from assay.errors import AssayError
+from assay.judge.base import JudgeItem, Verdict
+from assay.judge.cache import DEFAULT_CACHE_PATH, ResponseCache, request_key
+
+if TYPE_CHECKING:  # pragma: no cover
+    from assay.judge.http import Outcome
+
+STATUSES = ("ok", "invalid", "refused", "failed")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_HEADER_SAFE = re.compile(r"[\x21-\x7e]+")  # visible ASCII: what an HTTP header value can carry
+_REFUSAL = re.compile(
+    r"\b(?:i|we)\s*(?:am|'m|’m)?\s*(?:can\s*not|can't|can’t|cannot|won't|won’t|will not|unable to|not able to)"
+    r"\s+(?:help|assist|comply|provide|do that|answer|fulfil|fulfill|complete|evaluate|judge|compare|engage)"
+    r"|\b(?:i'm|i’m|i am) sorry,? but\b|\bsorry,? (?:but )?i (?:can't|can’t|cannot)\b"
+    r"|\bas an ai\b[^.]{0,60}\b(?:can't|can’t|cannot|unable|not able)\b",
+    re.IGNORECASE,
+)
+
+
+class JudgeFailures(AssayError):
+    """Too many requests of a judge run failed or gave unparseable replies to trust the result."""
+
+
+class MissingApiKey(AssayError):
+    """The environment variable named by ``judge.api_key_env`` is unset, empty or not a header value."""
+
+
+class OpenAIJudgeParams(BaseModel):
+    """The ``judge`` settings for an OpenAI-compatible endpoint (``kind: openai`` in params.yaml).
+
+    ``base_url`` is the API root including the version path, as the OpenAI SDK takes it
+    (``https://api.openai.com/v1``, ``http://127.0.0.1:8000/v1`` for vLLM,
+    ``http://127.0.0.1:11434/v1`` for Ollama); ``/chat/completions`` is appended.
+    ``api_key_env`` names an environment variable (never the key itself); leave it out for a local
+    server without auth. ``cache_path`` ``None`` turns the response cache off.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    base_url: str = Field(min_length=1)
+    model: str = Field(min_length=1)
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    max_tokens: int = Field(default=256, gt=0)
+    timeout: float = Field(default=60.0, gt=0, description="seconds for one attempt")
+    concurrency: int = Field(default=8, ge=1, le=1024)
+    retries: int = Field(default=4, ge=0, le=20)
+    backoff: float = Field(default=0.5, ge=0, description="base seconds of the exponential backoff")
+    max_wait: float = Field(default=60.0, gt=0, description="cap on one wait, Retry-After included")
+    api_key_env: str | None = None
+    max_failed_share: float = Field(default=0.05, ge=0.0, le=1.0)
+    cache_path: str | None = DEFAULT_CACHE_PATH
+    progress: bool = True
+
+    @field_validator("base_url")
+    @classmethod
+    def _root_url(cls, value: str) -> str:
+        value = value.strip().rstrip("/")
+        if not value.startswith(("http://", "https://")):
+            raise ValueError(f"{value!r} must start with http:// or https://")
+        if value.endswith("/chat/completions"):
+            raise ValueError(f"{value!r} must be the API root; drop '/chat/completions' (it is appended)")
+        return value
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _env_name(cls, value: str | None) -> str | None:
+        # the message never repeats the value: a key pasted here by mistake must not be echoed
+        if value is not None and not _ENV_NAME.fullmatch(value):
+            raise ValueError("must be the NAME of an environment variable (letters, digits, _), "
+                             "not the key itself; export the key in that variable")
+        return value
+
+
+@dataclass(frozen=True)
+class Completion:
+    """The parts of a chat-completion response the judge reads."""
+
+    content: str | None
+    finish_reason: str | None
+    refusal: str | None
+    model: str | None
+
+
+def read_completion(text: str) -> Completion | None:
+    """Read a chat-completion body; ``None`` when it is not one (no ``choices[0].message`` object).
+
+    >>> read_completion('{"model": "m", "choices": [{"message": {"content": "x"}, "finish_reason": "stop"}]}')
+    Completion(content='x', finish_reason='stop', refusal=None, model='m')
+    >>> read_completion("<html>bad gateway</html>") is None
+    True
+    """
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return None
+    message = choices[0].get("message")
+    if not isinstance(message, dict):
+        return None
+
+    def text_or_none(value: object) -> str | None:
+        return value if isinstance(value, str) else None
+
+    return Completion(text_or_none(message.get("content")), text_or_none(choices[0].get("finish_reason")),
+                      text_or_none(message.get("refusal")), text_or_none(data.get("model")))
+
+
+def is_refusal(text: str) -> bool:
+    """Whether a reply that broke the output contract is a refusal rather than a malformed verdict.
+
+    The rule: the reply contains no ``{`` (it did not even try to write the JSON verdict) and an
+    English refusal phrase appears in its first 300 characters. Only call it on replies that did
+    not parse; a valid verdict is never a refusal.
+
+    >>> is_refusal("I'm sorry, but I can't help with that."), is_refusal("I cannot compare these answers.")
+    (True, True)
+    >>> is_refusal('{"winner": "first"'), is_refusal("The second one is better.")
+    (False, False)
+    """
+    return "{" not in text and _REFUSAL.search(text[:300]) is not None
+
+
+def classify(completion: Completion, parse_verdict) -> Verdict:
+    """The verdict for one completion: ``refused``, ``ok`` or ``invalid`` as the module describes.
+
+    ``parse_verdict`` is ``assay.prompts.parse_verdict`` (a ``ValueError`` it raises counts as
+    ``invalid``). ``extra`` carries ``finish_reason`` and the server-reported ``model_version``.
+    """
+    extra = {"finish_reason": completion.finish_reason, "model_version": completion.model}
+    if completion.finish_reason == "content_filter":
+        return Verdict("tie", "refused", "endpoint content filter (finish_reason content_filter)", extra)
+    if completion.refusal:
+        return Verdict("tie", "refused", f"model refused: {completion.refusal[:200]}", extra)
+    content = completion.content or ""
+    if not content.strip():
+        return Verdict("tie", "invalid", f"empty reply (finish_reason {completion.finish_reason})", extra)
+    try:
+        parsed = parse_verdict(content)
+    except ValueError as error:
+        parsed = Verdict("tie", "invalid", str(error))
+    if parsed.status == "ok":
+        return Verdict(parsed.winner, "ok", parsed.reason, {**parsed.extra, **extra})
+    if is_refusal(content):
+        return Verdict("tie", "refused", f"model refused: {content[:200]}", extra)
+    reason = parsed.reason or "reply does not follow the output contract"
+    if completion.finish_reason == "length":
+        reason += " (reply cut off at max_tokens)"
+    return Verdict("tie", "invalid", reason, {**parsed.extra, **extra})
+
+
+def _run_sync(coro_factory):
+    """Run a coroutine to completion from sync code, also when called inside a running event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro_factory())
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # e.g. inside Jupyter
+        return pool.submit(lambda: asyncio.run(coro_factory())).result()
+
+
+class OpenAIJudge:
+    """A pairwise judge behind an OpenAI-compatible ``/chat/completions`` endpoint.
+
+    Args:
+        params: endpoint, model and run settings.
+        progress: overrides ``params.progress`` (the bar is shown only when stderr is a TTY).
+
+    Raises:
+        MissingApiKey: ``params.api_key_env`` is set but that variable is unset or empty.
+
+    Attributes:
+        last_counts: after each :meth:`judge_many`, scalar counts for the calibration record:
+            ``items``, ``requests`` (distinct request bodies), ``cached`` (served from the cache),
+            ``sent`` (HTTP attempts, retries included), and one count per status.
+        totals: the same counts summed over every call on this judge.
+    """
+
+    def __init__(self, params: OpenAIJudgeParams, *, progress: bool | None = None):
+        self.params = params
+        self.progress = params.progress if progress is None else progress
+        self._models: set[str] = set()
+        self.last_counts: dict[str, int] = {}
+        self.totals: Counter = Counter()
+        self._api_key()  # fail before any work when the key is missing
+
+    @property
+    def url(self) -> str:
+        """The chat-completions URL requests go to."""
+        return f"{self.params.base_url}/chat/completions"
+
+    @property
+    def identity(self) -> dict:
+        """Provider, endpoint, model, temperature and the model the server reported (``None`` before any reply).
+
+        When replies named several models (a load balancer in front of two versions), they are
+        listed sorted, joined by ``", "``.
+        """
+        return {
+            "provider": "openai-compatible",
+            "base_url": self.params.base_url,
+            "model": self.params.model,
+            "model_version": ", ".join(sorted(self._models)) or None,
+            "temperature": self.params.temperature,
+        }
+
+    def __repr__(self) -> str:
+        return f"OpenAIJudge(base_url={self.params.base_url!r}, model={self.params.model!r})"
+
+    def _api_key(self) -> str | None:
+        name = self.params.api_key_env
+        if name is None:
+            return None
+        key = os.environ.get(name, "").strip()
+        if not key:
+            raise MissingApiKey(f"OpenAIJudge: environment variable {name} (judge.api_key_env) is unset or empty "
+                                f"(fix: export {name}=<your key>, or remove api_key_env for a server without auth)")
+        if not _HEADER_SAFE.fullmatch(key):
+            raise MissingApiKey(f"OpenAIJudge: environment variable {name} holds characters an HTTP header cannot "
+                                "carry (spaces, quotes, non-ASCII) (fix: export the bare key)")
+        return key
+
+    def request_body(self, item: JudgeItem, prompt: object) -> dict:
+        """The exact JSON body sent for ``item`` (and hashed into its cache key); no secret in it."""
+        from assay.prompts import render
+
+        return {
+            "model": self.params.model,
+            "messages": render(prompt, item.question, item.first, item.second),
+            "temperature": self.params.temperature,
+            "max_tokens": self.params.max_tokens,
+        }
+
+    def judge_many(self, items: list[JudgeItem], prompt: object) -> list[Verdict]:
+        """Verdicts for ``items`` in order; requests not in the cache go to the endpoint concurrently.
+
+        Identical request bodies are sent once. An empty ``items`` returns ``[]`` without a request.
+        Completed responses are committed to the cache as they arrive, so an interrupted call loses
+        none of them.
+
+        Raises:
+            JudgeFailures: more than ``max_failed_share`` of the items are ``failed`` or ``invalid``;
+                the message gives the counts and the first reasons.
+            MissingApiKey: the key variable is unset or empty.
+        """
+        from assay.prompts import parse_verdict
+
+        if not items:
+            self.last_counts = {"items": 0, "requests": 0, "cached": 0, "sent": 0, **dict.fromkeys(STATUSES, 0)}
+            return []
+        key = self._api_key()
+        bodies = [self.request_body(item, prompt) for item in items]
+        keys = [request_key(self.url, self.params.model, body) for body in bodies]
+        unique = dict(zip(keys, bodies))
+        cache = ResponseCache(self.params.cache_path) if self.params.cache_path else None
+        try:
+            texts: dict[str, str] = {}
+            if cache is not None:
+                for k in unique:
+                    hit = cache.get(k)
+                    if hit is not None:
+                        texts[k] = hit.response
+            n_cached = len(texts)
+            todo = [(k, b) for k, b in unique.items() if k not in texts]
+            outcomes = _run_sync(lambda: self._fetch(todo, cache, key)) if todo else {}
+        finally:
+            if cache is not None:
+                cache.close()
+        failures = {k: o for k, o in outcomes.items() if o.text is None}
+        texts.update({k: o.text for k, o in outcomes.items() if o.text is not None})
+        by_key: dict[str, Verdict] = {}
+        for k in unique:
+            if k in failures:
+                by_key[k] = Verdict("tie", "failed", failures[k].error)
+                continue
+            completion = read_completion(texts[k])
+            if completion is None:  # a cache row written by something else; not a chat completion
+                by_key[k] = Verdict("tie", "failed", "cached response is not a chat completion")
+                continue
+            if completion.model:
+                self._models.add(completion.model)
+            verdict = classify(completion, parse_verdict)
+            by_key[k] = Verdict(verdict.winner, verdict.status, verdict.reason,
+                                {**verdict.extra, "cached": k not in outcomes})
+        verdicts = [by_key[k] for k in keys]
+        statuses = Counter(v.status for v in verdicts)
+        self.last_counts = {"items": len(items), "requests": len(unique), "cached": n_cached,
+                            "sent": sum(o.attempts for o in outcomes.values()),
+                            **{s: statuses.get(s, 0) for s in STATUSES}}
+        self.totals.update(self.last_counts)
+        self._check_failures(verdicts)
+        return verdicts
+
+    def _check_failures(self, verdicts: list[Verdict]) -> None:
+        bad = [v for v in verdicts if v.status in ("failed", "invalid")]
+        share = len(bad) / len(verdicts)
+        if share <= self.params.max_failed_share:
+            return
+        reasons = Counter(f"{v.status}: {v.reason}" for v in bad).most_common(3)
+        shown = "; ".join(f"{n} x {r}" for r, n in reasons)
+        counts = ", ".join(f"{s} {self.last_counts[s]}" for s in STATUSES)
+        raise JudgeFailures(
+            f"OpenAIJudge.judge_many: {len(bad)} of {len(verdicts)} items ({share:.1%}) failed or gave unparseable "
+            f"replies, more than judge.max_failed_share {self.params.max_failed_share} ({counts}) at {self.url} "
+            f"model {self.params.model}. Most common: {shown} (fix: check the endpoint, model and prompt; failed "
+            "requests are retried on the next run, completed ones come from the cache)"
+        )
+
+    async def _fetch(self, todo: list[tuple[str, dict]], cache: ResponseCache | None,
+                     key: str | None) -> dict[str, Outcome]:
+        """Send ``todo`` concurrently; commit each completion to ``cache`` as it arrives."""
+        from tqdm import tqdm
+
+        from assay.judge.http import ClientPool, Outcome, post_json
+
+        p = self.params
+
+        def scrub(text: str) -> str:
+            return text.replace(key, "***") if key else text
+
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        results: dict[str, Outcome] = {}
+        show = self.progress and len(todo) > 1 and sys.stderr.isatty()
+        with tqdm(total=len(todo), desc=f"judge {p.model}", unit="req", file=sys.stderr, disable=not show) as bar:
+            async with ClientPool(p.concurrency, headers, p.timeout) as pool:
+
+                async def one(k: str, body: dict) -> None:
+                    out = await post_json(pool, self.url, body, timeout=p.timeout, retries=p.retries,
+                                          backoff=p.backoff, max_wait=p.max_wait, scrub=scrub)
+                    if out.text is not None:
+                        completion = read_completion(out.text)
+                        if completion is None:
+                            out = Outcome(out.status_code, None, f"HTTP {out.status_code}: response is not a chat "
+                                          f"completion: {out.text[:200]!r}", out.attempts)
+                        elif cache is not None:
+                            cache.put(k, out.text, completion.model)
+                    results[k] = out
+                    bar.update(1)
+
+                await asyncio.gather(*(one(k, b) for k, b in todo))
+        return results

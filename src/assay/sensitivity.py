@@ -1,0 +1,82 @@
+"""Prompt-wording sensitivity: does the same judge label the same pairs differently under two wordings?
+
+A judge that reads the answers should give the same labels when only the rubric's wording changes;
+one that changes its mind is reading the wording. :func:`wording_sensitivity` labels every pair
+under two prompt versions with one judge and reports the observed agreement between the two label
+lists, their confusion, the pairs that changed, and the invalid/refused/failed counts under each
+prompt (those replies are ties, so many of them make the agreement look higher than it is).
+The fake judge does not read the prompt, so with it the agreement is 1 by construction.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from assay.agreement import contingency
+from assay.judge.base import Judge
+from assay.judge.orders import PairJudgement, judge_pairs
+from assay.pairs import LABELS, Pair
+
+STATUSES = ("ok", "invalid", "refused", "failed")
+
+
+def _prompt_record(prompt: object) -> dict:
+    return {k: getattr(prompt, k, None) for k in ("name", "version", "sha")}
+
+
+def _statuses(results: list[PairJudgement]) -> dict[str, int]:
+    """Verdict counts by status, one per request (two per pair with swap)."""
+    counts = Counter(s for r in results for s in r.statuses)
+    return {s: counts.get(s, 0) for s in STATUSES}
+
+
+def wording_sensitivity(judge: Judge, pairs: list[Pair], prompt_a: object, prompt_b: object,
+                        swap: bool = True) -> dict:
+    """Compare the labels one judge gives the same pairs under two prompt versions.
+
+    Args:
+        judge: any :class:`~assay.judge.base.Judge`.
+        pairs: the labelled pairs (their human labels are not used here).
+        prompt_a, prompt_b: two prompt versions (``assay.prompts.PromptVersion``).
+        swap: judge both orders and count an order flip as a tie (``assay.judge.orders.judge_pairs``).
+
+    Returns:
+        A report dict: ``n``; ``swap``; ``judge`` (identity); ``prompts`` (name, version, sha of
+        ``a`` and ``b``); ``agreement`` (observed: share of pairs with the same label under both;
+        nan with no pairs); ``kappa`` (Cohen's, the same agreement corrected for chance, from
+        :mod:`assay.agreement`) with ``kappa_undefined`` giving the reason when it is nan (no
+        pairs, or one single label everywhere), else ``None``; ``confusion`` (rows: label under
+        prompt a, columns: label under prompt b, every label present); ``statuses`` (per prompt,
+        verdict counts by status, one per request, so ``2 n`` with ``swap``); ``order_disagreements``
+        (per prompt, pairs whose two ok verdicts named different answers); ``changed`` (id and
+        both labels of every pair whose label changed, sorted by id).
+
+    >>> from assay.judge.base import Verdict
+    >>> class Always:
+    ...     identity = {"kind": "always-first"}
+    ...     def judge_many(self, items, prompt): return [Verdict("first") for _ in items]
+    >>> p = Pair(id="p1", case_question="q", facts=[], a="x", b="y", kind="tie", lang="en",
+    ...          ann1="tie", ann2="tie", final="tie")
+    >>> r = wording_sensitivity(Always(), [p], "v1", "v2", swap=False)
+    >>> r["agreement"], r["confusion"]["a"]["a"]
+    (1.0, 1)
+    """
+    results_a = judge_pairs(judge, pairs, prompt_a, swap)
+    results_b = judge_pairs(judge, pairs, prompt_b, swap)
+    labels_a, labels_b = [r.label for r in results_a], [r.label for r in results_b]
+    table = contingency(labels_a, labels_b, LABELS)
+    return {
+        "n": table.n,
+        "swap": swap,
+        "judge": judge.identity,
+        "prompts": {"a": _prompt_record(prompt_a), "b": _prompt_record(prompt_b)},
+        "agreement": table.observed(),
+        "kappa": table.kappa(),
+        "kappa_undefined": table.undefined(),
+        "confusion": table.confusion(),
+        "statuses": {"a": _statuses(results_a), "b": _statuses(results_b)},
+        "order_disagreements": {"a": sum(r.order_disagreement for r in results_a),
+                                "b": sum(r.order_disagreement for r in results_b)},
+        "changed": sorted(({"id": p.id, "a": x, "b": y} for p, x, y in zip(pairs, labels_a, labels_b) if x != y),
+                          key=lambda row: row["id"]),
+    }

@@ -1,0 +1,282 @@
+"""A real HTTP server on 127.0.0.1 that answers ``POST /v1/chat/completions`` like the API, for tests.
+
+Each request's behaviour is chosen, in this order, by
+
+1. the scripted queue (``server.script("429:1", "good")``: the next requests take these, in order);
+2. a marker ``[[fake:NAME]]`` anywhere in the request's message contents;
+3. otherwise ``good``.
+
+Behaviours: ``good`` (a JSON verdict), ``malformed`` (truncated JSON), ``notjson`` (prose),
+``refuse`` (an "I'm sorry, but I can't help with that." reply), ``refusal_field`` (the message's
+``refusal`` field set), ``content_filter`` (``finish_reason`` content_filter), ``empty`` (empty
+content), ``length`` (truncated JSON with ``finish_reason`` length), ``429`` / ``429:SECONDS``
+(rate limited, with ``Retry-After: SECONDS`` when given), ``500``, ``400``, ``slow`` (a good reply
+after ``slow_seconds``), ``echo_auth`` (401 whose body repeats the Authorization header),
+``echo_auth_ok`` (a good verdict whose reason repeats the Authorization header) and ``notcompletion``
+(200 with a body that is not a chat completion).
+
+The ``good`` winner is deterministic from the content: ``[[winner:first|second|tie]]`` if present;
+else if both ``[[best]]`` and ``[[plain]]`` occur, the answer holding ``[[best]]`` (``first`` when it
+comes earlier in the text) and the opposite when ``[[flip]]`` occurs (a prompt wording that misleads
+the judge); else a hash of the content picks first, second or tie.
+
+Every reply waits ``latency`` seconds first. The server counts requests, keeps each body and
+Authorization header, and tracks the most requests in flight at once. ``python
+tests/fake_openai_server.py --latency 0.02`` runs it in its own process (see :func:`main`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import Counter, deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+BEHAVIOURS = ("good", "malformed", "notjson", "refuse", "refusal_field", "content_filter", "empty", "length",
+              "429", "500", "400", "slow", "echo_auth", "echo_auth_ok", "notcompletion")
+
+
+def _winner(content: str) -> str:
+    for choice in ("first", "second", "tie"):
+        if f"[[winner:{choice}]]" in content:
+            return choice
+    best, plain = content.find("[[best]]"), content.find("[[plain]]")
+    if best >= 0 and plain >= 0:
+        first_is_best = best < plain
+        if "[[flip]]" in content:
+            first_is_best = not first_is_best
+        return "first" if first_is_best else "second"
+    return ("first", "second", "tie")[hashlib.sha256(content.encode()).digest()[0] % 3]
+
+
+class FakeOpenAIServer:
+    """The server; use as a context manager or call :meth:`start` and :meth:`stop`.
+
+    Args:
+        latency: seconds every reply waits before it is sent.
+        slow_seconds: how long a ``slow`` reply waits.
+        model: the ``model`` field every completion reports.
+    """
+
+    def __init__(self, latency: float = 0.0, slow_seconds: float = 2.0, model: str = "fake-judge-2026-01"):
+        self.latency = latency
+        self.slow_seconds = slow_seconds
+        self.model = model
+        self._lock = threading.Lock()
+        self._queue: deque[str] = deque()
+        self._stopping = threading.Event()
+        self.reset()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- control -------------------------------------------------------------------------
+    def reset(self) -> None:
+        """Forget counts, bodies and headers (not the script)."""
+        with self._lock:
+            self.requests = 0
+            self.in_flight = 0
+            self.max_in_flight = 0
+            self.behaviours: Counter = Counter()
+            self.bodies: list[dict] = []
+            self.auth_headers: list[str | None] = []
+
+    def script(self, *behaviours: str) -> None:
+        """Queue behaviours for the next requests, in order (before markers are looked at)."""
+        with self._lock:
+            self._queue.extend(behaviours)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> FakeOpenAIServer:
+        server = self
+
+        class Handler(_Handler):
+            fake = server
+
+        self._stopping.clear()
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler, bind_and_activate=False)
+        httpd.daemon_threads = True
+        httpd.request_queue_size = 256  # the default backlog of 5 drops bursts of connections
+        httpd.server_bind()
+        httpd.server_activate()
+        httpd.handle_error = lambda request, address: None  # a client that timed out is not news
+        self._httpd = httpd
+        self.port = httpd.server_address[1]
+        self._thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # --- serving -------------------------------------------------------------------------
+    def _choose(self, content: str) -> str:
+        with self._lock:
+            if self._queue:
+                return self._queue.popleft()
+        for name in BEHAVIOURS:
+            if f"[[fake:{name}]]" in content:
+                return name
+        return "good"
+
+    def _completion(self, content: str | None, finish: str = "stop", refusal: str | None = None) -> dict:
+        message = {"role": "assistant", "content": content}
+        if refusal is not None:
+            message["refusal"] = refusal
+        return {"id": "chatcmpl-fake", "object": "chat.completion", "created": 0, "model": self.model,
+                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+
+    def respond(self, body: dict, auth: str | None) -> tuple[int, dict[str, str], str]:
+        """Status, headers and body text for one request (after the latency wait)."""
+        content = "\n".join(str(m.get("content", "")) for m in body.get("messages", []) if isinstance(m, dict))
+        behaviour = self._choose(content)
+        with self._lock:
+            self.behaviours[behaviour.split(":")[0]] += 1
+        self._stopping.wait(self.slow_seconds if behaviour == "slow" else self.latency)
+        kind, _, arg = behaviour.partition(":")
+        verdict = {"winner": _winner(content), "reason": "deterministic fake verdict"}
+        error = {"error": {"message": f"fake {kind}", "type": "fake", "code": kind}}
+        headers: dict[str, str] = {}
+        if kind in ("good", "slow"):
+            reply = self._completion(json.dumps(verdict))
+        elif kind == "malformed":
+            reply = self._completion('{"winner": "first", "reason": ')
+        elif kind == "notjson":
+            reply = self._completion("The first answer is better because it cites a source.")
+        elif kind == "refuse":
+            reply = self._completion("I'm sorry, but I can't help with that.")
+        elif kind == "refusal_field":
+            reply = self._completion(None, refusal="I cannot evaluate this content.")
+        elif kind == "content_filter":
+            reply = self._completion("", finish="content_filter")
+        elif kind == "empty":
+            reply = self._completion("")
+        elif kind == "length":
+            reply = self._completion('{"winner": "sec', finish="length")
+        elif kind == "echo_auth_ok":
+            reply = self._completion(json.dumps({**verdict, "reason": f"you sent {auth}"}))
+        elif kind == "notcompletion":
+            return 200, {}, "<html>proxy says hello</html>"
+        elif kind == "echo_auth":
+            return 401, {}, json.dumps({"error": {"message": f"Incorrect API key provided: {auth}"}})
+        elif kind == "429":
+            if arg:
+                headers["Retry-After"] = arg
+            return 429, headers, json.dumps(error)
+        elif kind in ("500", "400"):
+            return int(kind), {}, json.dumps(error)
+        else:
+            raise ValueError(f"unknown fake behaviour {behaviour!r}; use one of {', '.join(BEHAVIOURS)}")
+        return 200, headers, json.dumps(reply)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
+    # one send per reply and no Nagle: headers and body in separate small packets would wait on the
+    # client's delayed ACK (about 40 ms each), which would measure TCP, not the judge
+    wbufsize = -1
+    disable_nagle_algorithm = True
+    fake: FakeOpenAIServer
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+        return None
+
+    def _send(self, status: int, headers: dict[str, str], text: str) -> None:
+        data = text.encode("utf-8")
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json" if text.startswith("{") else "text/html")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in headers.items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout test)
+            self.close_connection = True
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        if self.path != "/stats":
+            self._send(404, {}, json.dumps({"error": {"message": f"no route {self.path}"}}))
+            return
+        fake = self.fake
+        with fake._lock:
+            stats = {"requests": fake.requests, "max_in_flight": fake.max_in_flight}
+        self._send(200, {}, json.dumps(stats))
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self.path == "/reset":
+            self.fake.reset()
+            self._send(200, {}, "{}")
+            return
+        if self.path != "/v1/chat/completions":
+            self._send(404, {}, json.dumps({"error": {"message": f"no route {self.path}"}}))
+            return
+        fake = self.fake
+        body = json.loads(raw)
+        auth = self.headers.get("Authorization")
+        with fake._lock:
+            fake.requests += 1
+            fake.in_flight += 1
+            fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
+            fake.bodies.append(body)
+            fake.auth_headers.append(auth)
+        try:
+            status, headers, text = fake.respond(body, auth)
+        finally:
+            with fake._lock:  # before the reply is written, so a client never sees a stale count
+                fake.in_flight -= 1
+        self._send(status, headers, text)
+
+
+def make_prompt(folder, version: int, rubric: str = "Compare the two answers.", name: str = "pairwise"):
+    """Write ``<folder>/<name>_v<version>.md`` in the prompt file format and load it (a real PromptVersion).
+
+    ``rubric`` goes first in the system section (put ``[[flip]]`` there for a misleading wording).
+    """
+    from assay.prompts import load_prompt
+
+    text = (f"# {name} v{version}\n\n## system\n{rubric}\n1. correctness: every fact right\n"
+            "2. evidence: cites a source\nReply with JSON {\"winner\": \"first\"|\"second\"|\"tie\", \"reason\": \"...\"}.\n\n"
+            "## user\nQuestion: {{question}}\n<<<ANSWER_1\n{{first}}\nANSWER_1>>>\n<<<ANSWER_2\n{{second}}\nANSWER_2>>>\n")
+    path = Path(folder) / f"{name}_v{version}.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return load_prompt(path)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the server in its own process (for benchmarks): prints its base URL, serves until killed.
+
+    ``GET /stats`` returns the request count and peak in-flight; ``POST /reset`` clears them.
+    """
+    import argparse
+    import signal
+
+    parser = argparse.ArgumentParser(description="fake OpenAI-compatible chat-completions server")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds every reply waits")
+    args = parser.parse_args(argv)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})  # threads inherit the mask
+    server = FakeOpenAIServer(latency=args.latency).start()
+    print(server.base_url, flush=True)
+    signal.sigwait({signal.SIGTERM, signal.SIGINT})
+    server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""Prompt-wording sensitivity: labels of one judge under two prompt versions."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from pathlib import Path
+
+import pytest
+from fake_openai_server import FakeOpenAIServer, make_prompt
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import accuracy_score, cohen_kappa_score, confusion_matrix
+
+from assay.judge.base import Verdict
+from assay.judge.fake import FakeJudge
+from assay.judge.openai import OpenAIJudge, OpenAIJudgeParams
+from assay.pairs import LABELS, Pair
+from assay.prompts import load_prompt
+from assay.sensitivity import wording_sensitivity
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def pair(pid: str, a: str, b: str, question: str = "How long is the trial?") -> Pair:
+    return Pair(id=pid, case_question=question, facts=["14 days"], a=a, b=b, kind="clear", lang="en",
+                ann1="a", ann2="a", final="a")
+
+
+def test_a_misleading_wording_flips_every_decisive_label(tmp_path):
+    plain = make_prompt(tmp_path / "p", 1)
+    misleading = make_prompt(tmp_path / "p", 2, "Compare the two answers. [[flip]]")
+    pairs = ([pair(f"a{i}", f"[[best]] 14 days ({i})", "[[plain]] 7 days") for i in range(4)]
+             + [pair(f"b{i}", "[[plain]] 7 days", f"[[best]] fourteen days ({i})") for i in range(3)]
+             + [pair(f"t{i}", f"x{i}", "y", "q [[winner:tie]]") for i in range(2)]
+             + [pair("bad", "x", "y", "q [[fake:malformed]]")])
+    with FakeOpenAIServer() as server:
+        judge = OpenAIJudge(OpenAIJudgeParams(base_url=server.base_url, model="m", cache_path=None, progress=False,
+                                              max_failed_share=0.2))
+        report = wording_sensitivity(judge, pairs, plain, misleading, swap=True)
+        assert server.requests == 40  # 10 pairs x 2 orders x 2 prompts
+    under_a = ["a"] * 4 + ["b"] * 3 + ["tie"] * 3
+    under_b = ["b"] * 4 + ["a"] * 3 + ["tie"] * 3
+    assert report["n"] == 10 and report["swap"] is True
+    # 3 of 10 agree (the ties): 0.3; sklearn's accuracy_score is the same share
+    assert report["agreement"] == pytest.approx(0.3) == accuracy_score(under_a, under_b)
+    # hand: pe = .4*.3 + .3*.4 + .3*.3 = .33; kappa = (.3 - .33) / .67 = -0.0448
+    assert report["kappa"] == pytest.approx(-0.03 / 0.67) == pytest.approx(cohen_kappa_score(under_a, under_b))
+    assert report["kappa_undefined"] is None
+    table = confusion_matrix(under_a, under_b, labels=list(LABELS))
+    assert report["confusion"] == {r: {c: int(table[i][j]) for j, c in enumerate(LABELS)} for i, r in enumerate(LABELS)}
+    assert report["statuses"] == {"a": {"ok": 18, "invalid": 2, "refused": 0, "failed": 0},
+                                  "b": {"ok": 18, "invalid": 2, "refused": 0, "failed": 0}}
+    assert report["order_disagreements"] == {"a": 0, "b": 0}
+    assert [row["id"] for row in report["changed"]] == ["a0", "a1", "a2", "a3", "b0", "b1", "b2"]
+    assert report["prompts"]["b"] == {"name": "pairwise", "version": 2, "sha": misleading.sha}
+    assert report["judge"]["model_version"] == "fake-judge-2026-01"
+
+
+def test_the_fake_judge_ignores_wording():
+    prompts = [load_prompt(ROOT / "data" / "prompts" / f"pairwise_v{v}.md") for v in (1, 2)]
+    pairs = [pair("p1", "14 days [source: kb-1]", "7 days"), pair("p2", "7 days", "It is 14 days."),
+             pair("p3", "14 days", "14 days, as the policy says")]
+    report = wording_sensitivity(FakeJudge.from_preset("mixed"), pairs, *prompts, swap=False)
+    assert report["agreement"] == 1.0 and report["changed"] == []
+    assert report["statuses"]["a"] == {"ok": 3, "invalid": 0, "refused": 0, "failed": 0}
+
+
+def test_no_pairs_gives_undefined_statistics():
+    report = wording_sensitivity(FakeJudge.from_preset("clean"), [], "v1", "v2")
+    assert math.isnan(report["agreement"]) and math.isnan(report["kappa"])
+    assert "no pairs" in report["kappa_undefined"] and report["n"] == 0
+
+
+class HashJudge:
+    """A stub whose verdict is a hash of (prompt, item): deterministic, prompt-sensitive, sometimes invalid."""
+
+    identity = {"kind": "hash"}
+
+    def judge_many(self, items, prompt):
+        out = []
+        for item in items:
+            byte = hashlib.sha256(f"{prompt}|{item.first}|{item.second}".encode()).digest()[0]
+            status = "invalid" if byte % 7 == 0 else "ok"
+            out.append(Verdict(("first", "second", "tie")[byte % 3] if status == "ok" else "tie", status))
+        return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.text("xyz", min_size=1, max_size=4), st.text("xyz", min_size=1, max_size=4)),
+                min_size=1, max_size=12),
+       st.booleans(), st.sampled_from(["v1", "v2"]))
+def test_report_invariants(answers, swap, other):
+    pairs = [pair(f"p{i}", a, b) for i, (a, b) in enumerate(answers)]
+    report = wording_sensitivity(HashJudge(), pairs, "v1", other, swap=swap)
+    n = len(pairs)
+    cells = report["confusion"]
+    assert sum(sum(row.values()) for row in cells.values()) == n
+    assert report["agreement"] == pytest.approx(sum(cells[label][label] for label in LABELS) / n)
+    assert len(report["changed"]) == n - sum(cells[label][label] for label in LABELS)
+    for side in ("a", "b"):
+        assert sum(report["statuses"][side].values()) == n * (2 if swap else 1)
+    if other == "v1":  # the same wording twice: a deterministic judge agrees with itself
+        assert report["agreement"] == 1.0 and report["changed"] == []
