@@ -80,3 +80,31 @@ def wording_sensitivity(judge: Judge, pairs: list[Pair], prompt_a: object, promp
         "changed": sorted(({"id": p.id, "a": x, "b": y} for p, x, y in zip(pairs, labels_a, labels_b) if x != y),
                           key=lambda row: row["id"]),
     }
+
+
+def sensitivity_metrics(report: dict) -> dict:
+    """The report's scalars for metrics/sensitivity.json (the ``changed`` list stays in the report)."""
+    return {k: v for k, v in report.items() if k != "changed"}
+
+
+def sensitivity_markdown(report: dict) -> str:
+    """The wording-sensitivity report as a page a person reads."""
+    a, b = report["prompts"]["a"], report["prompts"]["b"]
+    kappa = "undefined (" + report["kappa_undefined"] + ")" if report["kappa_undefined"] else f"{report['kappa']:.3f}"
+    lines = [f"# Prompt-wording sensitivity: v{a['version']} vs v{b['version']}", "",
+             f"The same judge labelled {report['n']} pairs under two wordings of the rubric "
+             f"(v{a['version']} sha {str(a['sha'])[:10]}, v{b['version']} sha {str(b['sha'])[:10]}; both orders: {report['swap']}).", "",
+             f"- Agreement between the two label lists: {report['agreement']:.3f}; kappa {kappa}.",
+             f"- Labels that changed with the wording: {len(report['changed'])}.", "",
+             "| prompt | ok | invalid | refused | failed | order disagreements |", "|---|---:|---:|---:|---:|---:|"]
+    for side, p in (("a", a), ("b", b)):
+        st = report["statuses"][side]
+        lines.append(f"| v{p['version']} | {st['ok']} | {st['invalid']} | {st['refused']} | {st['failed']} | "
+                     f"{report['order_disagreements'][side]} |")
+    lines += ["", "A judge that reads the answers gives the same labels under both wordings; one that changes its mind is "
+              "reading the wording. The fake judge does not read prompts, so with it agreement is 1 by construction: "
+              "measure a real judge (judge.kind: openai).", ""]
+    if report["changed"]:
+        lines += ["| pair | label under a | label under b |", "|---|---|---|"]
+        lines += [f"| {r['id']} | {r['a']} | {r['b']} |" for r in report["changed"]]
+    return "\n".join(lines) + "\n"

@@ -37,6 +37,19 @@ def summary_lines(folder: Path) -> list[str]:
                      f"with other sources (Jaccard >= {k['threshold']})")
     if (p := _load(folder, "plan.json")) is not None:
         lines.append(f"plan         {p['problems']} problem(s), {p['blocking']} blocking metric(s)")
+    if (a := _load(folder, "agreement.json")) is not None:
+        lines.append(f"agreement    kappa {fmt(a['kappa'])} [{fmt(a['kappa_ci_low'])}, {fmt(a['kappa_ci_high'])}] "
+                     f"on {a['n']} pairs, {a['disagreements']} to adjudicate")
+    if (c := _load(folder, "calibration.json")) is not None:
+        lines.append(f"judge        agreement {fmt(c['agreement'])} [{fmt(c['agreement_ci_low'])}, {fmt(c['agreement_ci_high'])}], "
+                     f"kappa {fmt(c['kappa'])} on {c['n']} pairs: {'usable' if c['usable'] == 1 else 'NOT usable'}")
+    if (m := _load(folder, "compare.json")) is not None:
+        b, k = m["baseline"], m["candidate"]
+        lines.append(f"compare      {b['name']} {fmt(b['pass_rate'])} -> {k['name']} {fmt(k['pass_rate'])} on {m['n']} cases: "
+                     f"{m['better']} better, {m['worse']} worse, sign test p {fmt(m['p_sign'])}")
+    if (g := _load(folder, "gate.json")) is not None:
+        verdict = "PASS" if g["passed"] == 1 else f"FAIL ({g['failed']} check(s) unmet)"
+        lines.append(f"gate         {verdict}; details in reports/summary.md, CI runs `assay gate`")
     return lines
 
 

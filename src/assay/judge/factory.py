@@ -14,6 +14,7 @@
       bootstrap_resamples: 2000
       seed: 0
       openai: {}               # openai only: passed to assay.judge.openai.OpenAIJudgeParams
+      sensitivity_versions: [1, 2]   # the sensitivity stage labels every pair under both wordings
 """
 
 from __future__ import annotations
@@ -47,11 +48,16 @@ class JudgeParams(BaseModel):
     bootstrap_resamples: int = Field(default=2000, ge=100)
     seed: int = 0
     openai: dict | None = None
+    sensitivity_versions: tuple[int, int] = (1, 2)
 
     @property
     def prompt_file(self) -> Path:
         """``<prompts_dir>/pairwise_v<prompt_version>.md``, the only prompt file the stages read."""
-        return Path(self.prompts_dir) / f"{PROMPT_NAME}_v{self.prompt_version}.md"
+        return self.prompt_path(self.prompt_version)
+
+    def prompt_path(self, version: int) -> Path:
+        """``<prompts_dir>/pairwise_v<version>.md``."""
+        return Path(self.prompts_dir) / f"{PROMPT_NAME}_v{version}.md"
 
 
 def make_judge(params: JudgeParams, where: str = "params.yaml") -> Judge:
