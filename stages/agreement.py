@@ -5,11 +5,8 @@ metrics/agreement.json, reports/disagreements.jsonl (for adjudication, sorted by
 reports/plots/confusion_annotators.csv (one row per pair, for `dvc plots` with the confusion template).
 """
 
-import csv
-import io
-
 from assay.agreement import AgreementParams, agreement_report
-from assay.io import sha256_file, write_json, write_jsonl, write_text
+from assay.io import sha256_file, write_csv, write_json, write_jsonl
 from assay.pairs import LABELS, load_pairs
 from assay.params import load_section
 from assay.provenance import provenance
@@ -29,9 +26,7 @@ def main() -> None:
     by_id = {p.id: p for p in pairs}
     write_jsonl(DISAGREEMENTS, [{"id": i, "ann1": x, "ann2": y, "kind": by_id[i].kind, "lang": by_id[i].lang}
                                 for i, x, y in disagreeing])
-    table = io.StringIO()
-    csv.writer(table, lineterminator="\n").writerows([("ann1", "ann2"), *((p.ann1, p.ann2) for p in pairs)])
-    write_text(PLOT, table.getvalue())
+    write_csv(PLOT, ("ann1", "ann2"), ((p.ann1, p.ann2) for p in pairs))
 
 
 if __name__ == "__main__":

@@ -9,11 +9,8 @@ verdicts) and reports/plots/confusion_judge.csv (columns final, judge; one row p
 
 
 def main() -> None:
-    import csv
-    import io
-
     from assay.calibration import calibration_run, metrics, pair_rows, report_markdown
-    from assay.io import write_json, write_jsonl, write_text
+    from assay.io import write_csv, write_json, write_jsonl, write_text
     from assay.judge.factory import JudgeParams, make_judge
     from assay.pairs import load_pairs
     from assay.params import load_section
@@ -28,9 +25,7 @@ def main() -> None:
     write_json("metrics/calibration.json", metrics(run.record))
     write_text("reports/calibration.md", report_markdown(run.record))
     write_jsonl("reports/judge_dimensions.jsonl", pair_rows(pairs, run.labels))
-    table = io.StringIO()
-    csv.writer(table, lineterminator="\n").writerows([("final", "judge"), *((p.final, j) for p, j in zip(pairs, run.labels))])
-    write_text("reports/plots/confusion_judge.csv", table.getvalue())
+    write_csv("reports/plots/confusion_judge.csv", ("final", "judge"), ((p.final, j) for p, j in zip(pairs, run.labels)))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ def main() -> None:
     from assay.judge.factory import JudgeParams, make_judge
     from assay.pairs import load_pairs
     from assay.params import load_section
-    from assay.probe import bias_probes, preset_table, table_markdown
+    from assay.probe import bias_probes, preset_table, probe_markdown
     from assay.prompts import load_prompt
     from assay.provenance import provenance
 
@@ -26,26 +26,8 @@ def main() -> None:
     write_json("metrics/bias.json", {**probes, "judge": judge.identity,
                                      "prompt": {"name": prompt.name, "version": prompt.version, "sha": prompt.sha},
                                      **provenance(prompt=prompt.sha, labels=labels_sha)})
-    table = preset_table(pairs, prompt)
-    if params.kind != "fake":
-        table[f"configured ({params.kind})"] = probes
-    configured = f"fake preset `{params.preset}`" if params.kind == "fake" else f"`{params.kind}`"
-    write_text("reports/bias.md", "\n".join([
-        "# Judge bias probes", "",
-        f"Pairs: {probes['n_pairs']} (labels {labels_sha[:10]}); prompt {prompt.label} (sha {prompt.short_sha}); "
-        f"configured judge: {configured}. Every pair is asked in both orders.", "",
-        table_markdown(table),
-        "- first_pick: share of decisive single-order verdicts that picked the answer shown first (0.5 is fair).",
-        "- order_flip: share of pairs whose verdict changes when the order is swapped.",
-        f"- longer_wins: share of {probes['n_verbose_tie']} verbose_tie pairs (humans: tie) where the longer answer "
-        "wins in both orders.",
-        f"- self_wins: share of {probes['n_self']} self pairs where the uncited answer in the judge's own style wins "
-        "in both orders (humans pick the cited one).",
-        "",
-        "The fake judge does not read the prompt, so these rows cannot show sensitivity to prompt wording; "
-        "a real judge can, and should be probed with two prompt versions.",
-        "",
-    ]))
+    write_text("reports/bias.md", probe_markdown(params.kind, params.preset, probes, preset_table(pairs, prompt),
+                                                prompt, labels_sha))
 
 
 if __name__ == "__main__":

@@ -71,6 +71,17 @@ def write_jsonl(path: str | os.PathLike, rows: list[dict]) -> None:
     write_text(path, "".join(json.dumps(_clean(r), sort_keys=True, ensure_ascii=False) + "\n" for r in rows))
 
 
+def write_csv(path: str | os.PathLike, header: tuple[str, ...], rows) -> None:
+    """Write a CSV with a header row and ``\\n`` line ends, atomically (plot data for ``dvc plots``)."""
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    write_text(path, buffer.getvalue())
+
+
 def write_parquet(path: str | os.PathLike, table: Any) -> None:
     """Write a pyarrow Table or pandas DataFrame to Parquet atomically, without the pandas index."""
     import pyarrow as pa

@@ -92,3 +92,26 @@ def table_markdown(table: dict[str, dict], digits: int = 2) -> str:
     lines = ["| judge | " + " | ".join(PROBES) + " |", "|---|" + "---:|" * len(PROBES)]
     lines += [f"| {name} | " + " | ".join(cell(row[p]) for p in PROBES) + " |" for name, row in table.items()]
     return "\n".join(lines) + "\n"
+
+
+def probe_markdown(kind: str, preset: str, probes: dict, table: dict, prompt, labels_sha: str) -> str:
+    """reports/bias.md: every fake preset's probes, plus the configured judge's row when it is not a fake."""
+    if kind != "fake":
+        table = {**table, f"configured ({kind})": probes}
+    configured = f"fake preset `{preset}`" if kind == "fake" else f"`{kind}`"
+    return "\n".join([
+        "# Judge bias probes", "",
+        f"Pairs: {probes['n_pairs']} (labels {labels_sha[:10]}); prompt {prompt.label} (sha {prompt.short_sha}); "
+        f"configured judge: {configured}. Every pair is asked in both orders.", "",
+        table_markdown(table),
+        "- first_pick: share of decisive single-order verdicts that picked the answer shown first (0.5 is fair).",
+        "- order_flip: share of pairs whose verdict changes when the order is swapped.",
+        f"- longer_wins: share of {probes['n_verbose_tie']} verbose_tie pairs (humans: tie) where the longer answer "
+        "wins in both orders.",
+        f"- self_wins: share of {probes['n_self']} self pairs where the uncited answer in the judge's own style wins "
+        "in both orders (humans pick the cited one).",
+        "",
+        "The fake judge does not read the prompt, so these rows cannot show sensitivity to prompt wording; "
+        "a real judge can, and should be probed with two prompt versions.",
+        "",
+    ])
