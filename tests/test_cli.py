@@ -36,3 +36,11 @@ def test_validate_bad_cases_exits_non_zero_with_one_line_per_row(tmp_path, tiny_
 def test_validate_missing_file(tmp_path, capsys):
     assert main(["validate", str(tmp_path / "nope.jsonl"), "--corpus", str(tmp_path)]) == 1
     assert capsys.readouterr().err == f"assay validate: {tmp_path}/nope.jsonl: file not found (fix: check the path)\n"
+
+
+def test_summary_prints_one_line_per_metrics_file(tmp_path, capsys):
+    (tmp_path / "split.json").write_text(json.dumps({"dev": 7, "holdout": 3}))
+    (tmp_path / "gate.json").write_text(json.dumps({"passed": 0, "failed": 2}))
+    assert main(["summary", "--metrics", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == ("split        dev 7, holdout 3\n"
+                                       "gate         FAIL (2 check(s) unmet); details in reports/summary.md, CI runs `assay gate`\n")

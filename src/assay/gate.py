@@ -83,7 +83,7 @@ def metric_checks(plan: Plan, candidate: dict | None, compare: dict | None, cand
             checks.append(Check(name, "missing", why, value, m.threshold))
         else:
             sign = ">=" if m.direction == "higher" else "<="
-            checks.append(Check(name, "pass" if ok else "fail", f"{_fmt(value)} {'meets' if ok else 'misses'} {sign} {m.threshold}",
+            checks.append(Check(name, "pass" if ok else "fail", f"{_fmt(value)} {'meets' if ok else 'misses'} {sign} {_fmt(m.threshold)}",
                                 value, m.threshold))
     for m in plan.metrics:
         if not m.no_regression:
