@@ -109,7 +109,7 @@ def read_jsonl(path: str | os.PathLike) -> list[tuple[int, dict]]:
             if not line.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = json.loads(line.rstrip("\r\n"))
             except json.JSONDecodeError as error:
                 problems.append(Problem(str(path), number, None, f"not valid JSON ({error.msg} at column {error.colno})",
                                         "write one JSON object per line"))

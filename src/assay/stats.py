@@ -1,6 +1,6 @@
-"""Shared interval estimates: percentile bootstrap for a mean, and the Wilson interval for a proportion.
+"""Shared interval estimate: the percentile bootstrap for a mean.
 
-Both return ``(nan, nan)`` for an empty sample rather than a made-up interval.
+An empty sample gives ``(nan, nan)`` rather than a made-up interval.
 """
 
 from __future__ import annotations
@@ -39,16 +39,3 @@ def bootstrap_ci(values: Sequence[float] | np.ndarray, resamples: int = 2000, se
     alpha = (1 - level) / 2
     low, high = np.quantile(means, [alpha, 1 - alpha])
     return (float(low), float(high))
-
-
-def wilson_ci(successes: int, n: int, level: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval for a proportion; ``(nan, nan)`` when ``n == 0``."""
-    if n == 0:
-        return (math.nan, math.nan)
-    from scipy.stats import norm
-
-    z = float(norm.ppf(1 - (1 - level) / 2))
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))

@@ -1,0 +1,60 @@
+import json
+import math
+
+import pyarrow as pa
+import pytest
+
+from assay.errors import InputError
+from assay.io import atomic_path, dumps_json, read_jsonl, read_table_rows, sha256_tree, write_json, write_parquet
+
+
+def test_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path):
+    target = tmp_path / "m.json"
+    write_json(target, {"a": 1})
+    with pytest.raises(RuntimeError):
+        with atomic_path(target) as tmp:
+            tmp.write_text("half")
+            raise RuntimeError("boom")
+    assert json.loads(target.read_text()) == {"a": 1}
+    assert [p.name for p in tmp_path.iterdir()] == ["m.json"]
+
+
+def test_json_is_sorted_stable_and_nan_is_null():
+    text = dumps_json({"b": math.nan, "a": (1, 2), "c": {"z": 1, "y": "বাংলা"}})
+    assert text == '{\n  "a": [\n    1,\n    2\n  ],\n  "b": null,\n  "c": {\n    "y": "বাংলা",\n    "z": 1\n  }\n}\n'
+
+
+def test_parquet_is_byte_stable(tmp_path):
+    table = pa.table({"id": ["b", "a"], "x": [1.5, None]})
+    write_parquet(tmp_path / "1.parquet", table)
+    write_parquet(tmp_path / "2.parquet", table)
+    assert (tmp_path / "1.parquet").read_bytes() == (tmp_path / "2.parquet").read_bytes()
+
+
+def test_jsonl_errors_name_every_bad_line(tmp_path):
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"a": 1}\n\n[1, 2]\n{"a":\n', encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        read_jsonl(path)
+    assert str(err.value).splitlines() == [
+        f"{path}:3: expected a JSON object, got list (fix: write one JSON object per line)",
+        f"{path}:4: not valid JSON (Expecting value at column 6) (fix: write one JSON object per line)",
+    ]
+
+
+def test_csv_rows_count_the_header_as_line_one(tmp_path):
+    path = tmp_path / "x.csv"
+    path.write_text("a,b\n1,2\n", encoding="utf-8")
+    assert read_table_rows(path) == [(2, {"a": "1", "b": "2"})]
+
+
+def test_tree_hash_sees_names_and_bytes_not_order(tmp_path):
+    (tmp_path / "a.md").write_text("x")
+    (tmp_path / "b.md").write_text("y")
+    before = sha256_tree(tmp_path)
+    (tmp_path / "b.md").write_text("y!")
+    assert sha256_tree(tmp_path) != before
+    (tmp_path / "b.md").write_text("y")
+    assert sha256_tree(tmp_path) == before
+    (tmp_path / "b.md").rename(tmp_path / "c.md")
+    assert sha256_tree(tmp_path) != before
