@@ -57,3 +57,9 @@ def test_table_ends_with_the_verdict():
     text = checks_table([Check("x", "pass", "ok"), Check("y", "fail", "bad")])
     assert text.splitlines()[-1] == "verdict: FAIL: a pre-registered threshold is unmet"
     assert exit_code([]) == 0
+
+
+def test_a_file_specific_input_wins_over_the_plain_name():
+    recorded = {"rag/mine.json": {"inputs": {"answers": "old"}}, "rag/other.json": {"inputs": {"answers": "x"}}}
+    checks = freshness_checks(recorded, {"rag/mine.json:answers": lambda: "new"})
+    assert [(c.name, c.status, c.detail) for c in checks] == [("fresh rag/mine.json", "stale", "changed since the last run: answers")]

@@ -18,9 +18,11 @@ CASES, CORPUS = "data/cases.jsonl", "data/corpus"
 def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> dict[str, Callable[[], str]]:
     """``{input name: () -> current hash}`` for the inputs assay's stages record.
 
-    Names: ``plan``, ``cases_file``, ``corpus``, ``sources``, ``pairs`` (file and tree SHA-256) and
-    ``cases`` (the order-independent dataset hash, which needs the cases to validate). Paths come
-    from params.yaml where a stage reads them from there.
+    Names: ``plan``, ``cases_file``, ``corpus``, ``sources``, ``pairs`` (file and tree SHA-256),
+    ``cases`` (the order-independent dataset hash, which needs the cases to validate), ``run_<version>``
+    (each run table) and ``rag/<version>.json:answers`` (an answers-file version's file, which DVC
+    does not track because a ``foreach`` stage cannot list it). Paths come from params.yaml where a
+    stage reads them from there. A missing file raises ``OSError``; the gate counts it as changed.
     """
     base = Path(root)
     params = read_yaml(base / params_file) or {}
@@ -33,7 +35,7 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
 
         return dataset_hash(load_cases(base / CASES))
 
-    return {
+    inputs = {
         "plan": lambda: sha256_file(base / plan),
         "cases_file": lambda: sha256_file(base / CASES),
         "corpus": lambda: sha256_tree(base / CORPUS),
@@ -41,3 +43,9 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
         "pairs": lambda: sha256_file(base / pairs),
         "cases": dataset,
     }
+    versions = (params.get("rag") or {}).get("versions") or {}
+    for name, settings in versions.items():
+        inputs[f"run_{name}"] = lambda n=name: sha256_file(base / "data/derived/runs" / f"{n}.parquet")
+        if (settings or {}).get("answers"):
+            inputs[f"rag/{name}.json:answers"] = lambda a=settings["answers"]: sha256_file(base / a)
+    return inputs

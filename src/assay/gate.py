@@ -136,8 +136,9 @@ def freshness_checks(recorded: dict[str, dict], current: dict[str, Callable[[], 
 
     Args:
         recorded: metrics file name -> its parsed JSON (files without ``inputs`` are skipped).
-        current: input name -> a function computing that input's current hash; names a metrics
-            file records but this mapping does not know are not checked.
+        current: input name -> a function computing that input's current hash. A key
+            ``"<file>:<name>"`` applies to that metrics file only and wins over a plain ``"<name>"``
+            (for inputs such as a version's answers file). Names neither form knows are not checked.
 
     Returns:
         One check per metrics file that records inputs: ``stale`` naming every changed input, else ``pass``.
@@ -146,14 +147,15 @@ def freshness_checks(recorded: dict[str, dict], current: dict[str, Callable[[], 
     checks = []
     for fname, data in sorted(recorded.items()):
         inputs = (data or {}).get("inputs") or {}
-        known = {k: v for k, v in inputs.items() if k in current}
+        known = {k: (f"{fname}:{k}" if f"{fname}:{k}" in current else k, v) for k, v in inputs.items()
+                 if f"{fname}:{k}" in current or k in current}
         if not known:
             continue
         changed = []
-        for k, v in sorted(known.items()):
-            if k not in cache:
-                cache[k] = current[k]()
-            if cache[k] != v:
+        for k, (key, v) in sorted(known.items()):
+            if key not in cache:
+                cache[key] = current[key]()
+            if cache[key] != v:
                 changed.append(k)
         checks.append(Check(f"fresh {fname}", "stale" if changed else "pass",
                             f"changed since the last run: {', '.join(changed)}" if changed else "inputs unchanged"))

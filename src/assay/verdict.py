@@ -34,7 +34,8 @@ def gather(root: str | Path = ".") -> tuple[list[Check], dict[str, dict | None],
     plan = load_plan(base / load_section("plan", PlanParams, params_file).path)
     folder = base / "metrics"
     names = ["plan.json", "dataset.json", "split.json", "leakage.json", "agreement.json", "bias.json",
-             "calibration.json", "compare.json", f"rag/{versions.baseline}.json", f"rag/{versions.candidate}.json"]
+             "calibration.json", "sensitivity.json", "compare.json", f"rag/{versions.baseline}.json",
+             f"rag/{versions.candidate}.json"]
     m = {n: read_metrics(folder, n) for n in names}
     checks = metric_checks(plan, m[f"rag/{versions.candidate}.json"], m["compare.json"], versions.candidate)
     checks += judge_checks(gate, m["agreement.json"], m["calibration.json"])
