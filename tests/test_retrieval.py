@@ -114,3 +114,20 @@ def test_top_k_row_equals_a_full_sort(scores, k):
     row = np.array(scores, dtype=float)
     expected = sorted((i for i, s in enumerate(scores) if s > 0), key=lambda i: (-scores[i], i))[:k]
     assert top_k_row(row, k).tolist() == expected
+
+
+def test_search_documents_equals_grouping_the_full_chunk_ranking():
+    from assay.corpus import load_corpus
+    from assay.dataset import load_cases
+
+    corpus = load_corpus("data/corpus")
+    questions = [c.question for c in load_cases("data/cases.jsonl", corpus)]
+    for chunking in ("paragraph", "sentence"):
+        index = LexicalIndex(chunk_corpus(corpus, chunking))
+        full = index.search(questions, k=len(index))
+        for (docs, n_docs), (chunks, n_chunks) in zip(index.search_documents(questions, 3), full):
+            # the full chunk ranking, keeping each document's first (best) chunk, is the document ranking
+            expected = list({h.doc_id: h for h in reversed(chunks)}.values())[::-1]
+            expected = sorted(expected, key=lambda h: chunks.index(h))[:3]
+            assert [(h.doc_id, h.index) for h in docs] == [(h.doc_id, h.index) for h in expected]
+            assert n_docs == n_chunks

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from assay.corpus import load_corpus
-from assay.dataset import load_cases
+from assay.dataset import CaseRecord, load_cases
 from assay.errors import InputError
 from assay.retrieval import Hit
 from assay.systems import (
@@ -184,3 +184,23 @@ def test_callable_runtime_errors(plugin_dir, corpus, cases):
         CallableSystem("myrag_plugin:number", corpus, param="p").run(cases[:1], k=3)
     assert str(error.value) == ("p: myrag_plugin:number on case 't1' returned int (fix: return a dict with answer, "
                                 "citations, abstained, or the reply text as a str)")
+
+
+def test_margin_is_between_documents_not_sentences_of_one_page():
+    from assay.corpus import Document
+
+    def doc(i, text):
+        return Document(id=i, title=i, lang="en", updated="2026-01-01", text=text)
+
+    # two pages give different refund windows for the same words: an ambiguity about the source
+    rival = {"kb-a": doc("kb-a", "Refunds take 30 days."), "kb-b": doc("kb-b", "Refunds take 60 days.")}
+    out = ReferenceSystem(rival, "sentence", min_score=0.1, min_margin=0.05).run(
+        [CaseRecord(id="c", question="How many days do refunds take?", task="lookup", set="golden", lang="en",
+                    expect="answer", doc_ids=["kb-a"], facts=["30 days"], why="two rival pages")], k=3)[0]
+    assert out.guard == "min_margin" and out.margin == 0.0 and out.retrieved == ("kb-a", "kb-b")
+    # the same two sentences on one page are one source: the margin is against the next page (none here)
+    one = {"kb-a": doc("kb-a", "Refunds take 30 days. Refunds take 60 days.")}
+    out = ReferenceSystem(one, "sentence", min_score=0.1, min_margin=0.05).run(
+        [CaseRecord(id="c", question="How many days do refunds take?", task="lookup", set="golden", lang="en",
+                    expect="answer", doc_ids=["kb-a"], facts=["30 days"], why="one page, two sentences")], k=3)[0]
+    assert out.guard is None and out.margin == out.top_score

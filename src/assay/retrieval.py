@@ -132,6 +132,9 @@ class LexicalIndex:
         if not chunks:
             raise RetrievalError("LexicalIndex: the corpus has no text to index (fix: add documents with paragraphs)")
         self.chunks = list(chunks)
+        doc_ids = [c.doc_id for c in self.chunks]
+        #: first chunk position of each document's run (chunks come grouped by document)
+        self.doc_starts = np.flatnonzero([i == 0 or doc_ids[i] != doc_ids[i - 1] for i in range(len(doc_ids))])
         self.vectorizer = TfidfVectorizer(token_pattern=TOKEN_PATTERN, lowercase=True, dtype=np.float64)
         try:
             self.matrix_t = self.vectorizer.fit_transform([c.text for c in self.chunks]).T.tocsr()
@@ -161,5 +164,34 @@ class LexicalIndex:
                 positions = top_k_row(row, k)
                 hits = [Hit(self.chunks[p].doc_id, self.chunks[p].index, self.chunks[p].text, float(row[p]))
                         for p in positions]
+                out.append((hits, int(np.count_nonzero(row > 0))))
+        return out
+
+    def search_documents(self, questions: Sequence[str], k: int) -> list[tuple[list[Hit], int]]:
+        """The top ``k`` *documents* of every question, each represented by its best chunk.
+
+        A document scores its best chunk's score (max-passage ranking); documents are ranked by
+        that score, ties by document order, and within a document the first best chunk wins. So the
+        hits name ``k`` distinct documents (fewer when fewer share a word with the question), and
+        the gap between the first two hits is the gap between the two best *sources*, not between
+        two sentences of one page. ``candidates`` is as in :meth:`search`.
+
+        Raises:
+            RetrievalError: when the chunks are not grouped by document (build them with
+                :func:`chunk_corpus`).
+        """
+        ends = np.append(self.doc_starts[1:], len(self.chunks))
+        if len({self.chunks[i].doc_id for i in self.doc_starts}) != len(self.doc_starts):
+            raise RetrievalError("search_documents: chunks of one document are not contiguous (fix: use chunk_corpus)")
+        out: list[tuple[list[Hit], int]] = []
+        for _, block in self.scores(questions):
+            best = np.maximum.reduceat(block, self.doc_starts, axis=1)
+            for row, doc_scores in zip(block, best):
+                hits = []
+                for d in top_k_row(doc_scores, k):
+                    start, end = self.doc_starts[d], ends[d]
+                    p = start + int(np.argmax(row[start:end]))
+                    c = self.chunks[p]
+                    hits.append(Hit(c.doc_id, c.index, c.text, float(row[p])))
                 out.append((hits, int(np.count_nonzero(row > 0))))
         return out

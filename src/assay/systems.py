@@ -107,15 +107,17 @@ class CopyTopChunkModel:
 class ReferenceSystem:
     """Lexical retrieval with guards and the copy-the-top-chunk model.
 
-    Guards, checked in order on the ranked hits (``margin`` = top score minus second score, the
-    second being 0 when there is one hit): no hit at all -> ``no_hits``; top score below
-    ``min_score`` -> ``min_score``; margin below ``min_margin`` -> ``min_margin``. A guarded case
-    gets the abstain reply ``{"answer": "", "citations": [], "abstained": true}``. With
-    ``min_score=0`` and ``min_margin=0`` the system abstains only when nothing matches.
+    Retrieval ranks documents by their best chunk (:meth:`LexicalIndex.search_documents`), so the
+    hits are distinct documents and each hit's text is that document's best chunk. Guards, checked
+    in order on the ranked hits (``margin`` = top score minus second score, the second being 0 when
+    there is one hit): no hit at all -> ``no_hits``; top score below ``min_score`` ->
+    ``min_score``; margin below ``min_margin`` -> ``min_margin``. A guarded case gets the abstain
+    reply ``{"answer": "", "citations": [], "abstained": true}``. With ``min_score=0`` and
+    ``min_margin=0`` the system abstains only when nothing matches.
 
-    The margin is between the top two chunks, even when both come from one document. Score and
-    margin are rounded to 12 decimals before the comparison, so float noise (0.5 - 0.45 =
-    0.04999...) does not decide a guard.
+    The margin is between the two best *documents*: two close sentences of one page are not an
+    ambiguity about the source, two close pages are. Score and margin are rounded to 12 decimals
+    before the comparison, so float noise (0.5 - 0.45 = 0.04999...) does not decide a guard.
     """
 
     def __init__(self, corpus: Mapping[str, Document], chunking: Chunking, min_score: float, min_margin: float):
@@ -137,7 +139,7 @@ class ReferenceSystem:
 
     def run(self, cases: Sequence[CaseRecord], k: int) -> list[SystemOutput]:
         """Answer every case (questions are retrieved in one batch); outputs in case order."""
-        found = self.index.search([c.question for c in cases], max(k, 2))
+        found = self.index.search_documents([c.question for c in cases], max(k, 2))
         out = []
         for case, (hits, candidates) in zip(cases, found, strict=True):
             top_score, margin, guard = self.guard(hits)
