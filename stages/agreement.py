@@ -22,7 +22,7 @@ def main() -> None:
     pairs = sorted(load_pairs(params.pairs), key=lambda p: p.id)
     report, disagreeing = agreement_report([p.id for p in pairs], [p.ann1 for p in pairs], [p.ann2 for p in pairs],
                                            params.weights, labels=LABELS, names=("ann1", "ann2"))
-    write_json(METRICS, {**report, **provenance(pairs=sha256_file(params.pairs))})
+    write_json(METRICS, {**report, **provenance(pairs=sha256_file(params.pairs), guidelines=sha256_file(params.guidelines))})
     by_id = {p.id: p for p in pairs}
     write_jsonl(DISAGREEMENTS, [{"id": i, "ann1": x, "ann2": y, "kind": by_id[i].kind, "lang": by_id[i].lang}
                                 for i, x, y in disagreeing])

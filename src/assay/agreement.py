@@ -59,10 +59,13 @@ class AgreementParams(BaseModel):
     ``pairs``: the labelled pairs file (two annotators' labels ann1/ann2).
     ``weights``: None for Cohen's kappa on unordered labels (a/b/tie); ``linear`` or ``quadratic``
     only for ordered labels (relevance grades, 1-5 scores).
+    ``guidelines``: the labelling guidelines the annotators followed; their hash is recorded, so a
+    reworded guideline shows up as a changed input of the agreement figures.
     """
 
     model_config = ConfigDict(extra="forbid")
     pairs: str = "data/pairs.jsonl"
+    guidelines: str = "data/guidelines.md"
     weights: Literal["linear", "quadratic"] | None = None
 
 

@@ -18,7 +18,7 @@ CASES, CORPUS = "data/cases.jsonl", "data/corpus"
 def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> dict[str, Callable[[], str]]:
     """``{input name: () -> current hash}`` for the inputs assay's stages record.
 
-    Names: ``plan``, ``cases_file``, ``corpus``, ``sources``, ``pairs`` (file and tree SHA-256),
+    Names: ``plan``, ``cases_file``, ``corpus``, ``sources``, ``pairs``, ``guidelines`` (file and tree SHA-256),
     ``cases`` (the order-independent dataset hash, which needs the cases to validate), ``run_<version>``
     (each run table) and ``rag/<version>.json:answers`` (an answers-file version's file, which DVC
     does not track because a ``foreach`` stage cannot list it). Paths come from params.yaml where a
@@ -29,6 +29,7 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
     plan = params.get("plan", {}).get("path", "data/plan.yaml")
     sources = params.get("leakage", {}).get("sources", "data/sources")
     pairs = params.get("agreement", {}).get("pairs", "data/pairs.jsonl")
+    guidelines = params.get("agreement", {}).get("guidelines", "data/guidelines.md")
 
     def dataset() -> str:
         from assay.dataset import dataset_hash, load_cases
@@ -41,6 +42,7 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
         "corpus": lambda: sha256_tree(base / CORPUS),
         "sources": lambda: sha256_tree(base / sources),
         "pairs": lambda: sha256_file(base / pairs),
+        "guidelines": lambda: sha256_file(base / guidelines),
         "cases": dataset,
     }
     versions = (params.get("rag") or {}).get("versions") or {}

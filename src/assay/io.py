@@ -161,7 +161,13 @@ def sha256_bytes(data: bytes) -> str:
 
 
 def sha256_file(path: str | os.PathLike) -> str:
-    """Hex SHA-256 of a file's exact bytes."""
+    """Hex SHA-256 of a file's exact bytes.
+
+    Raises:
+        InputError: the file does not exist (named, with the fix).
+    """
+    if not Path(path).is_file():
+        raise InputError([Problem(str(path), None, None, "file not found", "check the path in params.yaml")])
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
