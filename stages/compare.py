@@ -11,7 +11,7 @@ from __future__ import annotations
 
 def main() -> None:
     from assay.compare import CompareParams, compare_runs, read_run, run_provenance
-    from assay.io import write_json
+    from assay.io import write_csv, write_json
     from assay.params import load_section
     from assay.runner import RagParams
 
@@ -23,6 +23,9 @@ def main() -> None:
     prov = run_provenance(paths, {name: f"metrics/rag/{name}.json" for name in paths})
     write_json("metrics/compare.json", {**metrics, **prov})
     write_json("reports/compare.json", {**report, **prov})
+    for side in ("baseline", "candidate"):
+        write_csv(f"reports/plots/pass_by_task_{side}.csv", ("task", "pass_rate", "n"),
+                  ((task, v["pass_rate"], v["n"]) for task, v in metrics[f"{side}_by_task"].items()))
 
 
 if __name__ == "__main__":
