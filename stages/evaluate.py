@@ -24,8 +24,10 @@ def main(version: str) -> None:
     corpus = load_corpus(CORPUS)
     cases = load_cases(CASES, corpus)
     results = run_version(version, settings, cases, corpus, params.k)
-    write_parquet(f"data/derived/runs/{version}.parquet", results_table(results))
-    write_json(f"metrics/rag/{version}.json", version_metrics(version, params, results, cases, CASES, CORPUS))
+    metrics = version_metrics(version, params, results, cases, CASES, CORPUS)
+    write_parquet(f"data/derived/runs/{version}.parquet", results_table(results),
+                  {key: metrics[key] for key in ("assay_version", "inputs", "version", "settings", "k")})
+    write_json(f"metrics/rag/{version}.json", metrics)
 
 
 if __name__ == "__main__":

@@ -15,10 +15,11 @@ def main() -> None:
     cases = read_cases_table("data/derived/cases.parquet")
     sides = assign(cases, params.salt, params.holdout_share)
     ids = sorted(sides)
-    write_parquet("data/derived/split.parquet", pa.table({"id": ids, "side": [sides[i] for i in ids]}))
+    prov = provenance(cases=dataset_hash(cases))
+    write_parquet("data/derived/split.parquet", pa.table({"id": ids, "side": [sides[i] for i in ids]}),
+                  {**prov, "salt": params.salt, "holdout_share": params.holdout_share})
     counts = split_counts(sides)
-    write_json("metrics/split.json", {**counts, "holdout_share": round(counts["holdout"] / max(1, len(ids)), 4),
-                                      **provenance(cases=dataset_hash(cases))})
+    write_json("metrics/split.json", {**counts, "holdout_share": round(counts["holdout"] / max(1, len(ids)), 4), **prov})
 
 
 if __name__ == "__main__":

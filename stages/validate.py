@@ -13,13 +13,14 @@ def main() -> None:
     corpus = load_corpus(CORPUS)
     cases = load_cases(CASES, corpus)
     cov, digest = coverage(cases), dataset_hash(cases)
-    write_parquet("data/derived/cases.parquet", cases_table(cases))
+    prov = provenance(cases_file=sha256_file(CASES), corpus=sha256_tree(CORPUS))
+    write_parquet("data/derived/cases.parquet", cases_table(cases), {**prov, "dataset_hash": digest})
     write_json("metrics/dataset.json", {
         "cases": len(cases), "hash": digest, "gaps": len(cov["gaps"]), "empty_cells": len(cov["empty"]),
         "documents": len(corpus), "by_lang": cov["by_lang"],
         "by_set": {s: sum(row[s] for row in cov["matrix"].values()) for s in next(iter(cov["matrix"].values()))},
         "by_task": {t: sum(row.values()) for t, row in cov["matrix"].items()},
-        **provenance(cases_file=sha256_file(CASES), corpus=sha256_tree(CORPUS))})
+        **prov})
     write_text("reports/coverage.md", coverage_markdown(cov, digest, len(cases)))
 
 

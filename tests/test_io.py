@@ -58,3 +58,12 @@ def test_tree_hash_sees_names_and_bytes_not_order(tmp_path):
     assert sha256_tree(tmp_path) == before
     (tmp_path / "b.md").rename(tmp_path / "c.md")
     assert sha256_tree(tmp_path) != before
+
+
+def test_parquet_carries_its_provenance(tmp_path):
+    from assay.io import read_parquet_provenance
+
+    write_parquet(tmp_path / "p.parquet", pa.table({"id": ["a"]}), {"inputs": {"cases": "h"}})
+    assert read_parquet_provenance(tmp_path / "p.parquet") == {"inputs": {"cases": "h"}}
+    write_parquet(tmp_path / "q.parquet", pa.table({"id": ["a"]}))
+    assert read_parquet_provenance(tmp_path / "q.parquet") is None

@@ -82,16 +82,30 @@ def write_csv(path: str | os.PathLike, header: tuple[str, ...], rows) -> None:
     write_text(path, buffer.getvalue())
 
 
-def write_parquet(path: str | os.PathLike, table: Any) -> None:
-    """Write a pyarrow Table or pandas DataFrame to Parquet atomically, without the pandas index."""
+def write_parquet(path: str | os.PathLike, table: Any, provenance: dict | None = None) -> None:
+    """Write a pyarrow Table or pandas DataFrame to Parquet atomically, without the pandas index.
+
+    ``provenance`` (for example the hashes of the inputs) is stored as stable JSON under the
+    schema metadata key ``assay``; read it back with :func:`read_parquet_provenance`. The pandas
+    metadata is dropped, since it would carry library versions into the bytes.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     if not isinstance(table, pa.Table):
         table = pa.Table.from_pandas(table, preserve_index=False)
-    table = table.replace_schema_metadata(None)  # pandas metadata would carry library versions
+    meta = {b"assay": dumps_json(provenance).encode("utf-8")} if provenance is not None else None
+    table = table.replace_schema_metadata(meta)
     with atomic_path(path) as tmp:
         pq.write_table(table, tmp, compression="zstd")
+
+
+def read_parquet_provenance(path: str | os.PathLike) -> dict | None:
+    """The provenance stored by :func:`write_parquet`, or ``None`` when the file has none."""
+    import pyarrow.parquet as pq
+
+    meta = pq.read_schema(path).metadata or {}
+    return json.loads(meta[b"assay"]) if b"assay" in meta else None
 
 
 def read_jsonl(path: str | os.PathLike) -> list[tuple[int, dict]]:
