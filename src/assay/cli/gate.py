@@ -38,7 +38,10 @@ def run(args: argparse.Namespace) -> int:
     from assay.gate import Check, checks_dict, checks_table, exit_code
     from assay.verdict import gather
 
-    root = Path(args.root)
+    import os
+
+    os.chdir(args.root)  # params.yaml paths are relative to the repository root
+    root = Path(".")
     checks: list[Check] = []
     if not args.skip_dvc_status:
         status = dvc_status(root)
