@@ -39,10 +39,7 @@ def gather(root: str | Path = ".") -> tuple[list[Check], dict[str, dict | None],
     m = {n: read_metrics(folder, n) for n in names}
     checks = metric_checks(plan, m[f"rag/{versions.candidate}.json"], m["compare.json"], versions.candidate)
     checks += judge_checks(gate, m["agreement.json"], m["calibration.json"])
-    current = current_inputs(base)
-    guarded = {}
-    for key, fn in current.items():
-        guarded[key] = _guard(fn)
+    guarded = {key: _guard(fn) for key, fn in current_inputs(base).items()}
     checks += freshness_checks({n: d for n, d in m.items() if d is not None}, guarded)
     checks += calibration_freshness(base, m["calibration.json"])
     return checks, m, versions
