@@ -76,3 +76,19 @@ def test_strict_plan_fails_the_stage(repro_copy):
     proc = run([DVC, "repro", "plan"], repro_copy, check=False)
     assert proc.returncode != 0
     assert "problem(s) and plan.strict is true" in proc.stderr + proc.stdout
+
+
+def _lists(value, path=""):
+    if isinstance(value, list):
+        yield path
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _lists(v, f"{path}.{k}")
+
+
+def test_metrics_hold_scalars_and_nested_objects_only(reproduced):
+    """DVC drops lists from metrics files; every list belongs in reports/."""
+    files = sorted((reproduced / "metrics").rglob("*.json"))
+    assert len(files) >= 12
+    for f in files:
+        assert list(_lists(json.loads(f.read_text(encoding="utf-8")))) == [], f.name
