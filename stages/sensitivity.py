@@ -1,6 +1,6 @@
 """DVC stage `sensitivity`: the configured judge labels every pair under two prompt wordings."""
 
-from assay.io import write_json, write_text
+from assay.io import sha256_file, write_json, write_text
 from assay.judge.factory import JudgeParams, make_judge
 from assay.pairs import load_pairs
 from assay.params import load_section
@@ -15,14 +15,8 @@ def main() -> None:
     pairs = sorted(load_pairs(params.pairs), key=lambda p: p.id)
     a, b = (load_prompt(params.prompt_path(v)) for v in params.sensitivity_versions)
     report = wording_sensitivity(make_judge(params), pairs, a, b, swap=params.swap)
-    write_json("metrics/sensitivity.json", {**sensitivity_metrics(report), **provenance(pairs=_sha(params.pairs))})
+    write_json("metrics/sensitivity.json", {**sensitivity_metrics(report), **provenance(pairs=sha256_file(params.pairs))})
     write_text("reports/sensitivity.md", sensitivity_markdown(report))
-
-
-def _sha(path: str) -> str:
-    from assay.io import sha256_file
-
-    return sha256_file(path)
 
 
 if __name__ == "__main__":

@@ -28,10 +28,8 @@ from assay.errors import InputError
 
 from assay.judge.base import Judge
 from assay.judge.fake import FakeJudge
+from assay.prompts import prompt_path
 from assay.records import problems_from
-
-PROMPT_NAME = "pairwise"
-
 
 class JudgeParams(BaseModel):
     """Params section ``judge``, read by the probe and calibrate stages and ``assay calibration-status``."""
@@ -57,7 +55,7 @@ class JudgeParams(BaseModel):
 
     def prompt_path(self, version: int) -> Path:
         """``<prompts_dir>/pairwise_v<version>.md``."""
-        return Path(self.prompts_dir) / f"{PROMPT_NAME}_v{version}.md"
+        return prompt_path(self.prompts_dir, version)
 
 
 def make_judge(params: JudgeParams, where: str = "params.yaml") -> Judge:
