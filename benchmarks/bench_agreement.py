@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from assay.agreement import agreement_report, contingency
+from assay.stats.agreement import agreement_report, contingency
 
 
 def labels(n: int, seed: int = 0) -> tuple[list[str], list[str]]:

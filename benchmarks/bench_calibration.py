@@ -14,7 +14,7 @@ import time
 def synthetic_pairs(n: int, seed: int = 0) -> list:
     """``n`` pairs cycling through the six kinds, with distinct numbers so every answer text differs."""
     from assay.judge.fake import SELF_MARK
-    from assay.pairs import Pair
+    from assay.data.pairs import Pair
 
     rng = random.Random(seed)
     pad = " We are always happy to help, and you can find more details in the app at any time."
@@ -40,9 +40,9 @@ def synthetic_pairs(n: int, seed: int = 0) -> list:
 
 
 def main() -> None:
-    from assay.calibration import calibrate
+    from assay.judge.calibration import calibrate
     from assay.judge.fake import PRESETS
-    from assay.prompts import load_prompt
+    from assay.judge.prompts import load_prompt
 
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
     pairs = synthetic_pairs(n)

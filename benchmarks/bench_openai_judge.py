@@ -20,8 +20,8 @@ from fake_openai_server import FakeOpenAIServer  # noqa: E402
 
 from assay.judge.openai import OpenAIJudge, OpenAIJudgeParams  # noqa: E402
 from assay.judge.orders import judge_pairs  # noqa: E402
-from assay.pairs import Pair  # noqa: E402
-from assay.prompts import load_prompt  # noqa: E402
+from assay.data.pairs import Pair  # noqa: E402
+from assay.judge.prompts import load_prompt  # noqa: E402
 
 N_PAIRS, LATENCY, CONCURRENCY, TARGET_SECONDS = 2000, 0.020, 32, 10.0
 

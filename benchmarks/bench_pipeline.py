@@ -16,9 +16,9 @@ import time
 
 import numpy as np
 
-from assay.dataset import dataset_hash, parse_cases
-from assay.leakage import near_duplicates, words
-from assay.split import assign
+from assay.data.cases import dataset_hash, parse_cases
+from assay.data.leakage import near_duplicates, words
+from assay.data.split import assign
 
 TASKS = ["lookup", "exact_term", "paraphrase", "multi_fact"]
 SETS = ["golden", "adversarial", "production_like"]

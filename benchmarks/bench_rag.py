@@ -15,10 +15,10 @@ import time
 import numpy as np
 import pandas as pd
 
-from assay.compare import compare_runs
-from assay.corpus import Document
-from assay.dataset import TASKS, CaseRecord
-from assay.runner import VersionParams, run_version, summarize
+from assay.rag.compare import compare_runs
+from assay.data.corpus import Document
+from assay.data.cases import TASKS, CaseRecord
+from assay.rag.runner import VersionParams, run_version, summarize
 
 
 def synthetic_runs(n: int, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -10,9 +10,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from assay.corpus import load_corpus  # noqa: E402
-from assay.dataset import load_cases  # noqa: E402
-from assay.systems import SystemRequest  # noqa: E402
+from assay.data.corpus import load_corpus  # noqa: E402
+from assay.data.cases import load_cases  # noqa: E402
+from assay.rag.systems import SystemRequest  # noqa: E402
 from examples.keyword_rag import answer  # noqa: E402
 
 corpus = load_corpus("data/corpus")

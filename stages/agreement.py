@@ -5,12 +5,12 @@ metrics/agreement.json, reports/disagreements.jsonl (for adjudication, sorted by
 reports/plots/confusion_annotators.csv (one row per pair, for `dvc plots` with the confusion template).
 """
 
-from assay.agreement import AgreementParams, agreement_report
-from assay.io import sha256_file, write_csv, write_json, write_jsonl
-from assay.pairs import LABELS, load_pairs
-from assay.params import load_section
-from assay.provenance import provenance
-from assay.stage import run_stage
+from assay.stats.agreement import AgreementParams, agreement_report
+from assay.core.io import sha256_file, write_csv, write_json, write_jsonl
+from assay.data.pairs import LABELS, load_pairs
+from assay.core.params import load_section
+from assay.core.provenance import provenance
+from assay.core.stage import run_stage
 
 METRICS = "metrics/agreement.json"
 DISAGREEMENTS = "reports/disagreements.jsonl"

@@ -9,12 +9,12 @@ verdicts) and reports/plots/confusion_judge.csv (columns final, judge; one row p
 
 
 def main() -> None:
-    from assay.calibration import calibration_run, metrics, pair_rows, report_markdown
-    from assay.io import write_csv, write_json, write_jsonl, write_text
+    from assay.judge.calibration import calibration_run, metrics, pair_rows, report_markdown
+    from assay.core.io import write_csv, write_json, write_jsonl, write_text
     from assay.judge.factory import JudgeParams, make_judge
-    from assay.pairs import load_pairs
-    from assay.params import load_section
-    from assay.prompts import load_prompt
+    from assay.data.pairs import load_pairs
+    from assay.core.params import load_section
+    from assay.judge.prompts import load_prompt
 
     params = load_section("judge", JudgeParams)
     pairs = sorted(load_pairs(params.pairs), key=lambda p: p.id)
@@ -29,6 +29,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    from assay.stage import run_stage
+    from assay.core.stage import run_stage
 
     run_stage("calibrate", main)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 
 def main() -> None:
-    from assay.compare import CompareParams, compare_runs, read_run, run_provenance
-    from assay.io import write_csv, write_json
-    from assay.params import load_section
-    from assay.runner import RagParams
+    from assay.rag.compare import CompareParams, compare_runs, read_run, run_provenance
+    from assay.core.io import write_csv, write_json
+    from assay.core.params import load_section
+    from assay.rag.runner import RagParams
 
     names = load_section("compare", CompareParams)
     rag = load_section("rag", RagParams)
@@ -29,6 +29,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    from assay.stage import run_stage
+    from assay.core.stage import run_stage
 
     run_stage("compare", main)

@@ -13,11 +13,11 @@ CASES, CORPUS = "data/cases.jsonl", "data/corpus"
 
 
 def main(version: str) -> None:
-    from assay.corpus import load_corpus
-    from assay.dataset import load_cases
-    from assay.io import write_json, write_parquet
-    from assay.params import load_section
-    from assay.runner import RagParams, results_table, run_version, version_metrics
+    from assay.data.corpus import load_corpus
+    from assay.data.cases import load_cases
+    from assay.core.io import write_json, write_parquet
+    from assay.core.params import load_section
+    from assay.rag.runner import RagParams, results_table, run_version, version_metrics
 
     params = load_section("rag", RagParams)
     settings = params.version(version)
@@ -31,7 +31,7 @@ def main(version: str) -> None:
 
 
 if __name__ == "__main__":
-    from assay.stage import run_stage
+    from assay.core.stage import run_stage
 
     if len(sys.argv) != 2:
         sys.exit("usage: python stages/evaluate.py VERSION")

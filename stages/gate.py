@@ -4,12 +4,12 @@ The stage succeeds whatever the verdict, so `dvc repro` completes and the summar
 `assay gate` is the command that fails CI.
 """
 
-from assay.gate import checks_dict, exit_code
-from assay.io import write_json, write_text
-from assay.provenance import provenance
-from assay.report import summary_markdown
-from assay.stage import run_stage
-from assay.verdict import gather
+from assay.release.checks import checks_dict, exit_code
+from assay.core.io import write_json, write_text
+from assay.core.provenance import provenance
+from assay.release.summary import summary_markdown
+from assay.core.stage import run_stage
+from assay.release.gather import gather
 
 
 def main() -> None:

@@ -1,12 +1,12 @@
 """DVC stage `leakage`: near-duplicates across the split and against data/sources/."""
 
-from assay.dataset import dataset_hash, read_cases_table
-from assay.io import sha256_tree, write_json
-from assay.leakage import LeakageParams, leakage_report, load_sources
-from assay.params import load_section
-from assay.provenance import provenance
-from assay.split import read_split
-from assay.stage import run_stage
+from assay.data.cases import dataset_hash, read_cases_table
+from assay.core.io import sha256_tree, write_json
+from assay.data.leakage import LeakageParams, leakage_report, load_sources
+from assay.core.params import load_section
+from assay.core.provenance import provenance
+from assay.data.split import read_split
+from assay.core.stage import run_stage
 
 
 def main() -> None:

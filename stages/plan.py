@@ -1,11 +1,11 @@
 """DVC stage `plan`: validate data/plan.yaml and report what it leaves unguarded."""
 
-from assay.errors import PlanProblems
-from assay.io import sha256_file, write_json, write_text
-from assay.params import load_section
-from assay.plan import PlanParams, load_plan, plan_markdown, plan_problems
-from assay.provenance import provenance
-from assay.stage import run_stage
+from assay.core.errors import PlanProblems
+from assay.core.io import sha256_file, write_json, write_text
+from assay.core.params import load_section
+from assay.data.plan import PlanParams, load_plan, plan_markdown, plan_problems
+from assay.core.provenance import provenance
+from assay.core.stage import run_stage
 
 
 def main() -> None:

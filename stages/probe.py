@@ -8,14 +8,14 @@ every fake preset, plus the configured judge when it is not a fake).
 
 
 def main() -> None:
-    from assay.calibration import labels_hash
-    from assay.io import write_json, write_text
+    from assay.judge.calibration import labels_hash
+    from assay.core.io import write_json, write_text
     from assay.judge.factory import JudgeParams, make_judge
-    from assay.pairs import load_pairs
-    from assay.params import load_section
-    from assay.probe import bias_probes, preset_table, probe_markdown
-    from assay.prompts import load_prompt
-    from assay.provenance import provenance
+    from assay.data.pairs import load_pairs
+    from assay.core.params import load_section
+    from assay.judge.probe import bias_probes, preset_table, probe_markdown
+    from assay.judge.prompts import load_prompt
+    from assay.core.provenance import provenance
 
     params = load_section("judge", JudgeParams)
     pairs = load_pairs(params.pairs)
@@ -31,6 +31,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    from assay.stage import run_stage
+    from assay.core.stage import run_stage
 
     run_stage("probe", main)

@@ -1,13 +1,13 @@
 """DVC stage `sensitivity`: the configured judge labels every pair under two prompt wordings."""
 
-from assay.io import sha256_file, write_json, write_text
+from assay.core.io import sha256_file, write_json, write_text
 from assay.judge.factory import JudgeParams, make_judge
-from assay.pairs import load_pairs
-from assay.params import load_section
-from assay.prompts import load_prompt
-from assay.provenance import provenance
-from assay.sensitivity import sensitivity_markdown, sensitivity_metrics, wording_sensitivity
-from assay.stage import run_stage
+from assay.data.pairs import load_pairs
+from assay.core.params import load_section
+from assay.judge.prompts import load_prompt
+from assay.core.provenance import provenance
+from assay.judge.sensitivity import sensitivity_markdown, sensitivity_metrics, wording_sensitivity
+from assay.core.stage import run_stage
 
 
 def main() -> None:

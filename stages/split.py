@@ -2,12 +2,12 @@
 
 import pyarrow as pa
 
-from assay.dataset import dataset_hash, read_cases_table
-from assay.io import write_json, write_parquet
-from assay.params import load_section
-from assay.provenance import provenance
-from assay.split import SplitParams, assign, split_counts
-from assay.stage import run_stage
+from assay.data.cases import dataset_hash, read_cases_table
+from assay.core.io import write_json, write_parquet
+from assay.core.params import load_section
+from assay.core.provenance import provenance
+from assay.data.split import SplitParams, assign, split_counts
+from assay.core.stage import run_stage
 
 
 def main() -> None:

@@ -1,10 +1,10 @@
 """DVC stage `validate`: validate the cases against the corpus; write derived cases, dataset metrics and coverage."""
 
-from assay.corpus import load_corpus
-from assay.dataset import cases_table, coverage, coverage_markdown, dataset_hash, load_cases
-from assay.io import sha256_file, sha256_tree, write_json, write_parquet, write_text
-from assay.provenance import provenance
-from assay.stage import run_stage
+from assay.data.corpus import load_corpus
+from assay.data.cases import cases_table, coverage, coverage_markdown, dataset_hash, load_cases
+from assay.core.io import sha256_file, sha256_tree, write_json, write_parquet, write_text
+from assay.core.provenance import provenance
+from assay.core.stage import run_stage
 
 CASES, CORPUS = "data/cases.jsonl", "data/corpus"
 

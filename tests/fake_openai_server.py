@@ -249,7 +249,7 @@ def make_prompt(folder, version: int, rubric: str = "Compare the two answers.", 
 
     ``rubric`` goes first in the system section (put ``[[flip]]`` there for a misleading wording).
     """
-    from assay.prompts import load_prompt
+    from assay.judge.prompts import load_prompt
 
     text = (f"# {name} v{version}\n\n## system\n{rubric}\n1. correctness: every fact right\n"
             "2. evidence: cites a source\nReply with JSON {\"winner\": \"first\"|\"second\"|\"tie\", \"reason\": \"...\"}.\n\n"

@@ -1,4 +1,4 @@
-"""Tests for assay.agreement: seed 000's worked numbers, scikit-learn and statsmodels, properties, the stage."""
+"""Tests for assay.stats.agreement: seed 000's worked numbers, scikit-learn and statsmodels, properties, the stage."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import cohens_kappa
 
-from assay.agreement import (
+from assay.stats.agreement import (
     CHANCE_IS_ONE,
     NO_PAIRS,
     AgreementError,
@@ -30,7 +30,7 @@ from assay.agreement import (
     kappa_se,
     observed,
 )
-from assay.io import sha256_file
+from assay.core.io import sha256_file
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -372,7 +372,7 @@ def test_stage_writes_metrics_disagreements_and_plot(tmp_path, monkeypatch):
 
 
 def test_stage_params_reject_unknown_key(tmp_path, monkeypatch):
-    from assay.errors import InputError
+    from assay.core.errors import InputError
 
     (tmp_path / "params.yaml").write_text("agreement:\n  weight: linear\n")
     with pytest.raises(InputError, match="agreement.weight"):

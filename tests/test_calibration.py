@@ -7,14 +7,14 @@ import math
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from assay.calibration import (calibrate, calibration_run, judge_settings, labels_hash, metrics, pair_rows,
+from assay.judge.calibration import (calibrate, calibration_run, judge_settings, labels_hash, metrics, pair_rows,
                                report_markdown, staleness, usability)
-from assay.io import dumps_json
+from assay.core.io import dumps_json
 from assay.judge.base import Verdict
 from assay.judge.fake import PRESETS, SELF_MARK
-from assay.pairs import LABELS, Pair, load_pairs
-from assay.prompts import load_prompt, prompt_path
-from assay.stats import bootstrap_ci
+from assay.data.pairs import LABELS, Pair, load_pairs
+from assay.judge.prompts import load_prompt, prompt_path
+from assay.stats.bootstrap import bootstrap_ci
 
 from conftest import ROOT
 

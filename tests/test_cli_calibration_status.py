@@ -6,11 +6,11 @@ import shutil
 
 import pytest
 
-from assay.calibration import judge_settings, labels_hash, settings_hash
+from assay.judge.calibration import judge_settings, labels_hash, settings_hash
 from assay.cli import main
-from assay.io import sha256_file
+from assay.core.io import sha256_file
 from assay.judge.fake import PRESETS
-from assay.pairs import load_pairs
+from assay.data.pairs import load_pairs
 
 from conftest import ROOT
 

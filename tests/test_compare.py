@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from scipy.stats import binomtest
 from statsmodels.stats.contingency_tables import mcnemar
 
-from assay.compare import (
+from assay.rag.compare import (
     PairingError,
     compare_runs,
     mcnemar_exact,
@@ -21,11 +21,11 @@ from assay.compare import (
     run_provenance,
     sign_test,
 )
-from assay.corpus import load_corpus
-from assay.dataset import load_cases
-from assay.errors import InputError, MissingArtifact
-from assay.io import write_json, write_parquet
-from assay.runner import VersionParams, results_table, run_version
+from assay.data.corpus import load_corpus
+from assay.data.cases import load_cases
+from assay.core.errors import InputError, MissingArtifact
+from assay.core.io import write_json, write_parquet
+from assay.rag.runner import VersionParams, results_table, run_version
 
 TINY = Path(__file__).parent / "fixtures" / "tiny_corpus"
 
@@ -118,7 +118,7 @@ def test_read_run_errors(tmp_path):
     with pytest.raises(InputError) as error:
         read_run(tmp_path / "bad.parquet")
     assert str(error.value) == (f"{tmp_path / 'bad.parquet'}: missing column(s) task, answer_correct, abstain_correct, "
-                                "citation_support, format_ok (fix: write run tables with assay.runner.results_table)")
+                                "citation_support, format_ok (fix: write run tables with assay.rag.runner.results_table)")
 
 
 def test_tiny_corpus_end_to_end(tmp_path):

@@ -5,9 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assay.corpus import load_corpus
-from assay.dataset import CaseRecord, coverage, dataset_hash, load_cases, parse_cases
-from assay.errors import InputError
+from assay.data.corpus import load_corpus
+from assay.data.cases import CaseRecord, coverage, dataset_hash, load_cases, parse_cases
+from assay.core.errors import InputError
 
 from conftest import case, write_jsonl
 

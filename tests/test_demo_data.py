@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from assay.corpus import load_corpus
-from assay.dataset import LANGS, SETS, TASKS, coverage, load_cases
-from assay.io import read_jsonl
+from assay.data.corpus import load_corpus
+from assay.data.cases import LANGS, SETS, TASKS, coverage, load_cases
+from assay.core.io import read_jsonl
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
@@ -209,8 +209,8 @@ def test_plan_follows_the_schema_and_guards_high_cost_failures():
 
 
 def test_leakage_stage_finds_exactly_the_planted_copies(cases):
-    from assay.leakage import leakage_report, load_sources
-    from assay.split import assign
+    from assay.data.leakage import leakage_report, load_sources
+    from assay.data.split import assign
 
     params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
     sides = assign(cases, params["split"]["salt"], params["split"]["holdout_share"])

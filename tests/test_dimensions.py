@@ -3,8 +3,8 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay.dimensions import dimensions
-from assay.pairs import Pair, load_pairs
+from assay.judge.dimensions import dimensions
+from assay.data.pairs import Pair, load_pairs
 
 from conftest import ROOT
 

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay.errors import InputError
+from assay.core.errors import InputError
 from assay.judge.base import Judge, JudgeItem
 from assay.judge.fake import PRESETS, SELF_MARK, FakeJudge, cited, fact_share, is_bangla, n_words, own_style
 

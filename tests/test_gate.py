@@ -1,5 +1,5 @@
-from assay.gate import Check, GateParams, checks_table, exit_code, freshness_checks, judge_checks, metric_checks
-from assay.plan import Plan
+from assay.release.checks import Check, GateParams, checks_table, exit_code, freshness_checks, judge_checks, metric_checks
+from assay.data.plan import Plan
 
 PLAN = Plan.model_validate({
     "task": "t", "dataset": {"path": "data/cases.jsonl"}, "release_rule": "r",

@@ -4,8 +4,8 @@ import math
 import pyarrow as pa
 import pytest
 
-from assay.errors import InputError
-from assay.io import atomic_path, dumps_json, read_jsonl, read_table_rows, sha256_tree, write_json, write_parquet
+from assay.core.errors import InputError
+from assay.core.io import atomic_path, dumps_json, read_jsonl, read_table_rows, sha256_tree, write_json, write_parquet
 
 
 def test_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path):
@@ -61,7 +61,7 @@ def test_tree_hash_sees_names_and_bytes_not_order(tmp_path):
 
 
 def test_parquet_carries_its_provenance(tmp_path):
-    from assay.io import read_parquet_provenance
+    from assay.core.io import read_parquet_provenance
 
     write_parquet(tmp_path / "p.parquet", pa.table({"id": ["a"]}), {"inputs": {"cases": "h"}})
     assert read_parquet_provenance(tmp_path / "p.parquet") == {"inputs": {"cases": "h"}}

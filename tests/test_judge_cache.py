@@ -80,7 +80,7 @@ CHILD = """
 import json, sys
 from assay.judge.base import JudgeItem
 from assay.judge.openai import OpenAIJudge, OpenAIJudgeParams
-from assay.prompts import load_prompt
+from assay.judge.prompts import load_prompt
 base_url, cache_path, prompt_path, questions = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
 judge = OpenAIJudge(OpenAIJudgeParams(base_url=base_url, model="m", cache_path=cache_path, concurrency=8, timeout=120,
                                       retries=0, progress=False, max_failed_share=1.0))

@@ -5,10 +5,10 @@ import types
 
 import pytest
 
-from assay.errors import InputError
+from assay.core.errors import InputError
 from assay.judge.factory import JudgeParams, make_judge
 from assay.judge.fake import PRESETS
-from assay.params import load_section
+from assay.core.params import load_section
 
 
 def test_defaults_and_prompt_file():

@@ -5,7 +5,7 @@ import pytest
 from assay.judge.base import Verdict
 from assay.judge.fake import PRESETS
 from assay.judge.orders import JudgeContractError, items_for, judge_pairs, status_counts
-from assay.pairs import Pair
+from assay.data.pairs import Pair
 
 
 def pair(id="p", a="x", b="y", final="a"):

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assay.dataset import CaseRecord
-from assay.leakage import jaccard, leakage_report, near_duplicates, words
+from assay.data.cases import CaseRecord
+from assay.data.leakage import jaccard, leakage_report, near_duplicates, words
 
 from conftest import case
 

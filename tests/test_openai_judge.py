@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from fake_openai_server import FakeOpenAIServer, make_prompt
 
-from assay.errors import InputError
+from assay.core.errors import InputError
 from assay.judge.base import Judge, JudgeItem
 from assay.judge.http import backoff_delay, retry_after_seconds
 from assay.judge.openai import (JudgeFailures, MissingApiKey, OpenAIJudge, OpenAIJudgeParams, is_refusal,
                                 read_completion)
-from assay.params import load_section
+from assay.core.params import load_section
 
 FAKE_KEY = "sk-assay-LEAKCHECK-5f3a9c7e1b2d"
 

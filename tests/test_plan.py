@@ -1,8 +1,8 @@
 import pytest
 import yaml
 
-from assay.errors import InputError
-from assay.plan import Plan, load_plan, plan_problems
+from assay.core.errors import InputError
+from assay.data.plan import Plan, load_plan, plan_problems
 
 GOOD = {
     "task": "Answer customers' questions from the help centre.",

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.judge.fake import PRESETS, FakeJudge
-from assay.pairs import load_pairs
-from assay.probe import PROBES, bias_probes, preset_table, table_markdown
+from assay.data.pairs import load_pairs
+from assay.judge.probe import PROBES, bias_probes, preset_table, table_markdown
 
 from conftest import ROOT
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from assay.errors import InputError
-from assay.prompts import load_prompt, load_prompts, neutralise, parse_verdict, prompt_path, render
+from assay.core.errors import InputError
+from assay.judge.prompts import load_prompt, load_prompts, neutralise, parse_verdict, prompt_path, render
 
 from conftest import ROOT
 

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assay.corpus import load_corpus
-from assay.retrieval import (
+from assay.data.corpus import load_corpus
+from assay.rag.retrieval import (
     TOKEN_PATTERN,
     Chunk,
     LexicalIndex,
@@ -117,8 +117,8 @@ def test_top_k_row_equals_a_full_sort(scores, k):
 
 
 def test_search_documents_equals_grouping_the_full_chunk_ranking():
-    from assay.corpus import load_corpus
-    from assay.dataset import load_cases
+    from assay.data.corpus import load_corpus
+    from assay.data.cases import load_cases
 
     corpus = load_corpus("data/corpus")
     questions = [c.question for c in load_cases("data/cases.jsonl", corpus)]

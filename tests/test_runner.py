@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assay.corpus import load_corpus
-from assay.dataset import CaseRecord, load_cases
-from assay.errors import InputError
-from assay.io import write_parquet
-from assay.params import load_section
-from assay.runner import (
+from assay.data.corpus import load_corpus
+from assay.data.cases import CaseRecord, load_cases
+from assay.core.errors import InputError
+from assay.core.io import write_parquet
+from assay.core.params import load_section
+from assay.rag.runner import (
     RagParams,
     VersionParams,
     normalize,
@@ -25,7 +25,7 @@ from assay.runner import (
     summarize,
     version_metrics,
 )
-from assay.systems import SystemOutput, reply_text
+from assay.rag.systems import SystemOutput, reply_text
 
 TINY = Path(__file__).parent / "fixtures" / "tiny_corpus"
 BASELINE = VersionParams(chunking="paragraph", min_score=0.2, min_margin=0.0)

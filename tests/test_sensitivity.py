@@ -15,9 +15,9 @@ from sklearn.metrics import accuracy_score, cohen_kappa_score, confusion_matrix
 from assay.judge.base import Verdict
 from assay.judge.fake import FakeJudge
 from assay.judge.openai import OpenAIJudge, OpenAIJudgeParams
-from assay.pairs import LABELS, Pair
-from assay.prompts import load_prompt
-from assay.sensitivity import wording_sensitivity
+from assay.data.pairs import LABELS, Pair
+from assay.judge.prompts import load_prompt
+from assay.judge.sensitivity import wording_sensitivity
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,8 +1,8 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assay.dataset import CaseRecord
-from assay.split import assign, split_counts, unit_hash
+from assay.data.cases import CaseRecord
+from assay.data.split import assign, split_counts, unit_hash
 
 from conftest import case
 

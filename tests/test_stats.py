@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from assay.stats import bootstrap_ci
+from assay.stats.bootstrap import bootstrap_ci
 
 
 def test_empty_and_constant_samples():

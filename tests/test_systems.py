@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from assay.corpus import load_corpus
-from assay.dataset import CaseRecord, load_cases
-from assay.errors import InputError
-from assay.retrieval import Hit
-from assay.systems import (
+from assay.data.corpus import load_corpus
+from assay.data.cases import CaseRecord, load_cases
+from assay.core.errors import InputError
+from assay.rag.retrieval import Hit
+from assay.rag.systems import (
     AnswersFileSystem,
     CallableSystem,
     CopyTopChunkModel,
@@ -187,7 +187,7 @@ def test_callable_runtime_errors(plugin_dir, corpus, cases):
 
 
 def test_margin_is_between_documents_not_sentences_of_one_page():
-    from assay.corpus import Document
+    from assay.data.corpus import Document
 
     def doc(i, text):
         return Document(id=i, title=i, lang="en", updated="2026-01-01", text=text)

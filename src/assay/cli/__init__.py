@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-from assay.errors import AssayError
+from assay.core.errors import AssayError
 
 # module names under assay.cli, in the order `assay --help` lists them
 COMMANDS = ["validate", "summary", "agreement", "calibration_status", "gate"]

@@ -31,8 +31,8 @@ def read_columns(path: str, a: str, b: str, id_col: str | None) -> tuple[list[in
     A row lacking a column, or with a null, empty or non-scalar label, is a problem naming
     file:line, the column and (for a missing column) the columns the row has.
     """
-    from assay.errors import InputError, Problem
-    from assay.io import read_table_rows
+    from assay.core.errors import InputError, Problem
+    from assay.core.io import read_table_rows
 
     rows = read_table_rows(path)
     if not rows:
@@ -104,8 +104,8 @@ def render(path: str, a: str, b: str, report: dict) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from assay.agreement import AgreementError, agreement_report
-    from assay.io import dumps_json
+    from assay.stats.agreement import AgreementError, agreement_report
+    from assay.core.io import dumps_json
 
     if args.a == args.b:
         raise AgreementError(f"agreement: --a and --b both name column {args.a!r}; name the two raters' columns")

@@ -3,7 +3,7 @@
 It recomputes the SHA-256 of the prompt version named in params, the hash of the judge settings
 (identity, swap, bootstrap and usability settings) and the hash of the label set, compares them
 with the record, prints one line and exits 0 when current; when anything changed it names every
-change and exits 2 (:class:`~assay.errors.StaleError`).
+change and exits 2 (:class:`~assay.core.errors.StaleError`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def read_record(path: str) -> dict:
     """The calibration record; MissingArtifact when absent, InputError when not a JSON object."""
-    from assay.errors import InputError, MissingArtifact, Problem
+    from assay.core.errors import InputError, MissingArtifact, Problem
 
     p = Path(path)
     if not p.exists():
@@ -40,9 +40,9 @@ def read_record(path: str) -> dict:
 
 
 def run(args: argparse.Namespace) -> int:
-    from assay.calibration import settings_hash, staleness
-    from assay.errors import StaleError
-    from assay.staleness import current_state
+    from assay.judge.calibration import settings_hash, staleness
+    from assay.core.errors import StaleError
+    from assay.release.judge_staleness import current_state
 
     record = read_record(args.record)
     prompt, settings, labels_sha = current_state(args.params)

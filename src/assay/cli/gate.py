@@ -35,8 +35,8 @@ def dvc_status(root: Path) -> dict | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from assay.gate import Check, checks_dict, checks_table, exit_code
-    from assay.verdict import gather
+    from assay.release.checks import Check, checks_dict, checks_table, exit_code
+    from assay.release.gather import gather
 
     import os
 

@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     path = Path(args.file)
     kind = args.kind or kind_of(path)
     if kind == "plan":
-        from assay.plan import load_plan, plan_problems
+        from assay.data.plan import load_plan, plan_problems
 
         plan = load_plan(path)
         problems = plan_problems(plan)
@@ -36,12 +36,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"- {p}")
         return 0
     if kind == "pairs":
-        from assay.pairs import load_pairs
+        from assay.data.pairs import load_pairs
 
         print(f"{path}: {len(load_pairs(path))} valid pairs")
         return 0
-    from assay.corpus import load_corpus
-    from assay.dataset import coverage, dataset_hash, load_cases
+    from assay.data.corpus import load_corpus
+    from assay.data.cases import coverage, dataset_hash, load_cases
 
     cases = load_cases(path, load_corpus(args.corpus))
     cov = coverage(cases)

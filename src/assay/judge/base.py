@@ -49,5 +49,5 @@ class Judge(Protocol):
     def identity(self) -> dict: ...
 
     def judge_many(self, items: list[JudgeItem], prompt: "object") -> list[Verdict]:
-        """Verdicts for ``items`` in the same order, using ``prompt`` (an ``assay.prompts.PromptVersion``)."""
+        """Verdicts for ``items`` in the same order, using ``prompt`` (an ``assay.judge.prompts.PromptVersion``)."""
         ...

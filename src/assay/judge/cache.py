@@ -22,7 +22,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from assay.errors import AssayError
+from assay.core.errors import AssayError
 
 DEFAULT_CACHE_PATH = ".assay/judge_cache.sqlite"
 

@@ -24,12 +24,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from assay.errors import InputError
+from assay.core.errors import InputError
 
 from assay.judge.base import Judge
 from assay.judge.fake import FakeJudge
-from assay.prompts import prompt_path
-from assay.records import problems_from
+from assay.judge.prompts import prompt_path
+from assay.core.records import problems_from
 
 class JudgeParams(BaseModel):
     """Params section ``judge``, read by the probe and calibrate stages and ``assay calibration-status``."""

@@ -28,7 +28,7 @@ from typing import Literal
 
 import numpy as np
 
-from assay.errors import InputError, Problem
+from assay.core.errors import InputError, Problem
 from assay.judge.base import JudgeItem, Verdict
 
 SELF_MARK = "Certainly! Here is a clear answer:"

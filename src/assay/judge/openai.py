@@ -1,9 +1,9 @@
 """A real judge: any OpenAI-compatible chat-completions endpoint (hosted APIs, vLLM, llama.cpp, Ollama).
 
-:class:`OpenAIJudge` renders each item with the versioned prompt (``assay.prompts.render``), posts
+:class:`OpenAIJudge` renders each item with the versioned prompt (``assay.judge.prompts.render``), posts
 the requests concurrently (at most ``concurrency`` in flight, retries with backoff, see
 :mod:`assay.judge.http`), keeps every completed response in a persistent cache
-(:mod:`assay.judge.cache`), and parses each reply strictly with ``assay.prompts.parse_verdict``.
+(:mod:`assay.judge.cache`), and parses each reply strictly with ``assay.judge.prompts.parse_verdict``.
 
 Every item gets a verdict; none is dropped. A status other than ``ok`` is scored as a tie:
 
@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from assay.errors import AssayError
+from assay.core.errors import AssayError
 from assay.judge.base import JudgeItem, Verdict
 from assay.judge.cache import DEFAULT_CACHE_PATH, ResponseCache, request_key
 
@@ -166,7 +166,7 @@ def is_refusal(text: str) -> bool:
 def classify(completion: Completion, parse_verdict) -> Verdict:
     """The verdict for one completion: ``refused``, ``ok`` or ``invalid`` as the module describes.
 
-    ``parse_verdict`` is ``assay.prompts.parse_verdict`` (a ``ValueError`` it raises counts as
+    ``parse_verdict`` is ``assay.judge.prompts.parse_verdict`` (a ``ValueError`` it raises counts as
     ``invalid``). ``extra`` carries ``finish_reason`` and the server-reported ``model_version``.
     """
     extra = {"finish_reason": completion.finish_reason, "model_version": completion.model}
@@ -264,7 +264,7 @@ class OpenAIJudge:
 
     def request_body(self, item: JudgeItem, prompt: object) -> dict:
         """The exact JSON body sent for ``item`` (and hashed into its cache key); no secret in it."""
-        from assay.prompts import render
+        from assay.judge.prompts import render
 
         return {
             "model": self.params.model,
@@ -285,7 +285,7 @@ class OpenAIJudge:
                 the message gives the counts and the first reasons.
             MissingApiKey: the key variable is unset or empty.
         """
-        from assay.prompts import parse_verdict
+        from assay.judge.prompts import parse_verdict
 
         if not items:
             self.last_counts = {"items": 0, "requests": 0, "cached": 0, "sent": 0, **dict.fromkeys(STATUSES, 0)}

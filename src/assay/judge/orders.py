@@ -14,9 +14,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from assay.errors import AssayError
+from assay.core.errors import AssayError
 from assay.judge.base import Judge, JudgeItem, Verdict
-from assay.pairs import Pair
+from assay.data.pairs import Pair
 
 FAILURE_STATUSES = ("invalid", "refused", "failed")
 

@@ -30,8 +30,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from assay.errors import InputError, Problem
-from assay.io import sha256_bytes
+from assay.core.errors import InputError, Problem
+from assay.core.io import sha256_bytes
 from assay.judge.base import Verdict
 
 PLACEHOLDERS = ("question", "first", "second")

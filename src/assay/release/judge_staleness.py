@@ -9,11 +9,11 @@ from __future__ import annotations
 
 def current_state(params_path: str = "params.yaml") -> tuple:
     """``(prompt, settings, labels_sha)`` as they are now, from the params file's ``judge`` section."""
-    from assay.calibration import judge_settings, labels_hash
+    from assay.judge.calibration import judge_settings, labels_hash
     from assay.judge.factory import JudgeParams, make_judge
-    from assay.pairs import load_pairs
-    from assay.params import load_section
-    from assay.prompts import load_prompt
+    from assay.data.pairs import load_pairs
+    from assay.core.params import load_section
+    from assay.judge.prompts import load_prompt
 
     params = load_section("judge", JudgeParams, params_path)
     prompt = load_prompt(params.prompt_file)
@@ -24,8 +24,8 @@ def current_state(params_path: str = "params.yaml") -> tuple:
 
 
 def current_staleness(record: dict, params_path: str = "params.yaml") -> list[str]:
-    """What changed since ``record`` was written (empty when current); see :func:`assay.calibration.staleness`."""
-    from assay.calibration import staleness
+    """What changed since ``record`` was written (empty when current); see :func:`assay.judge.calibration.staleness`."""
+    from assay.judge.calibration import staleness
 
     prompt, settings, labels_sha = current_state(params_path)
     return staleness(record, prompt, settings, labels_sha)

@@ -3,7 +3,7 @@
 Every system turns cases into :class:`SystemOutput` rows: the raw reply text (the runner parses it
 strictly against the reply contract), the retrieved document ids in rank order, and a latency.
 
-* :class:`ReferenceSystem`: chunking + :class:`~assay.retrieval.LexicalIndex` + two guards
+* :class:`ReferenceSystem`: chunking + :class:`~assay.rag.retrieval.LexicalIndex` + two guards
   (minimum score, minimum margin) + :class:`CopyTopChunkModel`. The model is the worst case: it
   copies the top chunk, cites its document and never abstains by itself, so only the guards can
   pass an unanswerable case.
@@ -32,12 +32,12 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from assay.corpus import Document
-from assay.dataset import CaseRecord
-from assay.errors import AssayError, InputError, Problem
-from assay.io import read_jsonl
-from assay.records import validate_rows
-from assay.retrieval import Chunking, Hit, LexicalIndex, chunk_corpus
+from assay.data.corpus import Document
+from assay.data.cases import CaseRecord
+from assay.core.errors import AssayError, InputError, Problem
+from assay.core.io import read_jsonl
+from assay.core.records import validate_rows
+from assay.rag.retrieval import Chunking, Hit, LexicalIndex, chunk_corpus
 
 LATENCY_BASE_MS = 20.0
 LATENCY_PER_CHUNK_MS = 0.05

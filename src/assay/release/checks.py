@@ -24,7 +24,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.plan import Plan
+from assay.data.plan import Plan
 
 Status = Literal["pass", "fail", "missing", "stale"]
 
@@ -121,7 +121,7 @@ def judge_checks(params: GateParams, agreement: dict | None, calibration: dict |
 
 def rejection_reasons(calibration: dict) -> list[str]:
     """Why a calibration record says the judge is not usable, from its own thresholds."""
-    from assay.calibration import usability
+    from assay.judge.calibration import usability
 
     settings = calibration.get("settings") or {}
     try:

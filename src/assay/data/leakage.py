@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.errors import InputError, Problem
-from assay.io import read_jsonl
+from assay.core.errors import InputError, Problem
+from assay.core.io import read_jsonl
 
 TOKEN = re.compile(r"[\w\u0980-\u09ff]+")
 STOPWORDS = frozenset(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from assay.io import read_yaml, sha256_file, sha256_tree
+from assay.core.io import read_yaml, sha256_file, sha256_tree
 
 CASES, CORPUS = "data/cases.jsonl", "data/corpus"
 
@@ -32,7 +32,7 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
     guidelines = params.get("agreement", {}).get("guidelines", "data/guidelines.md")
 
     def dataset() -> str:
-        from assay.dataset import dataset_hash, load_cases
+        from assay.data.cases import dataset_hash, load_cases
 
         return dataset_hash(load_cases(base / CASES))
 

@@ -1,6 +1,6 @@
 """Validating rows of input files against pydantic models, with errors a person can act on.
 
-:func:`validate_rows` turns pydantic's errors into :class:`~assay.errors.Problem` rows that name
+:func:`validate_rows` turns pydantic's errors into :class:`~assay.core.errors.Problem` rows that name
 file, line, field, the bad value and the fix, collects them for every row, and fails once.
 """
 
@@ -11,7 +11,7 @@ from typing import TypeVar, get_args
 
 from pydantic import BaseModel, ValidationError
 
-from assay.errors import InputError, Problem
+from assay.core.errors import InputError, Problem
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -76,7 +76,7 @@ def validate_rows(path: str, rows: Iterable[tuple[int, dict]], model: type[M],
 
     Args:
         path: the file name used in messages.
-        rows: ``(line_number, mapping)`` pairs, as from :func:`assay.io.read_jsonl`.
+        rows: ``(line_number, mapping)`` pairs, as from :func:`assay.core.io.read_jsonl`.
         model: a pydantic model, normally with ``extra="forbid"``.
         key: a field whose values must be unique (a repeated value is reported at its second line,
             naming the first); ``None`` skips the check.

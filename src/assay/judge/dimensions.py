@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from assay.judge.fake import cited, fact_share
-from assay.pairs import Pair
+from assay.data.pairs import Pair
 
 DIMENSIONS = ("correctness", "evidence", "concision")
 CONCISION_RATIO = 1.5
@@ -42,7 +42,7 @@ def dimensions(pair: Pair) -> dict[str, str]:
 
     A pair without facts is a correctness tie.
 
-    >>> from assay.pairs import Pair
+    >>> from assay.data.pairs import Pair
     >>> p = Pair(id="x", case_question="q", facts=["30 days"], a="30 days. [source: kb-1]", b="30 days.",
     ...          kind="cite", lang="en", ann1="a", ann2="a", final="a")
     >>> dimensions(p)

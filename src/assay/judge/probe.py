@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from assay.judge.base import Judge
 from assay.judge.fake import PRESETS, n_words, own_style
 from assay.judge.orders import judge_pairs
-from assay.pairs import Pair
+from assay.data.pairs import Pair
 
 PROBES = ("first_pick", "order_flip", "longer_wins", "self_wins")
 

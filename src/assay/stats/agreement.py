@@ -38,7 +38,7 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from assay.errors import AssayError
+from assay.core.errors import AssayError
 
 Weights = Literal["linear", "quadratic"] | None
 WEIGHTS = (None, "linear", "quadratic")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from assay.errors import AssayError
+from assay.core.errors import AssayError
 
 
 def run_stage(name: str, body: Callable[[], None]) -> None:

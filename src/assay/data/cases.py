@@ -19,9 +19,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from assay.errors import InputError, Problem
-from assay.io import read_jsonl
-from assay.records import validate_rows
+from assay.core.errors import InputError, Problem
+from assay.core.io import read_jsonl
+from assay.core.records import validate_rows
 
 TASKS = ("lookup", "exact_term", "paraphrase", "multi_fact", "unanswerable")
 SETS = ("golden", "adversarial", "production_like")

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from assay.judge.base import Judge
 from assay.judge.fake import cited, n_words, own_style
 from assay.judge.orders import judge_pairs, status_counts
-from assay.pairs import LABELS, Pair
-from assay.provenance import provenance
-from assay.stats import bootstrap_ci
+from assay.data.pairs import LABELS, Pair
+from assay.core.provenance import provenance
+from assay.stats.bootstrap import bootstrap_ci
 
 ERROR_SHAPES = ("wrong_decisive", "picked_longer", "picked_first", "picked_uncited", "picked_own_style",
                 "missed_decisive")
@@ -37,7 +37,7 @@ def labels_hash(pairs: Sequence[Pair]) -> str:
     """SHA-256 of the label set's canonical content, independent of file layout and row order.
 
     The content is one compact JSON document ``{"fields": [...], "rows": [[...], ...]}``: every
-    field of :class:`~assay.pairs.Pair` (question, facts, answers, kind, lang, ann1, ann2, final,
+    field of :class:`~assay.data.pairs.Pair` (question, facts, answers, kind, lang, ann1, ann2, final,
     note), one row per pair, rows sorted by id. Any edit to any field changes it; reordering rows or
     reformatting the JSON Lines file does not. (One ``json.dumps`` call: 0.2 s for 100,000 pairs.)
     """
@@ -119,7 +119,7 @@ def calibration_run(pairs: Sequence[Pair], judge: Judge, prompt, swap: bool = Tr
     See :func:`calibrate` for the record. ``labels_sha`` skips recomputing :func:`labels_hash`
     when the caller already has it.
     """
-    from assay.agreement import confusion, kappa
+    from assay.stats.agreement import confusion, kappa
 
     # settings come from the identity before judging: what params alone determine. A real judge may
     # add what the server reported (the model version) to its identity afterwards; that is kept in
@@ -175,7 +175,7 @@ def calibrate(pairs: Sequence[Pair], judge: Judge, prompt, swap: bool = True, re
         people decided); ``order_disagreements``; ``invalid``/``refused``/``failed`` verdict counts;
         ``swap``; provenance: ``prompt`` {name, version, sha}, ``labels_hash``, ``judge``
         (identity), ``settings`` and ``judge_settings_hash``, ``assay_version`` and ``inputs`` (the
-        three hashes, as :func:`assay.provenance.provenance` writes them); ``usable`` (1/0)
+        three hashes, as :func:`assay.core.provenance.provenance` writes them); ``usable`` (1/0)
         and ``reasons`` (a list: use :func:`metrics` for the metrics file).
     """
     return calibration_run(pairs, judge, prompt, swap, resamples, seed, min_kappa, min_slice_agreement).record
@@ -229,8 +229,8 @@ def staleness(record: dict, prompt, settings: dict, labels_sha: str) -> list[str
 
 def pair_rows(pairs: Sequence[Pair], labels: Sequence[str]) -> list[dict]:
     """Per-pair rows for reports/judge_dimensions.jsonl: id, kind, lang, final, judge, and the
-    rule-based dimension verdicts (see :mod:`assay.dimensions`)."""
-    from assay.dimensions import dimensions
+    rule-based dimension verdicts (see :mod:`assay.judge.dimensions`)."""
+    from assay.judge.dimensions import dimensions
 
     return [{"id": p.id, "kind": p.kind, "lang": p.lang, "final": p.final, "judge": label, **dimensions(p)}
             for p, label in zip(pairs, labels)]

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from assay.errors import InputError, Problem
+from assay.core.errors import InputError, Problem
 
 
 @contextlib.contextmanager

@@ -8,7 +8,7 @@ Sections whose metrics file is absent say so instead of disappearing.
 
 from __future__ import annotations
 
-from assay.gate import Check, exit_code
+from assay.release.checks import Check, exit_code
 
 
 def _num(x, digits: int = 3) -> str:

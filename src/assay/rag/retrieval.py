@@ -1,6 +1,6 @@
 """Chunking the corpus and a lexical (TF-IDF) retriever over the chunks.
 
-Chunking is ``"paragraph"`` (:meth:`assay.corpus.Document.paragraphs`) or ``"sentence"`` (each
+Chunking is ``"paragraph"`` (:meth:`assay.data.corpus.Document.paragraphs`) or ``"sentence"`` (each
 paragraph split after ``.``, ``?``, ``!`` or the Bangla danda ``।`` when whitespace follows). Every
 chunk keeps its document id and its position in that document.
 
@@ -26,8 +26,8 @@ from typing import Literal
 
 import numpy as np
 
-from assay.corpus import Document
-from assay.errors import AssayError
+from assay.data.corpus import Document
+from assay.core.errors import AssayError
 
 Chunking = Literal["paragraph", "sentence"]
 CHUNKINGS = ("paragraph", "sentence")

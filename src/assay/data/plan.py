@@ -17,9 +17,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from assay.errors import InputError, Problem
-from assay.io import read_yaml
-from assay.records import problems_from
+from assay.core.errors import InputError, Problem
+from assay.core.io import read_yaml
+from assay.core.records import problems_from
 
 FAMILIES = ("retrieval", "groundedness", "correctness", "format", "tool_use", "latency")
 

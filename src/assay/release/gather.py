@@ -10,11 +10,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from assay.errors import AssayError
-from assay.freshness import current_inputs
-from assay.gate import Check, GateParams, freshness_checks, judge_checks, metric_checks, read_metrics
-from assay.params import load_section
-from assay.plan import PlanParams, load_plan
+from assay.core.errors import AssayError
+from assay.release.input_hashes import current_inputs
+from assay.release.checks import Check, GateParams, freshness_checks, judge_checks, metric_checks, read_metrics
+from assay.core.params import load_section
+from assay.data.plan import PlanParams, load_plan
 
 
 class Versions(BaseModel):
@@ -59,7 +59,7 @@ def calibration_freshness(base: Path, record: dict | None) -> list[Check]:
     """Whether the calibration still matches the prompt, judge settings and labels in use."""
     if record is None:
         return []
-    from assay.staleness import current_staleness
+    from assay.release.judge_staleness import current_staleness
 
     try:
         changed = current_staleness(record, str(base / "params.yaml"))

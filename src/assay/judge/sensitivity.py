@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from assay.agreement import contingency
+from assay.stats.agreement import contingency
 from assay.judge.base import Judge
 from assay.judge.orders import PairJudgement, judge_pairs
-from assay.pairs import LABELS, Pair
+from assay.data.pairs import LABELS, Pair
 
 STATUSES = ("ok", "invalid", "refused", "failed")
 
@@ -37,14 +37,14 @@ def wording_sensitivity(judge: Judge, pairs: list[Pair], prompt_a: object, promp
     Args:
         judge: any :class:`~assay.judge.base.Judge`.
         pairs: the labelled pairs (their human labels are not used here).
-        prompt_a, prompt_b: two prompt versions (``assay.prompts.PromptVersion``).
+        prompt_a, prompt_b: two prompt versions (``assay.judge.prompts.PromptVersion``).
         swap: judge both orders and count an order flip as a tie (``assay.judge.orders.judge_pairs``).
 
     Returns:
         A report dict: ``n``; ``swap``; ``judge`` (identity); ``prompts`` (name, version, sha of
         ``a`` and ``b``); ``agreement`` (observed: share of pairs with the same label under both;
         nan with no pairs); ``kappa`` (Cohen's, the same agreement corrected for chance, from
-        :mod:`assay.agreement`) with ``kappa_undefined`` giving the reason when it is nan (no
+        :mod:`assay.stats.agreement`) with ``kappa_undefined`` giving the reason when it is nan (no
         pairs, or one single label everywhere), else ``None``; ``confusion`` (rows: label under
         prompt a, columns: label under prompt b, every label present); ``statuses`` (per prompt,
         verdict counts by status, one per request, so ``2 n`` with ``swap``); ``order_disagreements``

@@ -5,7 +5,7 @@ Both runs must hold exactly the same case ids (the pairing is by id). Per case t
 pass (``better``), baseline pass and candidate fail (``worse``); ``unchanged`` is both pass or both
 fail. Statistics:
 
-* pass rates with percentile-bootstrap 95% intervals (:func:`assay.runner.pass_rate_ci`, same seed
+* pass rates with percentile-bootstrap 95% intervals (:func:`assay.rag.runner.pass_rate_ci`, same seed
   for both versions);
 * ``p_sign``: exact two-sided sign test on the discordant pairs (``scipy.stats.binomtest`` of
   ``better`` successes in ``better + worse`` trials at 0.5); 1.0 when there are no discordant
@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from assay.dataset import TASKS
-from assay.errors import AssayError, InputError, MissingArtifact, Problem
-from assay.runner import pass_rate_ci, rates_by
+from assay.data.cases import TASKS
+from assay.core.errors import AssayError, InputError, MissingArtifact, Problem
+from assay.rag.runner import pass_rate_ci, rates_by
 
 NO_REGRESSION = ("answer_correct", "abstain_correct", "citation_support", "format_ok")
 REQUIRED = ("id", "task", "passed", *NO_REGRESSION)
@@ -60,7 +60,7 @@ def read_run(path: str | Path):
     missing = [c for c in REQUIRED if c not in df.columns]
     if missing:
         raise InputError([Problem(str(path), None, None, f"missing column(s) {', '.join(missing)}",
-                                  "write run tables with assay.runner.results_table")])
+                                  "write run tables with assay.rag.runner.results_table")])
     repeated = sorted(df["id"][df["id"].duplicated()].unique())
     if repeated:
         raise InputError([Problem(str(path), None, "id", f"repeated case id(s): {', '.join(repeated[:20])}",
@@ -170,8 +170,8 @@ def run_provenance(runs: dict[str, str], metrics: dict[str, str]) -> dict:
     """
     import json
 
-    from assay.io import sha256_file
-    from assay.provenance import provenance
+    from assay.core.io import sha256_file
+    from assay.core.provenance import provenance
 
     hashes = {}
     for name, path in metrics.items():

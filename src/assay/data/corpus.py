@@ -23,8 +23,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from assay.errors import InputError, Problem
-from assay.records import problems_from
+from assay.core.errors import InputError, Problem
+from assay.core.records import problems_from
 
 LANGS = ("en", "bn")
 

@@ -37,11 +37,11 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError, model_validator
 
-from assay.corpus import Document
-from assay.dataset import LANGS, SETS, TASKS, CaseRecord
-from assay.errors import InputError, Problem
-from assay.stats import bootstrap_ci
-from assay.systems import AnswersFileSystem, CallableSystem, ReferenceSystem, SystemOutput
+from assay.data.corpus import Document
+from assay.data.cases import LANGS, SETS, TASKS, CaseRecord
+from assay.core.errors import InputError, Problem
+from assay.stats.bootstrap import bootstrap_ci
+from assay.rag.systems import AnswersFileSystem, CallableSystem, ReferenceSystem, SystemOutput
 
 FAMILIES = ("recall_at_k", "citation_support", "answer_correct", "abstain_correct", "format_ok")
 
@@ -50,9 +50,9 @@ class VersionParams(BaseModel):
     """One RAG version in ``params.yaml`` (``rag.versions.<name>``).
 
     ``chunking``, ``min_score`` and ``min_margin`` configure the reference system (and are refused
-    for the others); ``answers`` (a JSONL path, see :class:`assay.systems.AnswerRow`) goes with
+    for the others); ``answers`` (a JSONL path, see :class:`assay.rag.systems.AnswerRow`) goes with
     ``system: answers_file`` and ``callable`` (``"module:function"``, see
-    :class:`assay.systems.CallableSystem`) with ``system: callable``; each is required there and
+    :class:`assay.rag.systems.CallableSystem`) with ``system: callable``; each is required there and
     refused elsewhere.
     """
 
@@ -313,9 +313,9 @@ def version_metrics(name: str, params: RagParams, results: Sequence[CaseResult],
     SHA-256 of the corpus folder, and ``answers``: SHA-256 of the answers file for an answers-file
     version), ``assay_version``, ``version``, ``settings``, ``k`` and ``bootstrap``.
     """
-    from assay.dataset import dataset_hash
-    from assay.io import sha256_file, sha256_tree
-    from assay.provenance import provenance
+    from assay.data.cases import dataset_hash
+    from assay.core.io import sha256_file, sha256_tree
+    from assay.core.provenance import provenance
 
     version = params.version(name)
     inputs = {"cases": dataset_hash(cases), "cases_file": sha256_file(cases_path), "corpus": sha256_tree(corpus_path)}

@@ -17,8 +17,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.io import read_jsonl
-from assay.records import validate_rows
+from assay.core.io import read_jsonl
+from assay.core.records import validate_rows
 
 KINDS = ("clear", "verbose_tie", "padded_wrong", "cite", "tie", "self")
 LABELS = ("a", "b", "tie")

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assay.dataset import CaseRecord
+from assay.data.cases import CaseRecord
 
 SIDES = ("dev", "holdout")
 

@@ -11,9 +11,9 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from assay.errors import InputError, Problem
-from assay.io import read_yaml
-from assay.records import problems_from
+from assay.core.errors import InputError, Problem
+from assay.core.io import read_yaml
+from assay.core.records import problems_from
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -24,7 +24,7 @@ def load_section(name: str, model: type[M], path: str | Path = PARAMS_FILE) -> M
     """Validate ``params.yaml``'s top-level section ``name`` into ``model``.
 
     A missing section validates ``{}`` (so a model with defaults works without it). Unknown keys,
-    wrong types and bad values raise :class:`~assay.errors.InputError` naming ``name.field``.
+    wrong types and bad values raise :class:`~assay.core.errors.InputError` naming ``name.field``.
     """
     data = read_yaml(path) or {}
     if not isinstance(data, dict):
