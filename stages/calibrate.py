@@ -1,19 +1,21 @@
 """DVC stage `calibrate`: the configured judge against the final human labels.
 
 Reads params ``judge.*`` (every key of the section) and only the prompt file of the version in use.
-Writes metrics/calibration.json (scalars and nested dicts: totals, slices, error shape, usability,
-provenance), reports/calibration.md (readable summary with the usability reasons),
-reports/judge_dimensions.jsonl (per pair: id, human final, judge label, rule-based dimension
-verdicts) and reports/plots/confusion_judge.csv (columns final, judge; one row per pair).
+Writes metrics/calibration.json (numbers: totals, slices, error shape, usable as 1/0),
+reports/provenance/calibrate.json (prompt, judge, labels and settings hashes; usability reasons),
+reports/calibration.md (readable summary with the usability reasons), reports/judge_dimensions.jsonl
+(per pair: id, human final, judge label, rule-based dimension verdicts) and
+reports/plots/confusion_judge.csv (columns final, judge; one row per pair).
 """
 
 
 def main() -> None:
-    from assay.judge.calibration import calibration_run, metrics, pair_rows, report_markdown
-    from assay.core.io import write_csv, write_json, write_jsonl, write_text
-    from assay.judge.factory import JudgeParams, make_judge
-    from assay.data.pairs import load_pairs
+    from assay.artifacts.registry import CALIBRATION, write_record
+    from assay.core.io import write_csv, write_jsonl, write_text
     from assay.core.params import load_section
+    from assay.data.pairs import load_pairs
+    from assay.judge.calibration import calibration_run, outputs, pair_rows, report_markdown
+    from assay.judge.factory import JudgeParams, make_judge
     from assay.judge.prompts import load_prompt
 
     params = load_section("judge", JudgeParams)
@@ -22,7 +24,7 @@ def main() -> None:
     run = calibration_run(pairs, make_judge(params), prompt, swap=params.swap, resamples=params.bootstrap_resamples,
                           seed=params.seed, min_kappa=params.min_kappa,
                           min_slice_agreement=params.min_slice_agreement)
-    write_json("metrics/calibration.json", metrics(run.record))
+    write_record(CALIBRATION, *outputs(run.record))
     write_text("reports/calibration.md", report_markdown(run.record))
     write_jsonl("reports/judge_dimensions.jsonl", pair_rows(pairs, run.labels))
     write_csv("reports/plots/confusion_judge.csv", ("final", "judge"), ((p.final, j) for p, j in zip(pairs, run.labels)))

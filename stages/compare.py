@@ -1,31 +1,37 @@
-"""Stage compare: pair the baseline and candidate runs by case id and compare them.
+"""Stage compare: pair the baseline and candidate runs by case id and compare them on the holdout.
 
-Usage: ``python stages/compare.py`` from the repository root. Reads params ``compare.baseline``,
-``compare.candidate``, ``rag.bootstrap_resamples``, ``rag.seed``, the two run tables and their
-``metrics/rag/<version>.json`` (for the dataset hash each run was made on); writes
-``metrics/compare.json`` (counts and statistics) and ``reports/compare.json`` (the id lists).
+Reads params ``compare.baseline``, ``compare.candidate`` and ``rag.interval``, the two run tables,
+the split table and the versions' provenance files (for the dataset hash each run was made on);
+writes metrics/compare.json (counts and statistics), reports/compare.json (the id lists),
+reports/provenance/compare.json and the pass-rate-by-task plot data of both versions.
 """
 
 from __future__ import annotations
 
+SPLIT_TABLE = "data/derived/split.parquet"
+
 
 def main() -> None:
-    from assay.rag.compare import CompareParams, compare_runs, read_run, run_provenance
-    from assay.core.io import write_csv, write_json
+    from assay.artifacts.registry import COMPARE, write_record
+    from assay.core.io import sha256_file, write_csv, write_json
     from assay.core.params import load_section
+    from assay.data.split import read_split
+    from assay.rag.compare import CompareParams, compare_runs, read_run, run_provenance
     from assay.rag.runner import RagParams
 
     names = load_section("compare", CompareParams)
     rag = load_section("rag", RagParams)
     paths = {name: f"data/derived/runs/{name}.parquet" for name in (names.baseline, names.candidate)}
     metrics, report = compare_runs(read_run(paths[names.baseline]), read_run(paths[names.candidate]),
-                                   rag.bootstrap_resamples, rag.seed, names=(names.baseline, names.candidate))
-    prov = run_provenance(paths, {name: f"metrics/rag/{name}.json" for name in paths})
-    write_json("metrics/compare.json", {**metrics, **prov})
-    write_json("reports/compare.json", {**report, **prov})
-    for side in ("baseline", "candidate"):
+                                   read_split(SPLIT_TABLE), rag.interval, names=(names.baseline, names.candidate))
+    prov = run_provenance(paths, sha256_file(SPLIT_TABLE))
+    prov.settings.update({"baseline": names.baseline, "candidate": names.candidate, "interval": rag.interval,
+                          "side": "holdout"})
+    write_record(COMPARE, metrics, prov)
+    write_json("reports/compare.json", report)
+    for side, by_task in (("baseline", metrics.baseline_by_task), ("candidate", metrics.candidate_by_task)):
         write_csv(f"reports/plots/pass_by_task_{side}.csv", ("task", "pass_rate", "n"),
-                  ((task, v["pass_rate"], v["n"]) for task, v in metrics[f"{side}_by_task"].items()))
+                  ((task, e.value, e.n) for task, e in by_task.items()))
 
 
 if __name__ == "__main__":

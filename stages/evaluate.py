@@ -1,33 +1,46 @@
 """Stage evaluate@VERSION: run one RAG version over the cases and score every case.
 
 Usage: ``python stages/evaluate.py VERSION`` from the repository root. Reads params ``rag``,
-``data/cases.jsonl`` and ``data/corpus/``; writes ``data/derived/runs/VERSION.parquet`` (one row per
-case, sorted by id) and ``metrics/rag/VERSION.json``.
+``inputs.cases``, ``inputs.corpus`` and the split table; writes ``data/derived/runs/VERSION.parquet``
+(one row per case, sorted by id), ``metrics/rag/VERSION.json`` (dev and holdout figures) and
+``reports/provenance/evaluate_VERSION.json``.
 """
 
 from __future__ import annotations
 
 import sys
 
-CASES, CORPUS = "data/cases.jsonl", "data/corpus"
+SPLIT_TABLE = "data/derived/split.parquet"
 
 
 def main(version: str) -> None:
-    from assay.data.corpus import load_corpus
-    from assay.data.cases import load_cases
-    from assay.core.io import write_json, write_parquet
+    from assay.artifacts.provenance import provenance
+    from assay.artifacts.registry import RAG, write_record
+    from assay.core.io import sha256_file, sha256_tree, write_parquet
     from assay.core.params import load_section
-    from assay.rag.runner import RagParams, results_table, run_version, version_metrics
+    from assay.core.paths import input_paths
+    from assay.data.cases import dataset_hash, load_cases
+    from assay.data.corpus import load_corpus
+    from assay.data.split import read_split
+    from assay.rag.metrics import version_metrics
+    from assay.rag.runner import RagParams, results_table, run_version
 
     params = load_section("rag", RagParams)
+    paths = input_paths()
     settings = params.version(version)
-    corpus = load_corpus(CORPUS)
-    cases = load_cases(CASES, corpus)
+    corpus = load_corpus(paths.corpus)
+    cases = load_cases(paths.cases, corpus)
     results = run_version(version, settings, cases, corpus, params.k)
-    metrics = version_metrics(version, params, results, cases, CASES, CORPUS)
-    write_parquet(f"data/derived/runs/{version}.parquet", results_table(results),
-                  {key: metrics[key] for key in ("assay_version", "inputs", "version", "settings", "k")})
-    write_json(f"metrics/rag/{version}.json", metrics)
+    table = results_table(results)
+    inputs = {"cases": dataset_hash(cases), "cases_file": sha256_file(paths.cases), "corpus": sha256_tree(paths.corpus),
+              "split": sha256_file(SPLIT_TABLE)}
+    if settings.answers is not None:
+        inputs["answers"] = sha256_file(settings.answers)
+    prov = provenance(settings={"version": version, "k": params.k, "interval": params.interval, **settings.settings()},
+                      **inputs)
+    write_parquet(f"data/derived/runs/{version}.parquet", table,
+                  {"assay_version": prov.assay_version, "inputs": prov.inputs, **prov.settings})
+    write_record(RAG, version_metrics(table.to_pylist(), read_split(SPLIT_TABLE), params.interval), prov, version=version)
 
 
 if __name__ == "__main__":

@@ -1,25 +1,40 @@
 """DVC stage `gate`: decide whether the candidate may ship; write metrics/gate.json and reports/summary.md.
 
 The stage succeeds whatever the verdict, so `dvc repro` completes and the summary shows it;
-`assay gate` is the command that fails CI.
+`assay gate` is the command that fails CI. A verdict on a candidate configuration this holdout has
+not judged before is appended to data/holdout_ledger.jsonl.
 """
 
-from assay.release.checks import checks_dict, exit_code
+from assay.artifacts.provenance import provenance
+from assay.artifacts.registry import DATASET, GATE, write_record
+from assay.artifacts.release import GateMetrics
 from assay.core.io import write_json, write_text
-from assay.core.provenance import provenance
-from assay.release.summary import summary_markdown
 from assay.core.stage import run_stage
+from assay.release.checks import STATUSES, Check, checks_dict, exit_code
 from assay.release.gather import gather
+from assay.release.ledger import LEDGER, candidate_hash, looks, read_ledger, record_look
+from assay.release.summary import summary_markdown
 
 
 def main() -> None:
-    checks, metrics, versions = gather(".")
-    counts = {s: sum(c.status == s for c in checks) for s in ("pass", "fail", "missing", "stale")}
-    write_json("metrics/gate.json", {
-        "passed": int(exit_code(checks) == 0), "failed": counts["fail"], "missing": counts["missing"],
-        "stale": counts["stale"], "checks": {c.name: c.status for c in checks},
-        "baseline": versions.baseline, "candidate": versions.candidate, **provenance()})
-    write_text("reports/summary.md", summary_markdown(metrics, checks, versions.baseline, versions.candidate))
+    checks, ev = gather(".")
+    code = exit_code(checks)
+    dataset_prov = ev.provenance.get(DATASET.relpath())
+    dataset = str(dataset_prov.details.get("dataset_hash")) if dataset_prov else None
+    rows = read_ledger(LEDGER)
+    if code in (0, 1) and dataset is not None:
+        rows = record_look(LEDGER, candidate_hash(ev.candidate_settings), dataset, "pass" if code == 0 else "fail")
+    n_looks = looks(rows, dataset) if dataset is not None else 0
+    if n_looks > ev.params.max_holdout_looks:
+        checks.append(Check("holdout looks", "warn", f"{n_looks} candidates judged on this holdout "
+                            f"(> gate.max_holdout_looks {ev.params.max_holdout_looks}): it is being tuned on"))
+    counts = {s: sum(c.status == s for c in checks) for s in STATUSES}
+    metrics = GateMetrics(passed=int(code == 0), failed=counts["fail"], missing=counts["missing"], stale=counts["stale"],
+                          warnings=counts["warn"], holdout_candidates=n_looks,
+                          checks={c.name: int(c.status == "pass") for c in checks})
+    write_record(GATE, metrics, provenance(settings={"baseline": ev.versions.baseline, "candidate": ev.versions.candidate},
+                                           details={"statuses": {c.name: c.status for c in checks}}))
+    write_text("reports/summary.md", summary_markdown(ev, checks, n_looks))
     write_json("reports/gate.json", {"checks": checks_dict(checks)})
 
 

@@ -1,22 +1,26 @@
 """DVC stage `plan`: validate data/plan.yaml and report what it leaves unguarded."""
 
+from assay.artifacts.data import PlanMetrics
+from assay.artifacts.provenance import provenance
+from assay.artifacts.registry import PLAN, write_record
 from assay.core.errors import PlanProblems
-from assay.core.io import sha256_file, write_json, write_text
+from assay.core.io import sha256_file, write_text
 from assay.core.params import load_section
-from assay.data.plan import PlanParams, load_plan, plan_markdown, plan_problems
-from assay.core.provenance import provenance
+from assay.core.paths import input_paths
 from assay.core.stage import run_stage
+from assay.data.plan import PlanParams, load_plan, plan_markdown, plan_problems
 
 
 def main() -> None:
     params = load_section("plan", PlanParams)
-    plan = load_plan(params.path)
+    path = input_paths().plan
+    plan = load_plan(path)
     problems = plan_problems(plan)
     if params.strict and problems:
-        raise PlanProblems(f"{params.path}: {len(problems)} problem(s) and plan.strict is true:\n- " + "\n- ".join(problems))
-    write_json("metrics/plan.json", {
-        "problems": len(problems), "failures": len(plan.failures), "metrics": len(plan.metrics),
-        "blocking": sum(m.gate == "block" for m in plan.metrics), **provenance(plan=sha256_file(params.path))})
+        raise PlanProblems(f"{path}: {len(problems)} problem(s) and plan.strict is true:\n- " + "\n- ".join(problems))
+    metrics = PlanMetrics(problems=len(problems), failures=len(plan.failures), metrics=len(plan.metrics),
+                          blocking=sum(m.gate == "block" for m in plan.metrics))
+    write_record(PLAN, metrics, provenance(plan=sha256_file(path), details={"problems": problems}))
     write_text("reports/plan.md", plan_markdown(plan, problems))
 
 

@@ -2,20 +2,23 @@
 
 Reads params ``judge.kind``, ``judge.preset``, ``judge.openai``, ``judge.prompt_version``,
 ``judge.prompts_dir`` and ``judge.pairs``; reads only the prompt file of the version in use. Writes
-metrics/bias.json (the configured judge's probes and provenance) and reports/bias.md (a table for
-every fake preset, plus the configured judge when it is not a fake).
+metrics/bias.json (the configured judge's probe shares and counts), reports/provenance/probe.json
+(judge identity, prompt, label hash) and reports/bias.md (a table for every fake preset, plus the
+configured judge when it is not a fake).
 """
 
 
 def main() -> None:
-    from assay.judge.calibration import labels_hash
-    from assay.core.io import write_json, write_text
-    from assay.judge.factory import JudgeParams, make_judge
-    from assay.data.pairs import load_pairs
+    from assay.artifacts.judge import BiasMetrics
+    from assay.artifacts.provenance import provenance
+    from assay.artifacts.registry import BIAS, write_record
+    from assay.core.io import write_text
     from assay.core.params import load_section
+    from assay.data.pairs import load_pairs
+    from assay.judge.calibration import labels_hash
+    from assay.judge.factory import JudgeParams, make_judge
     from assay.judge.probe import bias_probes, preset_table, probe_markdown
     from assay.judge.prompts import load_prompt
-    from assay.core.provenance import provenance
 
     params = load_section("judge", JudgeParams)
     pairs = load_pairs(params.pairs)
@@ -23,9 +26,8 @@ def main() -> None:
     judge = make_judge(params)
     probes = bias_probes(judge, pairs, prompt)
     labels_sha = labels_hash(pairs)
-    write_json("metrics/bias.json", {**probes, "judge": judge.identity,
-                                     "prompt": {"name": prompt.name, "version": prompt.version, "sha": prompt.sha},
-                                     **provenance(prompt=prompt.sha, labels=labels_sha)})
+    settings = {"judge": judge.identity, "prompt": {"name": prompt.name, "version": prompt.version, "sha": prompt.sha}}
+    write_record(BIAS, BiasMetrics(**probes), provenance(prompt=prompt.sha, labels=labels_sha, settings=settings))
     write_text("reports/bias.md", probe_markdown(params.kind, params.preset, probes, preset_table(pairs, prompt),
                                                 prompt, labels_sha))
 

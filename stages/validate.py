@@ -1,26 +1,24 @@
 """DVC stage `validate`: validate the cases against the corpus; write derived cases, dataset metrics and coverage."""
 
-from assay.data.corpus import load_corpus
-from assay.data.cases import cases_table, coverage, coverage_markdown, dataset_hash, load_cases
-from assay.core.io import sha256_file, sha256_tree, write_json, write_parquet, write_text
-from assay.core.provenance import provenance
+from assay.artifacts.provenance import provenance
+from assay.artifacts.registry import DATASET, write_record
+from assay.core.io import sha256_file, sha256_tree, write_parquet, write_text
 from assay.core.stage import run_stage
-
-CASES, CORPUS = "data/cases.jsonl", "data/corpus"
+from assay.core.paths import input_paths
+from assay.data.cases import cases_table, coverage_markdown, dataset_metrics, load_cases
+from assay.data.corpus import load_corpus
 
 
 def main() -> None:
-    corpus = load_corpus(CORPUS)
-    cases = load_cases(CASES, corpus)
-    cov, digest = coverage(cases), dataset_hash(cases)
-    prov = provenance(cases_file=sha256_file(CASES), corpus=sha256_tree(CORPUS))
-    write_parquet("data/derived/cases.parquet", cases_table(cases), {**prov, "dataset_hash": digest})
-    write_json("metrics/dataset.json", {
-        "cases": len(cases), "hash": digest, "gaps": len(cov["gaps"]), "empty_cells": len(cov["empty"]),
-        "documents": len(corpus), "by_lang": cov["by_lang"],
-        "by_set": {s: sum(row[s] for row in cov["matrix"].values()) for s in next(iter(cov["matrix"].values()))},
-        "by_task": {t: sum(row.values()) for t, row in cov["matrix"].items()},
-        **prov})
+    paths = input_paths()
+    corpus = load_corpus(paths.corpus)
+    cases = load_cases(paths.cases, corpus)
+    metrics, cov, digest = dataset_metrics(cases, len(corpus))
+    prov = provenance(cases_file=sha256_file(paths.cases), corpus=sha256_tree(paths.corpus),
+                      details={"dataset_hash": digest})
+    write_parquet("data/derived/cases.parquet", cases_table(cases),
+                  {"assay_version": prov.assay_version, "inputs": prov.inputs, "dataset_hash": digest})
+    write_record(DATASET, metrics, prov)
     write_text("reports/coverage.md", coverage_markdown(cov, digest, len(cases)))
 
 

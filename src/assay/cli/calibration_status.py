@@ -15,28 +15,11 @@ from pathlib import Path
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("calibration-status", help="check that the judge calibration matches its prompt, judge and labels",
-                       description="Compare metrics/calibration.json with the current prompt file, judge settings "
+                       description="Compare the calibration's provenance (reports/provenance/calibrate.json) with the current prompt file, judge settings "
                                    "and label set. Exit 0 when current, 2 when stale or missing.")
-    p.add_argument("--record", default="metrics/calibration.json", help="calibration record (default: %(default)s)")
+    p.add_argument("--root", default=".", help="repository root holding reports/provenance/calibrate.json (default: .)")
     p.add_argument("--params", default="params.yaml", help="params file with the judge section (default: %(default)s)")
     p.set_defaults(func=run)
-
-
-def read_record(path: str) -> dict:
-    """The calibration record; MissingArtifact when absent, InputError when not a JSON object."""
-    from assay.core.errors import InputError, MissingArtifact, Problem
-
-    p = Path(path)
-    if not p.exists():
-        raise MissingArtifact(f"{path} not found (fix: run `dvc repro calibrate`)")
-    try:
-        record = json.loads(p.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
-        raise InputError([Problem(path, error.lineno, None, f"not valid JSON ({error.msg})",
-                                  "run `dvc repro calibrate` to rewrite it")]) from None
-    if not isinstance(record, dict):
-        raise InputError([Problem(path, None, None, "expected a JSON object", "run `dvc repro calibrate` to rewrite it")])
-    return record
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,12 +27,16 @@ def run(args: argparse.Namespace) -> int:
     from assay.core.errors import StaleError
     from assay.release.judge_staleness import current_state
 
-    record = read_record(args.record)
+    from assay.artifacts.registry import CALIBRATION, PROVENANCE, provenance_stage
+
+    stage = provenance_stage(CALIBRATION)
+    where = PROVENANCE.relpath(stage=stage)
+    record = PROVENANCE.read(args.root, stage=stage).settings
     prompt, settings, labels_sha = current_state(args.params)
     changes = staleness(record, prompt, settings, labels_sha)
     if changes:
-        raise StaleError(f"{args.record} is stale:\n" + "".join(f"  {c}\n" for c in changes)
+        raise StaleError(f"{where} is stale:\n" + "".join(f"  {c}\n" for c in changes)
                          + "fix: run `dvc repro calibrate` to calibrate again")
-    print(f"{args.record} is current: prompt {prompt.label} sha {prompt.short_sha}, "
+    print(f"{where} is current: prompt {prompt.label} sha {prompt.short_sha}, "
           f"judge settings {settings_hash(settings)[:10]}, labels {labels_sha[:10]}")
     return 0

@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "(`dvc status` not clean or a recorded hash differs) or a metrics file is missing.")
     p.add_argument("--root", default=".", help="repository root (default: .)")
     p.add_argument("--skip-dvc-status", action="store_true",
-                   help="do not run `dvc status` (the recorded-hash checks still run)")
+                   help="do not run `dvc status` (the recorded-hash checks and the missing-file checks still run)")
     p.add_argument("--json", action="store_true", help="print the checks as JSON")
     p.set_defaults(func=run)
 

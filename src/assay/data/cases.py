@@ -113,6 +113,17 @@ def coverage(cases: Iterable[CaseRecord], min_cases: int = 2) -> dict:
     return {"matrix": matrix, "gaps": gaps, "empty": [(t, s) for t, s, n in gaps if n == 0], "by_lang": by_lang}
 
 
+def dataset_metrics(cases: list[CaseRecord], documents: int):
+    """``(DatasetMetrics, coverage, dataset_hash)`` for the validate stage (see :func:`coverage`)."""
+    from assay.artifacts.data import DatasetMetrics
+
+    cov = coverage(cases)
+    metrics = DatasetMetrics(cases=len(cases), documents=documents, gaps=len(cov["gaps"]), empty_cells=len(cov["empty"]),
+                             by_lang=cov["by_lang"], by_set={s: sum(row[s] for row in cov["matrix"].values()) for s in SETS},
+                             by_task={t: sum(row.values()) for t, row in cov["matrix"].items()})
+    return metrics, cov, dataset_hash(cases)
+
+
 CASE_COLUMNS = ("id", "question", "task", "set", "lang", "expect", "doc_ids", "facts", "why", "group")
 
 

@@ -42,7 +42,6 @@ class LeakageParams(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     threshold: float = Field(gt=0, le=1)
-    sources: str = "data/sources"
 
 
 def words(text: str) -> frozenset[str]:
@@ -163,7 +162,7 @@ def load_sources(folder: str | Path) -> dict[str, list[str]]:
     """Every file in ``folder`` as a named source (name = file name without extension), sorted by name."""
     root = Path(folder)
     if not root.is_dir():
-        raise InputError([Problem(str(folder), None, None, "sources folder not found", "create it or set leakage.sources")])
+        raise InputError([Problem(str(folder), None, None, "sources folder not found", "create it or set inputs.sources in params.yaml")])
     return {f.stem: load_source(f) for f in sorted(root.iterdir()) if f.is_file() and not f.name.startswith(".")}
 
 

@@ -43,6 +43,18 @@ class Pair(BaseModel):
     note: str | None = None
 
 
+class AgreementParams(BaseModel):
+    """params.yaml section ``agreement``.
+
+    ``weights``: None for Cohen's kappa on unordered labels (a/b/tie); ``linear`` or ``quadratic``
+    only for ordered labels (relevance grades, 1-5 scores). The pairs and the guidelines the
+    annotators followed are ``inputs.pairs`` and ``inputs.guidelines``.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    weights: Literal["linear", "quadratic"] | None = None
+
+
 def load_pairs(path: str | Path) -> list[Pair]:
     """Read and validate a pairs JSONL file.
 

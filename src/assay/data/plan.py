@@ -4,6 +4,7 @@
 that shows it), the metrics (family, gate block/report, threshold, direction, no_regression), the
 dataset reference and the release rule in words. :func:`plan_problems` lists what the plan misses:
 
+- a metric name the pipeline does not measure (with the closest known name);
 - a blocking metric without a threshold;
 - a failure that names a metric the plan does not define;
 - no correctness metric, or no groundedness metric;
@@ -38,6 +39,7 @@ class Metric(BaseModel):
     """A metric the plan tracks. ``threshold`` is the pass line in ``direction``; ``None`` only for report metrics.
 
     ``no_regression`` forbids any case from getting worse on this metric between baseline and candidate.
+    ``min_n``: a blocking check on fewer cases than this fails as "too few cases".
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -47,6 +49,7 @@ class Metric(BaseModel):
     threshold: float | None = None
     direction: Literal["higher", "lower"] = "higher"
     no_regression: bool = False
+    min_n: int = Field(default=10, ge=1)
     description: str = ""
 
     def meets(self, value: float | None) -> bool | None:
@@ -80,10 +83,9 @@ class Plan(BaseModel):
 
 
 class PlanParams(BaseModel):
-    """params.yaml section ``plan``: the plan file and whether problems fail the stage."""
+    """params.yaml section ``plan``: whether problems fail the stage (the file is ``inputs.plan``)."""
 
     model_config = ConfigDict(extra="forbid")
-    path: str = "data/plan.yaml"
     strict: bool = False
 
 
@@ -94,8 +96,17 @@ def plan_problems(plan: Plan) -> list[str]:
     correctness/groundedness families, unguarded high-cost failures. A high-cost failure whose
     metric is unknown is reported once, as unknown.
     """
+    from difflib import get_close_matches
+
+    from assay.artifacts.registry import METRIC_NAMES
+
     problems = []
     names = {m.name: m for m in plan.metrics}
+    for m in plan.metrics:
+        if m.name not in METRIC_NAMES:
+            close = get_close_matches(m.name, METRIC_NAMES, n=1)
+            hint = f"did you mean {close[0]}? " if close else ""
+            problems.append(f"metric {m.name} is not one the pipeline measures ({hint}known: {', '.join(METRIC_NAMES)})")
     for m in plan.metrics:
         if m.gate == "block" and m.threshold is None:
             problems.append(f"blocking metric {m.name} has no threshold")

@@ -55,6 +55,14 @@ def split_counts(sides: dict[str, str]) -> dict[str, int]:
     return counts
 
 
+def split_table(sides: dict[str, str]):
+    """The id -> side table as a pyarrow Table (columns ``id``, ``side``), sorted by id."""
+    import pyarrow as pa
+
+    ids = sorted(sides)
+    return pa.table({"id": ids, "side": [sides[i] for i in ids]})
+
+
 def read_split(path: str) -> dict[str, str]:
     """The id -> side table written by the split stage (Parquet with columns ``id`` and ``side``)."""
     import pyarrow.parquet as pq

@@ -22,11 +22,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import assay
 from assay.judge.base import Judge
 from assay.judge.fake import cited, n_words, own_style
 from assay.judge.orders import judge_pairs, status_counts
 from assay.data.pairs import LABELS, Pair
-from assay.core.provenance import provenance
 from assay.stats.bootstrap import bootstrap_ci
 
 ERROR_SHAPES = ("wrong_decisive", "picked_longer", "picked_first", "picked_uncited", "picked_own_style",
@@ -152,7 +152,8 @@ def calibration_run(pairs: Sequence[Pair], judge: Judge, prompt, swap: bool = Tr
         "judge": dict(judge.identity),
         "settings": settings,
         "judge_settings_hash": settings_sha,
-        **provenance(prompt=prompt.sha, labels=labels_sha, judge_settings=settings_sha),
+        "assay_version": assay.__version__,
+        "inputs": {"prompt": prompt.sha, "labels": labels_sha, "judge_settings": settings_sha},
     }
     reasons = usability(record, min_kappa, min_slice_agreement)
     record["usable"] = 0 if reasons else 1
@@ -175,15 +176,30 @@ def calibrate(pairs: Sequence[Pair], judge: Judge, prompt, swap: bool = True, re
         people decided); ``order_disagreements``; ``invalid``/``refused``/``failed`` verdict counts;
         ``swap``; provenance: ``prompt`` {name, version, sha}, ``labels_hash``, ``judge``
         (identity), ``settings`` and ``judge_settings_hash``, ``assay_version`` and ``inputs`` (the
-        three hashes, as :func:`assay.core.provenance.provenance` writes them); ``usable`` (1/0)
-        and ``reasons`` (a list: use :func:`metrics` for the metrics file).
+        three hashes by name); ``usable`` (1/0)
+        and ``reasons`` (a list: use :func:`outputs` for the metrics and provenance files).
     """
     return calibration_run(pairs, judge, prompt, swap, resamples, seed, min_kappa, min_slice_agreement).record
 
 
-def metrics(record: dict) -> dict:
-    """The record without its lists (``reasons``), fit for a DVC metrics file."""
-    return {k: v for k, v in record.items() if not isinstance(v, list)}
+#: Record keys that name what the calibration is about (the staleness check compares them).
+IDENTITY_KEYS = ("prompt", "labels_hash", "judge", "settings", "judge_settings_hash", "swap")
+
+
+def outputs(record: dict):
+    """Split a record into its numbers (metrics/calibration.json) and its provenance file.
+
+    The provenance ``settings`` hold :data:`IDENTITY_KEYS` (what :func:`staleness` reads) and its
+    ``details`` the usability ``reasons``.
+    """
+    from assay.artifacts.judge import CalibrationMetrics
+    from assay.artifacts.provenance import Provenance
+
+    numbers = {k: v for k, v in record.items()
+               if k in CalibrationMetrics.model_fields}
+    prov = Provenance(assay_version=record["assay_version"], inputs=record["inputs"],
+                      settings={k: record[k] for k in IDENTITY_KEYS}, details={"reasons": record["reasons"]})
+    return CalibrationMetrics(**numbers), prov
 
 
 def _flatten(d: dict, prefix: str = "") -> dict:

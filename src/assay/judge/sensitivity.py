@@ -82,9 +82,19 @@ def wording_sensitivity(judge: Judge, pairs: list[Pair], prompt_a: object, promp
     }
 
 
-def sensitivity_metrics(report: dict) -> dict:
-    """The report's scalars for metrics/sensitivity.json (the ``changed`` list stays in the report)."""
-    return {k: v for k, v in report.items() if k != "changed"}
+def outputs(report: dict, **inputs: str):
+    """Split a report into its numbers (metrics/sensitivity.json) and its provenance.
+
+    The provenance ``settings`` hold ``judge``, ``prompts`` and ``swap``; its ``details`` hold
+    ``kappa_undefined`` and the ``changed`` pairs. ``inputs`` are the input hashes by name.
+    """
+    from assay.artifacts.judge import SensitivityMetrics
+    from assay.artifacts.provenance import provenance
+
+    numbers = {k: v for k, v in report.items() if k in SensitivityMetrics.model_fields}
+    return SensitivityMetrics(**numbers), provenance(
+        settings={k: report[k] for k in ("judge", "prompts", "swap")},
+        details={k: report[k] for k in ("kappa_undefined", "changed")}, **inputs)
 
 
 def sensitivity_markdown(report: dict) -> str:

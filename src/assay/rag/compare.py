@@ -1,16 +1,17 @@
 """Paired comparison of two RAG versions run over the same cases.
 
-Both runs must hold exactly the same case ids (the pairing is by id). Per case the pair of
+Both runs must hold exactly the same case ids (the pairing is by id), and only the holdout cases
+count: the release decision is taken on the holdout. Per case the pair of
 ``passed`` values is one of: both pass, both fail (``still_failing``), baseline fail and candidate
 pass (``better``), baseline pass and candidate fail (``worse``); ``unchanged`` is both pass or both
 fail. Statistics:
 
-* pass rates with percentile-bootstrap 95% intervals (:func:`assay.rag.runner.pass_rate_ci`, same seed
-  for both versions);
+* pass rates with the proportion interval of ``rag.interval`` (Wilson by default), and the paired
+  difference with Newcombe's hybrid score interval for paired proportions;
 * ``p_sign``: exact two-sided sign test on the discordant pairs (``scipy.stats.binomtest`` of
   ``better`` successes in ``better + worse`` trials at 0.5); 1.0 when there are no discordant
   pairs (no evidence of any difference; binomtest refuses n = 0);
-* McNemar's exact test (``statsmodels``) on the 2x2 table; its statistic is ``min(better, worse)``
+* McNemar's exact test on the 2x2 table; its statistic is ``min(better, worse)``
   and its p equals ``p_sign`` (the exact McNemar test is the sign test on discordant pairs);
 * per-metric regressions: for ``answer_correct``, ``abstain_correct``, ``citation_support`` and
   ``format_ok``, the cases true in the baseline and false in the candidate (cases where either side
@@ -24,9 +25,13 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from assay.data.cases import TASKS
+from assay.artifacts.base import finite
+from assay.artifacts.rag import CompareMetrics
 from assay.core.errors import AssayError, InputError, MissingArtifact, Problem
-from assay.rag.runner import pass_rate_ci, rates_by
+from assay.data.cases import TASKS
+from assay.rag.metrics import rate
+from assay.stats.paired import mcnemar_exact, paired_diff_ci, sign_test
+from assay.stats.proportion import IntervalMethod
 
 NO_REGRESSION = ("answer_correct", "abstain_correct", "citation_support", "format_ok")
 REQUIRED = ("id", "task", "passed", *NO_REGRESSION)
@@ -88,43 +93,27 @@ def pair_runs(baseline, candidate, names: tuple[str, str] = ("baseline", "candid
     return paired.sort_values("id", kind="stable").reset_index(drop=True)
 
 
-def sign_test(better: int, worse: int) -> float:
-    """Exact two-sided sign test p on discordant pairs; 1.0 when there are none.
+def compare_runs(baseline, candidate, sides: dict[str, str], method: IntervalMethod = "wilson",
+                 names: tuple[str, str] = ("baseline", "candidate")) -> tuple[CompareMetrics, dict]:
+    """Compare two run tables on the holdout cases; return ``(metrics, report)``.
 
-    >>> sign_test(2, 0)  # 2 * 0.5**2
-    0.5
-    """
-    if better + worse == 0:
-        return 1.0
-    from scipy.stats import binomtest
+    Only cases whose side in ``sides`` is ``holdout`` count: the release decision is taken on the
+    holdout, dev figures are for tuning (see each version's metrics). ``metrics`` holds both pass
+    rates with their proportion interval, the paired difference ``candidate - baseline`` with
+    Newcombe's paired interval (:func:`assay.stats.paired.paired_diff_ci`), the better/worse/
+    unchanged/still_failing counts, the sign test and exact McNemar, pass rates by task and the
+    per-metric regressions with ``regressions_n_paired``. ``report`` holds the sorted id lists
+    ``better``, ``worse``, ``unchanged``, ``still_failing`` and ``regressed`` per metric.
 
-    return float(binomtest(better, better + worse, 0.5, alternative="two-sided").pvalue)
-
-
-def mcnemar_exact(both_pass: int, worse: int, better: int, both_fail: int) -> tuple[float, float]:
-    """``(statistic, p)`` of statsmodels' exact McNemar test on ``[[both_pass, worse], [better, both_fail]]``.
-
-    With no discordant pairs statsmodels gives p = 1.0 and statistic 0.
-    """
-    from statsmodels.stats.contingency_tables import mcnemar
-
-    result = mcnemar(np.array([[both_pass, worse], [better, both_fail]]), exact=True)
-    return float(result.statistic), float(min(1.0, result.pvalue))
-
-
-def compare_runs(baseline, candidate, resamples: int, seed: int,
-                 names: tuple[str, str] = ("baseline", "candidate")) -> tuple[dict, dict]:
-    """Compare two run tables; return ``(metrics, report)``.
-
-    ``metrics`` holds scalars and nested dicts only: ``n``, ``baseline`` and ``candidate``
-    (``pass_rate`` with ``pass_rate_ci_low``/``_high``), ``better``/``worse``/``unchanged``/
-    ``still_failing`` counts, ``p_sign``, ``mcnemar`` (``statistic``, ``p``), ``baseline_by_task``
-    and ``candidate_by_task`` (``{task: {pass_rate, n}}``, every task listed, ``None`` at n 0) and
-    ``regressions`` (``{metric: cases that went from true to false}``) with
-    ``regressions_n_paired`` (``{metric: cases defined on both sides}``). ``report`` holds the id lists
-    (sorted): ``better``, ``worse``, ``unchanged``, ``still_failing`` and ``regressed`` per metric.
+    Raises:
+        PairingError: the runs hold different cases, or a case has no side in the split.
     """
     paired = pair_runs(baseline, candidate, names)
+    unknown = sorted(set(paired["id"]) - set(sides))
+    if unknown:
+        raise PairingError(f"compare: {len(unknown)} case(s) have no side in the split: {_name_ids(unknown)} "
+                           "(fix: re-run the split stage)")
+    paired = paired[paired["id"].map(sides) == "holdout"].reset_index(drop=True)
     ids = paired["id"].to_numpy()
     pb = paired["passed_b"].to_numpy(dtype=bool)
     pc = paired["passed_c"].to_numpy(dtype=bool)
@@ -132,6 +121,7 @@ def compare_runs(baseline, candidate, resamples: int, seed: int,
     counts = {key: int(mask.sum()) for key, mask in masks.items()}
     both_pass = counts["unchanged"] - counts["still_failing"]
     statistic, p_mcnemar = mcnemar_exact(both_pass, counts["worse"], counts["better"], counts["still_failing"])
+    diff, low, high = paired_diff_ci(both_pass, counts["worse"], counts["better"], counts["still_failing"])
     regressions, paired_n, regressed = {}, {}, {}
     for metric in NO_REGRESSION:
         vb, vc = (paired[f"{metric}_{side}"].astype("float64").to_numpy() for side in "bc")  # None -> nan
@@ -139,48 +129,40 @@ def compare_runs(baseline, candidate, resamples: int, seed: int,
         regressions[metric] = int(mask.sum())
         paired_n[metric] = int((~np.isnan(vb) & ~np.isnan(vc)).sum())
         regressed[metric] = ids[mask].tolist()
-    metrics = {
-        "n": len(paired),
-        "baseline": {"name": names[0], **pass_rate_ci(pb, resamples, seed)},
-        "candidate": {"name": names[1], **pass_rate_ci(pc, resamples, seed)},
-        **counts,
-        "p_sign": sign_test(counts["better"], counts["worse"]),
-        "mcnemar": {"statistic": statistic, "p": p_mcnemar},
-        "baseline_by_task": rates_by(paired["task_b"].to_numpy(), pb, TASKS),
-        "candidate_by_task": rates_by(paired["task_b"].to_numpy(), pc, TASKS),
-        "regressions": regressions,
-        "regressions_n_paired": paired_n,
-    }
+    tasks = paired["task_b"].to_numpy()
+    metrics = CompareMetrics(
+        n=len(paired), baseline_pass_rate=rate(pb, method), candidate_pass_rate=rate(pc, method),
+        diff=finite(diff), diff_ci_low=finite(low), diff_ci_high=finite(high), **counts,
+        p_sign=sign_test(counts["better"], counts["worse"]), mcnemar_statistic=statistic, mcnemar_p=p_mcnemar,
+        baseline_by_task={t: rate(pb[tasks == t], method) for t in TASKS},
+        candidate_by_task={t: rate(pc[tasks == t], method) for t in TASKS},
+        regressions=regressions, regressions_n_paired=paired_n)
     report = {key: ids[mask].tolist() for key, mask in masks.items()}
     report["regressed"] = regressed
     return metrics, report
 
 
-def run_provenance(runs: dict[str, str], metrics: dict[str, str]) -> dict:
-    """Provenance of a comparison: ``assay_version`` and ``inputs`` (``cases``: the dataset hash both runs
-    were made on, ``run_<version>``: SHA-256 of each run table), to merge into the top level.
+def run_provenance(runs: dict[str, str], split_hash: str):
+    """Provenance of a comparison: ``cases`` (the dataset hash both runs were made on), ``split``
+    (SHA-256 of the split table) and ``run_<version>`` (SHA-256 of each run table).
 
     Args:
-        runs: ``{version: run table path}``.
-        metrics: ``{version: metrics/rag/<version>.json path}`` (where each run's dataset hash is).
+        runs: ``{version: run table path}``; each version's dataset hash is read from its
+            evaluate stage's provenance file.
+        split_hash: SHA-256 of the split table the holdout was taken from.
 
     Raises:
-        MissingArtifact: a metrics file is missing.
+        MissingArtifact: a version's provenance file is missing.
         PairingError: the runs were made on different case sets (different dataset hashes).
     """
-    import json
-
+    from assay.artifacts.provenance import provenance
+    from assay.artifacts.registry import PROVENANCE, RAG, provenance_stage
     from assay.core.io import sha256_file
-    from assay.core.provenance import provenance
 
-    hashes = {}
-    for name, path in metrics.items():
-        if not Path(path).exists():
-            raise MissingArtifact(f"{path}: metrics not found (fix: run the evaluate stage for {name!r} first)")
-        hashes[name] = json.loads(Path(path).read_text(encoding="utf-8")).get("inputs", {}).get("cases")
+    hashes = {name: PROVENANCE.read(stage=provenance_stage(RAG, version=name)).inputs.get("cases") for name in runs}
     if len(set(hashes.values())) != 1 or None in hashes.values():
         shown = ", ".join(f"{name} {h}" for name, h in sorted(hashes.items()))
         raise PairingError(f"compare: the runs were made on different case sets (dataset hashes: {shown}) "
                            "(fix: re-run the evaluate stage for both versions)")
-    return provenance(cases=next(iter(hashes.values())),
+    return provenance(cases=next(iter(hashes.values())), split=split_hash,
                       **{f"run_{name}": sha256_file(path) for name, path in sorted(runs.items())})

@@ -40,11 +40,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, Valida
 from assay.data.corpus import Document
 from assay.data.cases import LANGS, SETS, TASKS, CaseRecord
 from assay.core.errors import InputError, Problem
-from assay.stats.bootstrap import bootstrap_ci
+from assay.stats.proportion import IntervalMethod
 from assay.rag.systems import AnswersFileSystem, CallableSystem, ReferenceSystem, SystemOutput
-
-FAMILIES = ("recall_at_k", "citation_support", "answer_correct", "abstain_correct", "format_ok")
-
 
 class VersionParams(BaseModel):
     """One RAG version in ``params.yaml`` (``rag.versions.<name>``).
@@ -83,12 +80,11 @@ class VersionParams(BaseModel):
 
 
 class RagParams(BaseModel):
-    """The ``rag`` section of ``params.yaml``: recall depth, bootstrap settings and the versions."""
+    """The ``rag`` section of ``params.yaml``: recall depth, the proportion interval and the versions."""
 
     model_config = ConfigDict(extra="forbid")
     k: int = Field(default=3, ge=1)
-    bootstrap_resamples: int = Field(default=2000, ge=100)
-    seed: int = 0
+    interval: IntervalMethod = "wilson"
     versions: dict[str, VersionParams] = {}
 
     @model_validator(mode="after")
@@ -249,78 +245,3 @@ def results_table(results: Sequence[CaseResult]):
     import pyarrow as pa
 
     return pa.Table.from_pylist([asdict(r) for r in sorted(results, key=lambda r: r.id)], schema=_schema())
-
-
-def _mean(values) -> float | None:
-    """Mean of the defined (non-None, non-nan) values; ``None`` when there are none."""
-    x = [float(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
-    return round(float(np.mean(x)), 6) if x else None
-
-
-def _count(values) -> int:
-    return sum(1 for v in values if v is not None and not (isinstance(v, float) and math.isnan(v)))
-
-
-def pass_rate_ci(passed: Sequence[bool] | np.ndarray, resamples: int, seed: int) -> dict:
-    """``{pass_rate, pass_rate_ci_low, pass_rate_ci_high}`` (percentile bootstrap, 95%); ``None`` for no cases."""
-    x = np.asarray(passed, dtype=float)
-    low, high = bootstrap_ci(x, resamples=resamples, seed=seed)
-    rate = float(x.mean()) if x.size else math.nan
-    return {key: None if math.isnan(v) else round(v, 6)
-            for key, v in (("pass_rate", rate), ("pass_rate_ci_low", low), ("pass_rate_ci_high", high))}
-
-
-def rates_by(keys: Sequence[str] | np.ndarray, passed: Sequence[bool] | np.ndarray, names: Sequence[str]) -> dict:
-    """``{name: {pass_rate, n}}`` for every name in ``names`` (``pass_rate`` ``None`` where ``n`` is 0).
-
-    >>> rates_by(["a", "b", "a"], [True, False, False], ["a", "b", "c"])["a"]
-    {'pass_rate': 0.5, 'n': 2}
-    """
-    keys, hits = np.asarray(keys), np.asarray(passed, dtype=float)
-    out = {}
-    for name in names:
-        mask = keys == name
-        n = int(mask.sum())
-        out[name] = {"pass_rate": round(float(hits[mask].mean()), 6) if n else None, "n": n}
-    return out
-
-
-def summarize(results: Sequence[CaseResult], resamples: int, seed: int) -> dict:
-    """Version metrics: pass rate with interval, family means with ``n_by_metric``, p95 latency, slices.
-
-    Family means are over the cases where the family is defined; ``None`` when none is.
-    ``latency_p95_ms`` is numpy's linear-interpolated 95th percentile of known latencies.
-    Slices (``by_task``, ``by_set``, ``by_lang``) list every taxonomy value, empty ones with n 0.
-    """
-    passed = [r.passed for r in results]
-    out = {"n": len(results), **pass_rate_ci(passed, resamples, seed)}
-    for family in FAMILIES:
-        values = [getattr(r, family) for r in results]
-        out[family] = _mean(values)
-    out["n_by_metric"] = {family: _count(getattr(r, family) for r in results) for family in FAMILIES}
-    latencies = [r.latency_ms for r in results if r.latency_ms is not None]
-    out["latency_p95_ms"] = round(float(np.percentile(latencies, 95)), 3) if latencies else None
-    for key, names in (("task", TASKS), ("set", SETS), ("lang", LANGS)):
-        out[f"by_{key}"] = rates_by([getattr(r, key) for r in results], passed, names)
-    return out
-
-
-def version_metrics(name: str, params: RagParams, results: Sequence[CaseResult], cases: Sequence[CaseRecord],
-                    cases_path: str | Path, corpus_path: str | Path) -> dict:
-    """:func:`summarize` plus provenance, at the top level like every assay metrics file.
-
-    Adds ``inputs`` (``cases``: the dataset hash, ``cases_file``: SHA-256 of the file, ``corpus``:
-    SHA-256 of the corpus folder, and ``answers``: SHA-256 of the answers file for an answers-file
-    version), ``assay_version``, ``version``, ``settings``, ``k`` and ``bootstrap``.
-    """
-    from assay.data.cases import dataset_hash
-    from assay.core.io import sha256_file, sha256_tree
-    from assay.core.provenance import provenance
-
-    version = params.version(name)
-    inputs = {"cases": dataset_hash(cases), "cases_file": sha256_file(cases_path), "corpus": sha256_tree(corpus_path)}
-    if version.answers is not None:
-        inputs["answers"] = sha256_file(version.answers)
-    return {**summarize(results, params.bootstrap_resamples, params.seed), **provenance(**inputs),
-            "version": name, "settings": version.settings(), "k": params.k,
-            "bootstrap": {"resamples": params.bootstrap_resamples, "seed": params.seed}}

@@ -1,41 +1,55 @@
-"""The release gate: may the candidate RAG version replace the baseline?
+"""The release gate's rules: may the candidate RAG version replace the baseline?
 
-The gate reads the plan (thresholds, directions, no-regression rules) and the metrics the
-pipeline wrote, and returns one :class:`Check` per rule:
+Each rule returns :class:`Check` values:
 
-- every blocking plan metric, measured on the candidate, meets its threshold;
-- for every plan metric marked ``no_regression``, no case went from pass to fail;
-- the judge calibration is usable (when ``metrics/calibration.json`` exists or is required);
-- human agreement (kappa) meets ``gate.min_human_kappa`` (when ``metrics/agreement.json`` exists or is required);
-- the input hashes recorded in every metrics file match the current inputs (freshness).
+- every blocking plan metric, measured on the candidate's **holdout** cases, meets its threshold
+  (compared unrounded); a metric defined on no holdout case fails with that reason, and one defined
+  on fewer than the metric's ``min_n`` cases fails as "too few cases";
+- for every plan metric marked ``no_regression``, no holdout case went from pass to fail;
+- the judge calibration is usable (when required or present), with the reasons its record gives;
+- human agreement (kappa) meets ``gate.min_human_kappa`` (when required or present);
+- the input hashes recorded in every provenance file match the current inputs (freshness);
+- plan problems and a holdout looked at by too many candidates are warnings (they do not block).
 
-Statuses: ``pass``; ``fail`` (a threshold unmet: exit 1); ``missing`` (a metrics file or value is
-absent: exit 2) and ``stale`` (a recorded hash differs from the current input: exit 2). A missing
-file is never a pass.
+Statuses (:data:`STATUSES`): ``pass``; ``warn``; ``fail`` (exit 1); ``missing`` (a file or value is
+absent or broken) and ``stale`` (an input changed): exit 2. A missing file is never a pass, and a
+gate with nothing to check is not a pass either (exit 2).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.artifacts.judge import AgreementMetrics, CalibrationMetrics
+from assay.artifacts.rag import CompareMetrics, RagMetrics
+from assay.core.fmt import exact, num
 from assay.data.plan import Plan
 
-Status = Literal["pass", "fail", "missing", "stale"]
+Status = Literal["pass", "warn", "fail", "missing", "stale"]
+STATUSES: tuple[str, ...] = ("pass", "warn", "fail", "missing", "stale")
+
+#: The verdict for each exit code, in the words the table, the summary page and the CLI use.
+VERDICTS = {0: "PASS: the candidate may ship",
+            1: "FAIL: a pre-registered threshold is unmet",
+            2: "NOT DECIDED: a metrics file is missing, broken or stale; re-run dvc repro"}
 
 
 class GateParams(BaseModel):
-    """params.yaml section ``gate``."""
+    """params.yaml section ``gate``.
+
+    ``max_holdout_looks``: how many distinct candidate configurations may be judged on this holdout
+    before the gate warns that the holdout is being tuned on.
+    """
 
     model_config = ConfigDict(extra="forbid")
     min_human_kappa: float = Field(0.6, ge=-1, le=1)
     require_judge: bool = True
     require_agreement: bool = True
+    max_holdout_looks: int = Field(5, ge=1)
 
 
 @dataclass(frozen=True)
@@ -50,103 +64,95 @@ class Check:
 
 
 def exit_code(checks: list[Check]) -> int:
-    """0 when every check passes, 2 when anything is missing or stale, otherwise 1."""
-    if any(c.status in ("missing", "stale") for c in checks):
+    """0 when every check passes (warnings allowed), 2 when anything is missing or stale or there
+    is nothing to check, otherwise 1.
+
+    >>> exit_code([])
+    2
+    """
+    if not checks or any(c.status in ("missing", "stale") for c in checks):
         return 2
     return 1 if any(c.status == "fail" for c in checks) else 0
 
 
-def read_metrics(folder: Path, name: str) -> dict | None:
-    """A metrics JSON file as a dict, or ``None`` when it does not exist."""
-    f = folder / name
-    return json.loads(f.read_text(encoding="utf-8")) if f.exists() else None
-
-
-def _fmt(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:.4g}"
-
-
-def metric_checks(plan: Plan, candidate: dict | None, compare: dict | None, candidate_name: str) -> list[Check]:
-    """Blocking-threshold and no-regression checks for the candidate."""
+def metric_checks(plan: Plan, candidate: RagMetrics | None, compare: CompareMetrics | None,
+                  candidate_name: str) -> list[Check]:
+    """Blocking-threshold checks on the candidate's holdout figures, and no-regression checks."""
     checks = []
     for m in plan.metrics:
         if m.gate != "block":
             continue
-        name = f"{m.name} ({candidate_name})"
+        name = f"{m.name} ({candidate_name}, holdout)"
         if candidate is None:
             checks.append(Check(name, "missing", f"metrics/rag/{candidate_name}.json not found: run dvc repro", None, m.threshold))
             continue
-        value = candidate.get(m.name)
-        ok = m.meets(value)
-        if ok is None:
-            why = "no threshold" if m.threshold is None else f"no value for {m.name} in metrics/rag/{candidate_name}.json"
-            checks.append(Check(name, "missing", why, value, m.threshold))
+        estimate = getattr(candidate.holdout, m.name)
+        sign = ">=" if m.direction == "higher" else "<="
+        if m.threshold is None:
+            checks.append(Check(name, "fail", "blocking metric without a threshold in the plan", estimate.value))
+        elif estimate.value is None:
+            checks.append(Check(name, "fail", "not defined on any holdout case", None, m.threshold))
+        elif estimate.n < m.min_n:
+            checks.append(Check(name, "fail", f"too few cases ({estimate.n} < min_n {m.min_n})", estimate.value, m.threshold))
         else:
-            sign = ">=" if m.direction == "higher" else "<="
-            checks.append(Check(name, "pass" if ok else "fail", f"{_fmt(value)} {'meets' if ok else 'misses'} {sign} {_fmt(m.threshold)}",
-                                value, m.threshold))
+            ok = m.meets(estimate.value)
+            checks.append(Check(name, "pass" if ok else "fail",
+                                f"{exact(estimate.value)} {'meets' if ok else 'misses'} {sign} {exact(m.threshold)} "
+                                f"(n {estimate.n})", estimate.value, m.threshold))
     for m in plan.metrics:
         if not m.no_regression:
             continue
         name = f"no regression on {m.name}"
-        worse = (compare or {}).get("regressions", {}).get(m.name)
-        if compare is None or worse is None:
+        worse = None if compare is None else compare.regressions.get(m.name)
+        if worse is None:
             checks.append(Check(name, "missing", "metrics/compare.json has no regression count for it: run dvc repro"))
         else:
             checks.append(Check(name, "pass" if worse == 0 else "fail",
-                                f"{worse} case(s) went from pass to fail" if worse else "no case got worse", worse, 0))
+                                f"{worse} holdout case(s) went from pass to fail" if worse else "no holdout case got worse",
+                                worse, 0))
     return checks
 
 
-def judge_checks(params: GateParams, agreement: dict | None, calibration: dict | None) -> list[Check]:
-    """Human agreement floor and judge usability."""
+def judge_checks(params: GateParams, agreement: AgreementMetrics | None, calibration: CalibrationMetrics | None,
+                 reasons: list[str] | None = None) -> list[Check]:
+    """Human agreement floor and judge usability; ``reasons`` are the calibration record's own."""
     checks = []
     if agreement is not None or params.require_agreement:
         if agreement is None:
             checks.append(Check("human agreement", "missing", "metrics/agreement.json not found: run dvc repro"))
         else:
-            k = agreement.get("kappa")
+            k = agreement.kappa
             ok = k is not None and k >= params.min_human_kappa
             checks.append(Check("human agreement", "pass" if ok else "fail",
-                                f"kappa {_fmt(k)} {'>=' if ok else '<'} {params.min_human_kappa}", k, params.min_human_kappa))
+                                f"kappa {num(k, 4)} {'>=' if ok else '<'} {num(params.min_human_kappa)}", k,
+                                params.min_human_kappa))
     if calibration is not None or params.require_judge:
         if calibration is None:
             checks.append(Check("judge calibration", "missing", "metrics/calibration.json not found: run dvc repro"))
         else:
-            usable = calibration.get("usable")
-            detail = "usable" if usable == 1 else "not usable: " + "; ".join(rejection_reasons(calibration))
-            checks.append(Check("judge calibration", "pass" if usable == 1 else "fail", detail, usable, 1))
+            usable = calibration.usable == 1
+            why = "; ".join(reasons or []) or "see reports/calibration.md"
+            checks.append(Check("judge calibration", "pass" if usable else "fail",
+                                "usable" if usable else f"not usable: {why}", calibration.usable, 1))
     return checks
 
 
-def rejection_reasons(calibration: dict) -> list[str]:
-    """Why a calibration record says the judge is not usable, from its own thresholds."""
-    from assay.judge.calibration import usability
-
-    settings = calibration.get("settings") or {}
-    try:
-        reasons = usability(calibration, settings["min_kappa"], settings["min_slice_agreement"])
-    except (KeyError, TypeError):
-        reasons = []
-    return reasons or ["see reports/calibration.md"]
-
-
-def freshness_checks(recorded: dict[str, dict], current: dict[str, Callable[[], str]]) -> list[Check]:
-    """Compare the ``inputs`` hashes recorded in each metrics file with the current inputs.
+def freshness_checks(recorded: dict[str, dict[str, str]], current: dict[str, Callable[[], str]]) -> list[Check]:
+    """Compare the input hashes recorded for each output with the current inputs.
 
     Args:
-        recorded: metrics file name -> its parsed JSON (files without ``inputs`` are skipped).
+        recorded: output name -> its recorded ``{input name: hash}`` (empty maps are skipped).
         current: input name -> a function computing that input's current hash. A key
-            ``"<file>:<name>"`` applies to that metrics file only and wins over a plain ``"<name>"``
+            ``"<output>:<name>"`` applies to that output only and wins over a plain ``"<name>"``
             (for inputs such as a version's answers file). Names neither form knows are not checked.
 
     Returns:
-        One check per metrics file that records inputs: ``stale`` naming every changed input, else ``pass``.
+        One check per output that records known inputs: ``stale`` naming every changed input, else
+        ``pass``. Each current hash is computed at most once.
     """
     cache: dict[str, str] = {}
     checks = []
-    for fname, data in sorted(recorded.items()):
-        inputs = (data or {}).get("inputs") or {}
+    for fname, inputs in sorted(recorded.items()):
         known = {k: (f"{fname}:{k}" if f"{fname}:{k}" in current else k, v) for k, v in inputs.items()
                  if f"{fname}:{k}" in current or k in current}
         if not known:
@@ -167,10 +173,7 @@ def checks_table(checks: list[Check]) -> str:
     width = max([len(c.name) for c in checks] + [5])
     lines = [f"{'check':<{width}}  status   detail"]
     lines += [f"{c.name:<{width}}  {c.status:<7}  {c.detail}" for c in checks]
-    code = exit_code(checks)
-    verdict = {0: "PASS: the candidate may ship", 1: "FAIL: a pre-registered threshold is unmet",
-               2: "STALE OR MISSING: re-run dvc repro before deciding"}[code]
-    return "\n".join(lines) + f"\n\nverdict: {verdict}\n"
+    return "\n".join(lines) + f"\n\nverdict: {VERDICTS[exit_code(checks)]}\n"
 
 
 def checks_dict(checks: list[Check]) -> list[dict]:

@@ -1,20 +1,23 @@
-"""Assembling the gate's inputs from the repository: plan, params, metrics and current input hashes.
+"""Assembling the gate's inputs from a repository: params, plan, metrics, provenance, current input hashes.
 
 Shared by the ``gate`` stage (which writes metrics/gate.json and reports/summary.md) and the
 ``assay gate`` command (which prints the table and sets the exit code), so both decide the same way.
+A params or plan file that does not validate, and a metrics file that is absent or broken, become
+``missing`` checks (exit 2): the inputs are unusable, which is not the same as a threshold unmet.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from assay.artifacts.base import Artifact, BrokenArtifact
+from assay.artifacts.provenance import Provenance
+from assay.artifacts.registry import (AGREEMENT, CALIBRATION, COMPARE, METRICS, PROVENANCE, RAG, provenance_stage)
 from assay.core.errors import AssayError
-from assay.release.input_hashes import current_inputs
-from assay.release.checks import Check, GateParams, freshness_checks, judge_checks, metric_checks, read_metrics
-from assay.core.params import load_section
-from assay.data.plan import PlanParams, load_plan
+from assay.release.checks import Check, GateParams, freshness_checks, judge_checks, metric_checks
 
 
 class Versions(BaseModel):
@@ -25,24 +28,91 @@ class Versions(BaseModel):
     candidate: str = "candidate"
 
 
-def gather(root: str | Path = ".") -> tuple[list[Check], dict[str, dict | None], Versions]:
-    """All gate checks for the repository at ``root``, the metrics they read, and the version names."""
+@dataclass
+class Evidence:
+    """What the gate read: metrics by file, provenance by file, plan problems, version names."""
+
+    metrics: dict[str, object] = field(default_factory=dict)
+    provenance: dict[str, Provenance] = field(default_factory=dict)
+    plan_problems: list[str] = field(default_factory=list)
+    versions: Versions = field(default_factory=Versions)
+    params: GateParams = field(default_factory=GateParams)
+    candidate_settings: dict = field(default_factory=dict)
+    broken: set[str] = field(default_factory=set)
+
+
+def _targets(versions: Versions) -> list[tuple[Artifact, dict]]:
+    out = []
+    for artifact in METRICS:
+        if artifact is RAG:
+            out += [(RAG, {"version": versions.baseline}), (RAG, {"version": versions.candidate})]
+        else:
+            out.append((artifact, {}))
+    return out
+
+
+def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
+    """All gate checks for the repository at ``root`` and the evidence they read."""
+    from assay.core.params import load_section
+    from assay.core.paths import input_paths
+    from assay.data.plan import load_plan, plan_problems
+    from assay.rag.runner import RagParams
+
     base = Path(root)
     params_file = base / "params.yaml"
-    gate = load_section("gate", GateParams, params_file)
-    versions = load_section("compare", Versions, params_file)
-    plan = load_plan(base / load_section("plan", PlanParams, params_file).path)
-    folder = base / "metrics"
-    names = ["plan.json", "dataset.json", "split.json", "leakage.json", "agreement.json", "bias.json",
-             "calibration.json", "sensitivity.json", "compare.json", f"rag/{versions.baseline}.json",
-             f"rag/{versions.candidate}.json"]
-    m = {n: read_metrics(folder, n) for n in names}
-    checks = metric_checks(plan, m[f"rag/{versions.candidate}.json"], m["compare.json"], versions.candidate)
-    checks += judge_checks(gate, m["agreement.json"], m["calibration.json"])
+    ev = Evidence()
+    try:
+        ev.params = load_section("gate", GateParams, params_file)
+        ev.versions = load_section("compare", Versions, params_file)
+        plan = load_plan(base / input_paths(params_file).plan)
+        rag = load_section("rag", RagParams, params_file)
+        if ev.versions.candidate in rag.versions:
+            ev.candidate_settings = rag.versions[ev.versions.candidate].settings()
+    except AssayError as error:
+        return [Check("inputs", "missing", f"params or plan unusable: {error}")], ev
+    ev.plan_problems = plan_problems(plan)
+    checks: list[Check] = []
+    for artifact, fields in _targets(ev.versions):
+        name = artifact.relpath(**fields)
+        try:
+            ev.metrics[name] = artifact.read_optional(base, **fields)
+            prov = PROVENANCE.read_optional(base, stage=provenance_stage(artifact, **fields))
+        except BrokenArtifact as error:
+            checks.append(Check(f"read {name}", "missing", str(error)))
+            ev.metrics[name] = None
+            ev.broken.add(name)
+            continue
+        if ev.metrics[name] is not None and prov is None:
+            checks.append(Check(f"read {name}", "missing", f"its provenance file is missing: run `dvc repro -f {artifact.stage.format(**fields)}`"))
+        if prov is not None:
+            ev.provenance[name] = prov
+    m = ev.metrics
+    checks += metric_checks(plan, m[RAG.relpath(version=ev.versions.candidate)], m[COMPARE.relpath()], ev.versions.candidate)
+    cal_prov = ev.provenance.get(CALIBRATION.relpath())
+    checks += judge_checks(ev.params, m[AGREEMENT.relpath()], m[CALIBRATION.relpath()],
+                           cal_prov.details.get("reasons") if cal_prov else None)
+    checks += _missing_files(ev)
+    checks += _freshness(base, ev)
+    checks += [Check("plan", "warn", problem) for problem in ev.plan_problems]
+    return checks, ev
+
+
+def _missing_files(ev: Evidence) -> list[Check]:
+    """Every metrics file the pipeline should have written and did not is a missing check."""
+    return [Check(f"read {name}", "missing", "not found: run dvc repro") for name, value in sorted(ev.metrics.items())
+            if value is None and name not in ev.broken]
+
+
+def _freshness(base: Path, ev: Evidence) -> list[Check]:
+    from assay.release.input_hashes import current_inputs
+
     guarded = {key: _guard(fn) for key, fn in current_inputs(base).items()}
-    checks += freshness_checks({n: d for n, d in m.items() if d is not None}, guarded)
-    checks += calibration_freshness(base, m["calibration.json"])
-    return checks, m, versions
+    recorded = {name: prov.inputs for name, prov in ev.provenance.items()}
+    checks = freshness_checks(recorded, guarded)
+    cal = ev.provenance.get(CALIBRATION.relpath())
+    if cal is not None:
+        checks += calibration_freshness(base, cal)
+    return checks
 
 
 def _guard(fn):
@@ -55,14 +125,12 @@ def _guard(fn):
     return call
 
 
-def calibration_freshness(base: Path, record: dict | None) -> list[Check]:
+def calibration_freshness(base: Path, record: Provenance) -> list[Check]:
     """Whether the calibration still matches the prompt, judge settings and labels in use."""
-    if record is None:
-        return []
     from assay.release.judge_staleness import current_staleness
 
     try:
-        changed = current_staleness(record, str(base / "params.yaml"))
+        changed = current_staleness(record.settings, str(base / "params.yaml"))
     except AssayError as error:
         changed = [f"cannot check ({error})"]
     return [Check("fresh judge calibration", "stale" if changed else "pass",

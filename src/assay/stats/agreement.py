@@ -36,7 +36,6 @@ from statistics import NormalDist
 from typing import Any, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
 
 from assay.core.errors import AssayError
 
@@ -51,22 +50,6 @@ CHANCE_IS_ONE = "undefined: chance agreement is 1 (both raters gave every item t
 class AgreementError(AssayError):
     """Two label sequences that cannot be compared: unequal lengths, a missing or unknown label,
     labels that cannot be put in order, or an unknown weighting."""
-
-
-class AgreementParams(BaseModel):
-    """The ``agreement`` section of params.yaml.
-
-    ``pairs``: the labelled pairs file (two annotators' labels ann1/ann2).
-    ``weights``: None for Cohen's kappa on unordered labels (a/b/tie); ``linear`` or ``quadratic``
-    only for ordered labels (relevance grades, 1-5 scores).
-    ``guidelines``: the labelling guidelines the annotators followed; their hash is recorded, so a
-    reworded guideline shows up as a changed input of the agreement figures.
-    """
-
-    model_config = ConfigDict(extra="forbid")
-    pairs: str = "data/pairs.jsonl"
-    guidelines: str = "data/guidelines.md"
-    weights: Literal["linear", "quadratic"] | None = None
 
 
 def _present(value: Any) -> bool:

@@ -1,0 +1,10 @@
+"""Every file the pipeline writes, declared once: its path, the pydantic model of its content and
+the stage that writes it (:mod:`assay.artifacts.registry`).
+
+Metrics files hold numbers only (DVC diffs numbers; booleans are 0/1); hashes, names, settings,
+statuses and reasons go to the stage's provenance file under ``reports/provenance/``. Nobody
+spells a metrics key as a string outside this package: writers build the models, readers get typed
+fields.
+
+May import: ``assay.core``.
+"""

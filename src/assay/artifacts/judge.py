@@ -1,0 +1,72 @@
+"""Metrics of the agreement and judge stages: human agreement, bias probes, calibration, sensitivity."""
+
+from __future__ import annotations
+
+from assay.artifacts.base import Metrics
+
+
+class AgreementMetrics(Metrics):
+    """metrics/agreement.json: two annotators' agreement (see :func:`assay.stats.agreement.agreement_report`)."""
+
+    n: int
+    observed: float | None
+    expected: float | None
+    kappa: float | None
+    kappa_se: float | None
+    kappa_ci_low: float | None
+    kappa_ci_high: float | None
+    level: float
+    disagreements: int
+    confusion: dict[str, dict[str, int]]
+    labels: dict[str, dict[str, int]]
+
+
+class BiasMetrics(Metrics):
+    """metrics/bias.json: the four probe shares and the counts behind them (see :mod:`assay.judge.probe`)."""
+
+    first_pick: float | None
+    order_flip: float | None
+    longer_wins: float | None
+    self_wins: float | None
+    n_pairs: int
+    n_decisive: int
+    n_verbose_tie: int
+    n_self: int
+
+
+class SliceAgreement(Metrics):
+    """Judge agreement on one slice (kind or language)."""
+
+    agreement: float | None
+    correct: int
+    n: int
+
+
+class CalibrationMetrics(Metrics):
+    """metrics/calibration.json: the judge against the final human labels (see :mod:`assay.judge.calibration`)."""
+
+    n: int
+    agreement: float | None
+    agreement_ci_low: float | None
+    agreement_ci_high: float | None
+    kappa: float | None
+    confusion: dict[str, dict[str, int]]
+    by_kind: dict[str, SliceAgreement]
+    by_lang: dict[str, SliceAgreement]
+    errors: dict[str, int]
+    order_disagreements: int
+    invalid: int
+    refused: int
+    failed: int
+    usable: int
+
+
+class SensitivityMetrics(Metrics):
+    """metrics/sensitivity.json: one judge's labels under two prompt wordings (see :mod:`assay.judge.sensitivity`)."""
+
+    n: int
+    agreement: float | None
+    kappa: float | None
+    confusion: dict[str, dict[str, int]]
+    statuses: dict[str, dict[str, int]]
+    order_disagreements: dict[str, int]

@@ -1,0 +1,56 @@
+"""Metrics of the RAG stages: one version's run (evaluate) and the paired comparison (compare)."""
+
+from __future__ import annotations
+
+from assay.artifacts.base import Metrics
+from assay.artifacts.estimate import Estimate
+
+
+class SideMetrics(Metrics):
+    """One side of the split for one version: every gateable metric as an :class:`Estimate`.
+
+    The field names of the estimates are the metric names a plan may gate on
+    (:data:`assay.artifacts.registry.METRIC_NAMES`).
+    """
+
+    n: int
+    pass_rate: Estimate
+    recall_at_k: Estimate
+    citation_support: Estimate
+    answer_correct: Estimate
+    abstain_correct: Estimate
+    format_ok: Estimate
+    latency_p95_ms: Estimate
+    by_task: dict[str, Estimate]
+    by_set: dict[str, Estimate]
+    by_lang: dict[str, Estimate]
+
+
+class RagMetrics(Metrics):
+    """metrics/rag/<version>.json: the version's figures on ``dev`` (for tuning) and ``holdout`` (decides)."""
+
+    n: int
+    dev: SideMetrics
+    holdout: SideMetrics
+
+
+class CompareMetrics(Metrics):
+    """metrics/compare.json: baseline vs candidate paired by case id, on the holdout only."""
+
+    n: int
+    baseline_pass_rate: Estimate
+    candidate_pass_rate: Estimate
+    diff: float | None
+    diff_ci_low: float | None
+    diff_ci_high: float | None
+    better: int
+    worse: int
+    unchanged: int
+    still_failing: int
+    p_sign: float | None
+    mcnemar_statistic: float | None
+    mcnemar_p: float | None
+    baseline_by_task: dict[str, Estimate]
+    candidate_by_task: dict[str, Estimate]
+    regressions: dict[str, int]
+    regressions_n_paired: dict[str, int]

@@ -1,0 +1,55 @@
+"""Every file the pipeline writes, by the stage that writes it: path template and content model.
+
+Readers and writers use these objects, never a path or a metrics key spelled as a string:
+``CALIBRATION.read(root).usable``, ``RAG.write(record, version="candidate")``. The gate's list
+of metrics files is :data:`METRICS`; the plan's metric names are validated against
+:data:`METRIC_NAMES`; a test checks dvc.yaml's outputs against this module.
+"""
+
+from __future__ import annotations
+
+from assay.artifacts.base import Artifact
+from assay.artifacts.data import DatasetMetrics, LeakageMetrics, PlanMetrics, SplitMetrics
+from assay.artifacts.estimate import Estimate
+from assay.artifacts.judge import AgreementMetrics, BiasMetrics, CalibrationMetrics, SensitivityMetrics
+from assay.artifacts.provenance import Provenance
+from assay.artifacts.rag import CompareMetrics, RagMetrics, SideMetrics
+from assay.artifacts.release import GateMetrics
+
+PLAN = Artifact("metrics/plan.json", PlanMetrics, "plan")
+DATASET = Artifact("metrics/dataset.json", DatasetMetrics, "validate")
+SPLIT = Artifact("metrics/split.json", SplitMetrics, "split")
+LEAKAGE = Artifact("metrics/leakage.json", LeakageMetrics, "leakage")
+AGREEMENT = Artifact("metrics/agreement.json", AgreementMetrics, "agreement")
+BIAS = Artifact("metrics/bias.json", BiasMetrics, "probe")
+CALIBRATION = Artifact("metrics/calibration.json", CalibrationMetrics, "calibrate")
+SENSITIVITY = Artifact("metrics/sensitivity.json", SensitivityMetrics, "sensitivity")
+RAG = Artifact("metrics/rag/{version}.json", RagMetrics, "evaluate@{version}")
+COMPARE = Artifact("metrics/compare.json", CompareMetrics, "compare")
+GATE = Artifact("metrics/gate.json", GateMetrics, "gate")
+
+#: Every metrics file except the gate's own, in pipeline order (the gate reads these).
+METRICS: tuple[Artifact, ...] = (PLAN, DATASET, SPLIT, LEAKAGE, AGREEMENT, BIAS, CALIBRATION, SENSITIVITY, RAG, COMPARE)
+
+#: The per-stage provenance files; ``{stage}`` is the stage name (``evaluate_<version>`` for a version).
+PROVENANCE = Artifact("reports/provenance/{stage}.json", Provenance, "{stage}")
+
+#: Metric names a plan may gate on: the estimates of one side of a version's run.
+METRIC_NAMES: tuple[str, ...] = tuple(name for name, field in SideMetrics.model_fields.items()
+                                      if field.annotation is Estimate)
+
+
+def provenance_stage(artifact: Artifact, **fields: str) -> str:
+    """The provenance file's ``stage`` field for a metrics artifact (``evaluate@baseline`` -> ``evaluate_baseline``)."""
+    return artifact.stage.format(**fields).replace("@", "_")
+
+
+def write_record(artifact: Artifact, metrics, prov: Provenance, root: str = ".", **fields: str) -> None:
+    """Write a stage's metrics and its provenance file (``reports/provenance/<stage>.json``)."""
+    artifact.write(metrics, root, **fields)
+    PROVENANCE.write(prov, root, stage=provenance_stage(artifact, **fields))
+
+
+def read_provenance(artifact: Artifact, root: str = ".", **fields: str) -> Provenance | None:
+    """The provenance file of the stage that writes ``artifact``, or ``None`` when it does not exist."""
+    return PROVENANCE.read_optional(root, stage=provenance_stage(artifact, **fields))

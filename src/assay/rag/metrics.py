@@ -1,0 +1,87 @@
+"""A version's figures from its run table: every metric as an estimate with n and a 95% interval,
+on the dev side (for tuning) and the holdout side (which decides), by task, set and language.
+
+Intervals: pass rate, the 0/1 families and every slice rate use the proportion interval named in
+params (``rag.interval``: Wilson by default); ``recall_at_k`` (a per-case share that can be 0.5)
+uses a t interval clipped to [0, 1]; ``latency_p95_ms`` uses the distribution-free order-statistic
+interval of :mod:`assay.stats.quantile`. A metric defined on no case has value ``None`` and n 0.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from assay.artifacts.base import finite
+from assay.artifacts.estimate import Estimate
+from assay.artifacts.rag import RagMetrics, SideMetrics
+from assay.data.cases import LANGS, SETS, TASKS
+from assay.data.split import SIDES
+from assay.stats.mean import mean_ci
+from assay.stats.proportion import IntervalMethod, proportion_ci
+from assay.stats.quantile import quantile_ci
+
+BINARY_FAMILIES = ("citation_support", "answer_correct", "abstain_correct", "format_ok")
+
+
+def _defined(values) -> list[float]:
+    return [float(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
+
+
+def rate(values, method: IntervalMethod) -> Estimate:
+    """Share of true values among the defined ones, with its proportion interval.
+
+    >>> rate([True, None, False, True], "wilson").n
+    3
+    """
+    x = _defined(values)
+    if not x:
+        return Estimate(value=None, n=0)
+    k = int(sum(x))
+    low, high = proportion_ci(k, len(x), method)
+    return Estimate(value=k / len(x), n=len(x), ci_low=finite(low), ci_high=finite(high))
+
+
+def mean_estimate(values) -> Estimate:
+    """Mean of the defined values in [0, 1] with a clipped t interval."""
+    x = _defined(values)
+    if not x:
+        return Estimate(value=None, n=0)
+    low, high = mean_ci(x, bounds=(0.0, 1.0))
+    return Estimate(value=float(np.mean(x)), n=len(x), ci_low=finite(low), ci_high=finite(high))
+
+
+def p95(values) -> Estimate:
+    """The 95th percentile (numpy's linear interpolation) with the order-statistic interval."""
+    x = _defined(values)
+    if not x:
+        return Estimate(value=None, n=0)
+    low, high = quantile_ci(x, 0.95)
+    return Estimate(value=float(np.percentile(x, 95)), n=len(x), ci_low=finite(low), ci_high=finite(high))
+
+
+def side_metrics(rows: Sequence[Mapping], method: IntervalMethod) -> SideMetrics:
+    """Every estimate over ``rows`` (run-table rows as dicts); slices list every taxonomy value."""
+    def col(name):
+        return [r[name] for r in rows]
+
+    def sliced(key, names):
+        return {name: rate([r["passed"] for r in rows if r[key] == name], method) for name in names}
+
+    return SideMetrics(
+        n=len(rows), pass_rate=rate(col("passed"), method), recall_at_k=mean_estimate(col("recall_at_k")),
+        **{family: rate(col(family), method) for family in BINARY_FAMILIES},
+        latency_p95_ms=p95(col("latency_ms")),
+        by_task=sliced("task", TASKS), by_set=sliced("set", SETS), by_lang=sliced("lang", LANGS))
+
+
+def version_metrics(rows: Sequence[Mapping], sides: Mapping[str, str], method: IntervalMethod) -> RagMetrics:
+    """The version's :class:`RagMetrics`: every case's row goes to its side of the split.
+
+    Raises:
+        KeyError: a case id absent from ``sides`` (the split and the run were made on different cases).
+    """
+    by_side = {side: [r for r in rows if sides[r["id"]] == side] for side in SIDES}
+    return RagMetrics(n=len(rows), **{side: side_metrics(by_side[side], method) for side in SIDES})
