@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -40,6 +39,17 @@ def _run(passed: dict[str, bool], tasks: dict[str, str] | None = None, **columns
     return df
 
 
+def _all_holdout(*runs) -> dict[str, str]:
+    return {i: "holdout" for run in runs for i in run["id"]}
+
+
+def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """Wilson score interval by its formula (independent of statsmodels)."""
+    p = k / n
+    centre, half = (p + z * z / (2 * n)) / (1 + z * z / n), z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return centre - half, centre + half
+
+
 def test_sign_test_hand_and_scipy():
     assert sign_test(2, 0) == 0.5  # seed 000: 2 better, 0 worse -> 2 * 0.5**2 = 0.5
     assert sign_test(0, 0) == 1.0  # no discordant pairs: no evidence, stated as 1.0
@@ -68,33 +78,44 @@ def test_seed_exercise_numbers():
     still_failing = {"a02", "a05", "g08", "p08"}  # the seed's by-task numbers make g08 a paraphrase
     old = {i: i not in still_failing | {"p02", "p09"} for i in tasks}
     new = {i: i not in still_failing for i in tasks}
-    m, report = compare_runs(_run(old, tasks), _run(new, tasks), resamples=2000, seed=0)
-    assert (m["n"], m["better"], m["worse"], m["unchanged"], m["p_sign"]) == (31, 2, 0, 29, 0.5)
-    assert (m["baseline"]["pass_rate"], m["candidate"]["pass_rate"]) == (round(25 / 31, 6), round(27 / 31, 6))
-    assert abs(m["candidate"]["pass_rate_ci_low"] - 0.742) <= 1 / 31 and abs(m["candidate"]["pass_rate_ci_high"] - 0.968) <= 1 / 31
+    base, cand = _run(old, tasks), _run(new, tasks)
+    m, report = compare_runs(base, cand, _all_holdout(base, cand))
+    assert (m.n, m.better, m.worse, m.unchanged, m.p_sign) == (31, 2, 0, 29, 0.5)
+    assert (m.baseline_pass_rate.value, m.candidate_pass_rate.value) == (25 / 31, 27 / 31)
+    low, high = wilson(27, 31)
+    assert (m.candidate_pass_rate.ci_low, m.candidate_pass_rate.ci_high) == (pytest.approx(low), pytest.approx(high))
+    assert m.diff == pytest.approx(2 / 31) and m.diff_ci_low < m.diff < m.diff_ci_high
     assert report["better"] == ["p02", "p09"] and report["worse"] == []
     assert report["still_failing"] == ["a02", "a05", "g08", "p08"]
-    by_task = {t: (v["pass_rate"], v["n"]) for t, v in m["candidate_by_task"].items()}
+    by_task = {t: (v.value, v.n) for t, v in m.candidate_by_task.items()}
     # seed: exact_term (1.0, 3), lookup (1.0, 12), multi_fact (1.0, 6), paraphrase (0.5, 4), unanswerable (0.67, 6)
     assert by_task == {"exact_term": (1.0, 3), "lookup": (1.0, 12), "multi_fact": (1.0, 6),
-                       "paraphrase": (0.5, 4), "unanswerable": (round(4 / 6, 6), 6)}
-    assert m["mcnemar"] == {"statistic": 0.0, "p": 0.5}
+                       "paraphrase": (0.5, 4), "unanswerable": (4 / 6, 6)}
+    assert (m.mcnemar_statistic, m.mcnemar_p) == (0.0, 0.5)
+
+
+def test_only_holdout_cases_decide():
+    base, cand = _run({"a": True, "b": True, "c": False}), _run({"a": False, "b": True, "c": True})
+    m, report = compare_runs(base, cand, {"a": "dev", "b": "holdout", "c": "holdout"})
+    assert (m.n, m.better, m.worse) == (2, 1, 0) and report["better"] == ["c"]
+    with pytest.raises(PairingError, match="1 case\\(s\\) have no side in the split: c"):
+        compare_runs(base, cand, {"a": "dev", "b": "holdout"})
 
 
 def test_per_metric_regressions_skip_undefined():
     base = _run({"a": True, "b": True, "c": False}, citation_support={"a": True, "b": True, "c": None})
     cand = _run({"a": False, "b": True, "c": True}, citation_support={"a": None, "b": False, "c": True})
-    m, report = compare_runs(base, cand, resamples=200, seed=0)
+    m, report = compare_runs(base, cand, _all_holdout(base, cand))
     # a: True -> None is not counted (undefined on one side); b: True -> False is; c: None -> True is not
-    assert (m["regressions"]["citation_support"], m["regressions_n_paired"]["citation_support"]) == (1, 1)
+    assert (m.regressions["citation_support"], m.regressions_n_paired["citation_support"]) == (1, 1)
     assert report["regressed"]["citation_support"] == ["b"]
-    assert (m["regressions"]["answer_correct"], m["regressions_n_paired"]["answer_correct"]) == (1, 3)  # a: True -> False
+    assert (m.regressions["answer_correct"], m.regressions_n_paired["answer_correct"]) == (1, 3)  # a: True -> False
 
 
 def test_different_case_sets_name_the_ids():
     base, cand = _run({"a": True, "b": True, "c": True}), _run({"b": True, "c": True, "d": False, "e": True})
     with pytest.raises(PairingError) as error:
-        compare_runs(base, cand, 200, 0, names=("v1", "v2"))
+        compare_runs(base, cand, _all_holdout(base, cand), names=("v1", "v2"))
     assert str(error.value) == ("compare: the runs hold different cases; 1 case(s) only in v1: a; 2 case(s) only "
                                 "in v2: d, e (fix: evaluate both versions on the same data/cases.jsonl)")
 
@@ -104,11 +125,13 @@ def test_different_case_sets_name_the_ids():
 def test_swapping_versions_swaps_better_and_worse(pairs):
     base = _run({f"c{i}": b for i, (b, _) in enumerate(pairs)})
     cand = _run({f"c{i}": c for i, (_, c) in enumerate(pairs)})
-    m, _ = compare_runs(base, cand, 200, 0)
-    r, _ = compare_runs(cand, base, 200, 0)
-    assert m["better"] + m["worse"] + m["unchanged"] == m["n"] == len(pairs)
-    assert (m["better"], m["worse"], m["p_sign"]) == (r["worse"], r["better"], r["p_sign"])
-    assert 0.0 <= m["p_sign"] <= 1.0 and m["still_failing"] <= m["unchanged"]
+    sides = _all_holdout(base, cand)
+    m, _ = compare_runs(base, cand, sides)
+    r, _ = compare_runs(cand, base, sides)
+    assert m.better + m.worse + m.unchanged == m.n == len(pairs)
+    assert (m.better, m.worse, m.p_sign) == (r.worse, r.better, r.p_sign)
+    assert m.diff == pytest.approx(-r.diff) and m.diff_ci_low == pytest.approx(-r.diff_ci_high)
+    assert 0.0 <= m.p_sign <= 1.0 and m.still_failing <= m.unchanged
 
 
 def test_read_run_errors(tmp_path):
@@ -121,26 +144,26 @@ def test_read_run_errors(tmp_path):
                                 "citation_support, format_ok (fix: write run tables with assay.rag.runner.results_table)")
 
 
-def test_tiny_corpus_end_to_end(tmp_path):
+def test_tiny_corpus_end_to_end(tmp_path, monkeypatch):
     corpus = load_corpus(TINY / "corpus")
     cases = load_cases(TINY / "cases.jsonl", corpus)
     versions = {"baseline": VersionParams(chunking="paragraph", min_score=0.2),
                 "candidate": VersionParams(chunking="sentence", min_score=0.3, min_margin=0.05)}
-    runs, metrics = {}, {}
+    runs = {}
     for name, version in versions.items():
         runs[name] = str(tmp_path / f"{name}.parquet")
-        metrics[name] = str(tmp_path / f"{name}.json")
         write_parquet(runs[name], results_table(run_version(name, version, cases, corpus, k=3)))
-        write_json(metrics[name], {"inputs": {"cases": "h1"}})
-    m, report = compare_runs(read_run(runs["baseline"]), read_run(runs["candidate"]), 500, 0)
+        write_json(tmp_path / "reports" / "provenance" / f"evaluate_{name}.json",
+                   {"assay_version": "0", "inputs": {"cases": "h1"}})
+    base, cand = read_run(runs["baseline"]), read_run(runs["candidate"])
+    m, report = compare_runs(base, cand, _all_holdout(base, cand))
     # see test_runner's hand-checked verdicts: t1 passes only in the baseline; t4, t6 fail in both
     assert report["worse"] == ["t1"] and report["better"] == [] and report["still_failing"] == ["t4", "t6"]
     # one discordant pair: two-sided exact binomial p = 2 * 0.5 = 1.0, capped at 1
-    assert m["p_sign"] == 1.0 and m["regressions"]["answer_correct"] == 1
-    prov = run_provenance(runs, metrics)
-    assert prov["inputs"]["cases"] == "h1" and set(prov["inputs"]) == {"cases", "run_baseline", "run_candidate"}
-    write_json(metrics["candidate"], {"inputs": {"cases": "h2"}})
+    assert m.p_sign == 1.0 and m.regressions["answer_correct"] == 1
+    monkeypatch.chdir(tmp_path)
+    prov = run_provenance(runs, "split-hash")
+    assert prov.inputs["cases"] == "h1" and set(prov.inputs) == {"cases", "split", "run_baseline", "run_candidate"}
+    write_json(tmp_path / "reports" / "provenance" / "evaluate_candidate.json", {"assay_version": "0", "inputs": {"cases": "h2"}})
     with pytest.raises(PairingError, match=r"different case sets \(dataset hashes: baseline h1, candidate h2\)"):
-        run_provenance(runs, metrics)
-    assert not any(isinstance(v, list) for v in json.loads(json.dumps(m)).values())
-    assert not math.isnan(m["candidate"]["pass_rate"])
+        run_provenance(runs, "split-hash")

@@ -1,5 +1,11 @@
-from assay.release.checks import Check, GateParams, checks_table, exit_code, freshness_checks, judge_checks, metric_checks
+"""Gate rules in process: thresholds on the holdout (unrounded), undefined and thin metrics,
+no-regression, judge usability with the record's own reasons, freshness, and exit codes."""
+
+from assay.artifacts.estimate import Estimate
+from assay.artifacts.judge import AgreementMetrics, CalibrationMetrics
+from assay.artifacts.rag import CompareMetrics, RagMetrics, SideMetrics
 from assay.data.plan import Plan
+from assay.release.checks import Check, GateParams, checks_table, exit_code, freshness_checks, judge_checks, metric_checks
 
 PLAN = Plan.model_validate({
     "task": "t", "dataset": {"path": "data/cases.jsonl"}, "release_rule": "r",
@@ -11,28 +17,68 @@ PLAN = Plan.model_validate({
     ]})
 
 
-def test_thresholds_directions_and_regressions():
-    checks = metric_checks(PLAN, {"answer_correct": 0.9, "latency_p95_ms": 1600}, {"regressions": {"answer_correct": 2}}, "cand")
+def side(**values) -> SideMetrics:
+    """A side whose named metrics have the given (value, n); every other metric undefined."""
+    est = {name: Estimate(value=v, n=n) for name, (v, n) in values.items()}
+    blank = Estimate(value=None, n=0)
+    fields = {f: est.get(f, blank) for f in ("pass_rate", "recall_at_k", "citation_support", "answer_correct",
+                                             "abstain_correct", "format_ok", "latency_p95_ms")}
+    return SideMetrics(n=50, **fields, by_task={}, by_set={}, by_lang={})
+
+
+def run(**holdout) -> RagMetrics:
+    return RagMetrics(n=100, dev=side(answer_correct=(1.0, 50), latency_p95_ms=(10.0, 50)), holdout=side(**holdout))
+
+
+def compare(regressions: dict) -> CompareMetrics:
+    e = Estimate(value=0.5, n=2)
+    return CompareMetrics(n=2, baseline_pass_rate=e, candidate_pass_rate=e, diff=0.0, diff_ci_low=-1.0, diff_ci_high=1.0,
+                          better=0, worse=0, unchanged=2, still_failing=1, p_sign=1.0, mcnemar_statistic=0.0, mcnemar_p=1.0,
+                          baseline_by_task={}, candidate_by_task={}, regressions=regressions,
+                          regressions_n_paired={k: 2 for k in regressions})
+
+
+def test_thresholds_are_read_on_the_holdout_and_directions_hold():
+    checks = metric_checks(PLAN, run(answer_correct=(0.9, 40), latency_p95_ms=(1600.0, 40)),
+                           compare({"answer_correct": 2}), "cand")
     assert [(c.name, c.status) for c in checks] == [
-        ("answer_correct (cand)", "pass"), ("latency_p95_ms (cand)", "fail"), ("no regression on answer_correct", "fail")]
-    assert checks[1].detail == "1600 misses <= 1500"
+        ("answer_correct (cand, holdout)", "pass"), ("latency_p95_ms (cand, holdout)", "fail"),
+        ("no regression on answer_correct", "fail")]
+    assert checks[1].detail == "1600 misses <= 1500 (n 40)"
     assert exit_code(checks) == 1
 
 
-def test_missing_files_and_values_are_never_a_pass():
+def test_the_gate_compares_unrounded_values():
+    # 85,011 / 100,013 = 0.84999950...: it would print as 0.85 to two places but is below 0.85.
+    checks = metric_checks(PLAN, run(answer_correct=(85011 / 100013, 100013), latency_p95_ms=(1.0, 100013)),
+                           compare({"answer_correct": 0}), "cand")
+    assert checks[0].status == "fail" and checks[0].detail == "0.8499995001 misses >= 0.85 (n 100013)"
+
+
+def test_undefined_and_thin_metrics_fail_with_their_reason_not_as_missing():
+    checks = metric_checks(PLAN, run(latency_p95_ms=(10.0, 9)), compare({"answer_correct": 0}), "cand")
+    assert [(c.status, c.detail) for c in checks[:2]] == [
+        ("fail", "not defined on any holdout case"), ("fail", "too few cases (9 < min_n 10)")]
+    assert exit_code(checks) == 1
+
+
+def test_missing_files_are_never_a_pass():
     checks = metric_checks(PLAN, None, None, "cand")
     assert {c.status for c in checks} == {"missing"} and exit_code(checks) == 2
-    checks = metric_checks(PLAN, {"answer_correct": None}, {"regressions": {}}, "cand")
-    assert [c.status for c in checks] == ["missing", "missing", "missing"]
 
 
-def test_judge_and_agreement_floors():
+def test_judge_and_agreement_floors_use_the_records_reasons():
     params = GateParams(min_human_kappa=0.6)
-    checks = judge_checks(params, {"kappa": 0.59}, {"usable": 1})
-    assert [(c.name, c.status) for c in checks] == [("human agreement", "fail"), ("judge calibration", "pass")]
+    agreement = AgreementMetrics(n=10, observed=0.8, expected=0.5, kappa=0.59, kappa_se=0.1, kappa_ci_low=0.4,
+                                 kappa_ci_high=0.78, level=0.95, disagreements=2, confusion={}, labels={})
+    calibration = CalibrationMetrics(n=10, agreement=0.5, agreement_ci_low=0.2, agreement_ci_high=0.8, kappa=0.1,
+                                     confusion={}, by_kind={}, by_lang={}, errors={}, order_disagreements=0,
+                                     invalid=0, refused=0, failed=0, usable=0)
+    checks = judge_checks(params, agreement, calibration, ["kappa 0.100 < 0.6"])
+    assert [(c.name, c.status, c.detail) for c in checks] == [
+        ("human agreement", "fail", "kappa 0.5900 < 0.600"), ("judge calibration", "fail", "not usable: kappa 0.100 < 0.6")]
     assert [c.status for c in judge_checks(params, None, None)] == ["missing", "missing"]
-    lenient = GateParams(require_judge=False, require_agreement=False)
-    assert judge_checks(lenient, None, None) == []
+    assert judge_checks(GateParams(require_judge=False, require_agreement=False), None, None) == []
 
 
 def test_freshness_names_every_changed_input_and_hashes_each_once():
@@ -44,8 +90,7 @@ def test_freshness_names_every_changed_input_and_hashes_each_once():
             return value
         return f
 
-    recorded = {"a.json": {"inputs": {"cases": "h1", "corpus": "h2", "unknown": "x"}}, "b.json": {"inputs": {"cases": "h1"}},
-                "c.json": {"n": 1}}
+    recorded = {"a.json": {"cases": "h1", "corpus": "h2", "unknown": "x"}, "b.json": {"cases": "h1"}, "c.json": {}}
     checks = freshness_checks(recorded, {"cases": current("cases", "h1"), "corpus": current("corpus", "NEW")})
     assert [(c.name, c.status, c.detail) for c in checks] == [
         ("fresh a.json", "stale", "changed since the last run: corpus"), ("fresh b.json", "pass", "inputs unchanged")]
@@ -53,13 +98,15 @@ def test_freshness_names_every_changed_input_and_hashes_each_once():
     assert exit_code(checks) == 2
 
 
-def test_table_ends_with_the_verdict():
+def test_a_gate_with_nothing_to_check_is_not_a_pass():
+    assert exit_code([]) == 2
+    assert exit_code([Check("plan", "warn", "a problem")]) == 0
     text = checks_table([Check("x", "pass", "ok"), Check("y", "fail", "bad")])
     assert text.splitlines()[-1] == "verdict: FAIL: a pre-registered threshold is unmet"
-    assert exit_code([]) == 0
 
 
 def test_a_file_specific_input_wins_over_the_plain_name():
-    recorded = {"rag/mine.json": {"inputs": {"answers": "old"}}, "rag/other.json": {"inputs": {"answers": "x"}}}
-    checks = freshness_checks(recorded, {"rag/mine.json:answers": lambda: "new"})
-    assert [(c.name, c.status, c.detail) for c in checks] == [("fresh rag/mine.json", "stale", "changed since the last run: answers")]
+    recorded = {"evaluate_mine": {"answers": "old"}, "evaluate_other": {"answers": "x"}}
+    checks = freshness_checks(recorded, {"evaluate_mine:answers": lambda: "new"})
+    assert [(c.name, c.status, c.detail) for c in checks] == [
+        ("fresh evaluate_mine", "stale", "changed since the last run: answers")]

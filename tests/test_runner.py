@@ -18,12 +18,9 @@ from assay.rag.runner import (
     VersionParams,
     normalize,
     parse_reply,
-    pass_rate_ci,
     results_table,
     run_version,
     score_case,
-    summarize,
-    version_metrics,
 )
 from assay.rag.systems import SystemOutput, reply_text
 
@@ -175,43 +172,51 @@ def test_run_table_bytes_are_stable(tmp_path, cases, corpus):
     assert table.schema.field("citation_support").type == "bool"
 
 
-def test_summarize_against_hand_counts(cases, corpus):
-    results = run_version("candidate", CANDIDATE, cases, corpus, k=3)
-    s = summarize(results, resamples=1000, seed=1)
+def test_side_metrics_against_hand_counts(cases, corpus):
+    from assay.rag.metrics import side_metrics
+
+    table = results_table(run_version("candidate", CANDIDATE, cases, corpus, k=3)).to_pylist()
+    s = side_metrics(table, "wilson")
     # passes: t2, t3, t5 -> 3/6; answer cases t1..t4 correct t2, t3 -> 2/4; abstain t5 yes, t6 no -> 1/2
-    assert (s["n"], s["pass_rate"], s["answer_correct"], s["abstain_correct"]) == (6, 0.5, 0.5, 0.5)
+    assert (s.n, s.pass_rate.value, s.answer_correct.value, s.abstain_correct.value) == (6, 0.5, 0.5, 0.5)
     # recall over answer cases: t1 1, t2 1, t3 1, t4 0 -> 3/4; citation support defined on the answered
     # cases t1, t2, t3, t6 (all true: t1 and t6 state no fact, so nothing they cite can be unsupported)
-    assert (s["recall_at_k"], s["citation_support"]) == (0.75, 1.0)
-    assert s["n_by_metric"] == {"recall_at_k": 4, "citation_support": 4, "answer_correct": 4, "abstain_correct": 2,
-                                "format_ok": 6}
-    assert s["by_task"]["lookup"] == {"pass_rate": 0.5, "n": 2}  # t1 fail, t3 pass
-    assert s["by_task"]["exact_term"] == {"pass_rate": None, "n": 0}
-    assert s["by_lang"]["bn"] == {"pass_rate": 1.0, "n": 1}
+    assert (s.recall_at_k.value, s.citation_support.value) == (0.75, 1.0)
+    assert [getattr(s, f).n for f in ("recall_at_k", "citation_support", "answer_correct", "abstain_correct",
+                                      "format_ok")] == [4, 4, 4, 2, 6]
+    assert (s.by_task["lookup"].value, s.by_task["lookup"].n) == (0.5, 2)  # t1 fail, t3 pass
+    assert (s.by_task["exact_term"].value, s.by_task["exact_term"].n) == (None, 0)
+    assert (s.by_lang["bn"].value, s.by_lang["bn"].n) == (1.0, 1)
     # latency p95 with numpy's linear rule over [20.15, 20.2, 20.1, 20.05, 20.0, 20.15]: sorted
     # 20.0 20.05 20.1 20.15 20.15 20.2, position 0.95 * 5 = 4.75 -> 20.15 + 0.75 * 0.05 = 20.1875
-    assert s["latency_p95_ms"] == pytest.approx(20.188, abs=1e-9)
+    assert s.latency_p95_ms.value == pytest.approx(20.1875, abs=1e-9)
+    # Order-statistic bounds, B ~ Binomial(6, 0.95) values below the true p95: P(B <= 3) = 0.0022 and
+    # P(B <= 4) = 0.0328, so the lower bound is the 4th smallest (20.15) with P(B >= 4) >= 0.975; an upper
+    # bound would need P(B <= u - 1) >= 0.975, i.e. u = 7 > 6 values: none exists.
+    assert (s.latency_p95_ms.ci_low, s.latency_p95_ms.ci_high) == (20.15, None)
+    # recall: t interval over [1, 1, 1, 0] (mean 0.75, sd 0.5, se 0.25, t(3) 3.1824) clipped to [0, 1]
+    assert s.recall_at_k.ci_low == max(0.0, 0.75 - 3.182446305284263 * 0.25) == 0.0 and s.recall_at_k.ci_high == 1.0
 
 
-def test_pass_rate_interval_matches_the_seed():
-    # seed 000: 25/31 -> 0.806 (0.677, 0.935); 27/31 -> 0.871 (0.742, 0.968). A percentile bootstrap
-    # of 31 0/1 values moves in steps of 1/31, so agree within one step.
-    for k, (low, high) in ((25, (0.677, 0.935)), (27, (0.742, 0.968))):
-        ci = pass_rate_ci([1] * k + [0] * (31 - k), resamples=2000, seed=0)
-        assert ci["pass_rate"] == round(k / 31, 6)
-        assert abs(ci["pass_rate_ci_low"] - low) <= 1 / 31 + 1e-9 and abs(ci["pass_rate_ci_high"] - high) <= 1 / 31 + 1e-9
-    assert pass_rate_ci([], 1000, 0) == {"pass_rate": None, "pass_rate_ci_low": None, "pass_rate_ci_high": None}
+def test_twenty_of_twenty_has_a_lower_bound_well_below_one():
+    from assay.rag.metrics import rate
+
+    e = rate([True] * 20, "wilson")
+    # Wilson with z = 1.96: (1 + z^2/40 - z sqrt(z^2/1600)) / (1 + z^2/20) = 20 / (20 + z^2) = 0.8389
+    assert e.ci_low == pytest.approx(20 / (20 + 1.959963984540054 ** 2)) and e.ci_high == pytest.approx(1.0)
+    cp = rate([True] * 20, "clopper-pearson")
+    assert cp.ci_low == pytest.approx(0.025 ** (1 / 20))  # exact: the lower bound solves p^20 = 0.025
 
 
-def test_bootstrap_interval_coverage_by_simulation():
-    # 200 samples of n=200 at p=0.8; the 95% interval should hold 0.8 in roughly 95% of them
-    rng = np.random.default_rng(2024)
-    hits = 0
-    for i in range(200):
-        sample = rng.random(200) < 0.8
-        ci = pass_rate_ci(sample, resamples=1000, seed=i)
-        hits += ci["pass_rate_ci_low"] <= 0.8 <= ci["pass_rate_ci_high"]
-    assert 0.9 <= hits / 200 <= 0.99
+def test_every_case_goes_to_its_side(cases, corpus):
+    from assay.rag.metrics import version_metrics
+
+    table = results_table(run_version("baseline", BASELINE, cases, corpus, k=3)).to_pylist()
+    sides = {r["id"]: ("holdout" if r["id"] in ("t1", "t2") else "dev") for r in table}
+    m = version_metrics(table, sides, "wilson")
+    assert (m.n, m.dev.n, m.holdout.n) == (6, 4, 2)
+    with pytest.raises(KeyError):
+        version_metrics(table, {"t1": "dev"}, "wilson")
 
 
 def test_version_params_validation(tmp_path):
@@ -237,17 +242,6 @@ def test_unknown_version_names_the_known_ones():
     params = RagParams(versions={"baseline": BASELINE, "candidate": CANDIDATE})
     with pytest.raises(InputError, match="'cand' is not a version; known: baseline, candidate"):
         params.version("cand")
-
-
-def test_version_metrics_provenance(cases, corpus):
-    params = RagParams(k=3, bootstrap_resamples=500, seed=3, versions={"baseline": BASELINE})
-    results = run_version("baseline", BASELINE, cases, corpus, k=3)
-    m = version_metrics("baseline", params, results, cases, TINY / "cases.jsonl", TINY / "corpus")
-    assert set(m["inputs"]) == {"cases", "cases_file", "corpus"} and m["assay_version"]
-    assert m["version"] == "baseline" and m["settings"] == {"system": "reference", "chunking": "paragraph", "min_score": 0.2, "min_margin": 0.0}
-    assert m["pass_rate"] == round(4 / 6, 6)  # t1, t2, t3, t5
-    assert not any(isinstance(v, list) for v in json.loads(json.dumps(m)).values())  # metrics hold no lists
-    assert m["pass_rate_ci_low"] <= m["pass_rate"] <= m["pass_rate_ci_high"]
 
 
 def test_answers_file_version_end_to_end(tmp_path, cases, corpus):
