@@ -344,17 +344,18 @@ def run_stage_script(tmp_path: Path, monkeypatch) -> None:
 def test_stage_writes_metrics_disagreements_and_plot(tmp_path, monkeypatch):
     ann1, ann2 = seed_thirty()
     write_pairs(tmp_path / "labels" / "pairs.jsonl", ann1, ann2)
-    (tmp_path / "params.yaml").write_text("agreement:\n  pairs: labels/pairs.jsonl\n  weights: null\n"
-                                          "  guidelines: labels/guidelines.md\n")
+    (tmp_path / "params.yaml").write_text("inputs:\n  pairs: labels/pairs.jsonl\n  guidelines: labels/guidelines.md\n"
+                                          "agreement:\n  weights: null\n")
     (tmp_path / "labels" / "guidelines.md").write_text("# Guidelines, version 1\n")
     run_stage_script(tmp_path, monkeypatch)
 
     metrics = json.loads((tmp_path / "metrics/agreement.json").read_text())
     assert metrics["n"] == 30 and metrics["disagreements"] == 4
     assert metrics["kappa"] == pytest.approx(473 / 593) and metrics["expected"] == pytest.approx(307 / 900)
-    assert metrics["inputs"] == {"pairs": sha256_file(tmp_path / "labels/pairs.jsonl"),
-                                 "guidelines": sha256_file(tmp_path / "labels/guidelines.md")}
-    assert metrics["assay_version"]
+    prov = json.loads((tmp_path / "reports/provenance/agreement.json").read_text())
+    assert prov["inputs"] == {"pairs": sha256_file(tmp_path / "labels/pairs.jsonl"),
+                              "guidelines": sha256_file(tmp_path / "labels/guidelines.md")}
+    assert prov["assay_version"] and prov["details"] == {"weights": None, "undefined": None}
     assert metrics["labels"]["tie"] == {"ann1": 9, "ann2": 5}
     assert not any(isinstance(v, list) for v in metrics.values())
 

@@ -7,7 +7,7 @@ import math
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from assay.judge.calibration import (calibrate, calibration_run, judge_settings, labels_hash, metrics, pair_rows,
+from assay.judge.calibration import (calibrate, calibration_run, judge_settings, labels_hash, outputs, pair_rows,
                                report_markdown, staleness, usability)
 from assay.core.io import dumps_json
 from assay.judge.base import Verdict
@@ -124,20 +124,21 @@ def test_undefined_kappa_is_a_reason():
     assert usability(rec, 0.6, 0.6) == ["kappa undefined (one label everywhere on both sides)"]
 
 
-def test_metrics_hold_no_lists_and_name_their_inputs():
+def test_metrics_hold_numbers_and_provenance_names_the_inputs():
     rec = calibrate(PAIRS, PRESETS["mixed"], PROMPT)
 
     def walk(x):
-        assert not isinstance(x, list)
+        assert isinstance(x, (int, float, dict)) or x is None, x
         if isinstance(x, dict):
             for v in x.values():
                 walk(v)
-    out = metrics(rec)
-    walk(out)
-    assert "reasons" not in out and out["usable"] == 0
-    assert out["inputs"] == {"prompt": PROMPT.sha, "labels": labels_hash(PAIRS), "judge_settings": out["judge_settings_hash"]}
-    assert out["prompt"] == {"name": "pairwise", "version": 2, "sha": PROMPT.sha}
-    assert out["judge"]["preset"] == "mixed" and out["assay_version"]
+    numbers, prov = outputs(rec)
+    walk(numbers.model_dump())
+    assert numbers.usable == 0 and prov.details["reasons"] == rec["reasons"] and rec["reasons"]
+    assert prov.inputs == {"prompt": PROMPT.sha, "labels": labels_hash(PAIRS),
+                           "judge_settings": prov.settings["judge_settings_hash"]}
+    assert prov.settings["prompt"] == {"name": "pairwise", "version": 2, "sha": PROMPT.sha}
+    assert prov.settings["judge"]["preset"] == "mixed" and prov.assay_version
 
 
 def test_labels_hash_ignores_order_and_sees_every_edit():
@@ -153,7 +154,7 @@ def settings_for(judge, swap=True):
 
 
 def test_staleness(tmp_path):
-    rec = json.loads(dumps_json(metrics(calibrate(PAIRS, PRESETS["mixed"], PROMPT))))  # as read back from disk
+    rec = json.loads(dumps_json(outputs(calibrate(PAIRS, PRESETS["mixed"], PROMPT))[1].settings))  # as read back
     current = settings_for(PRESETS["mixed"])
     assert staleness(rec, PROMPT, current, labels_hash(PAIRS)) == []
     edited = tmp_path / "pairwise_v2.md"

@@ -39,8 +39,18 @@ def test_validate_missing_file(tmp_path, capsys):
 
 
 def test_summary_prints_one_line_per_metrics_file(tmp_path, capsys):
-    (tmp_path / "split.json").write_text(json.dumps({"dev": 7, "holdout": 3}))
-    (tmp_path / "gate.json").write_text(json.dumps({"passed": 0, "failed": 2}))
-    assert main(["summary", "--metrics", str(tmp_path)]) == 0
-    assert capsys.readouterr().out == ("split        dev 7, holdout 3\n"
-                                       "gate         FAIL (2 check(s) unmet); details in reports/summary.md, CI runs `assay gate`\n")
+    (tmp_path / "metrics").mkdir()
+    (tmp_path / "metrics" / "split.json").write_text(json.dumps({"dev": 7, "holdout": 3, "holdout_share": 0.3}))
+    (tmp_path / "metrics" / "gate.json").write_text(json.dumps({
+        "passed": 0, "failed": 2, "missing": 0, "stale": 1, "warnings": 0, "holdout_candidates": 1, "checks": {}}))
+    assert main(["summary", "--root", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == (
+        "split        dev 7, holdout 3\n"
+        "gate         FAIL (2 check(s) unmet, 1 missing or stale); details in reports/summary.md, CI runs `assay gate`\n")
+
+
+def test_summary_refuses_a_forged_metrics_file(tmp_path, capsys):
+    (tmp_path / "metrics").mkdir()
+    (tmp_path / "metrics" / "split.json").write_text(json.dumps({"dev": 7, "holdout": 3, "holdout_share": 0.3, "note": "x"}))
+    assert main(["summary", "--root", str(tmp_path)]) == 2
+    assert "metrics/split.json: field 'note': Extra inputs are not permitted" in capsys.readouterr().err

@@ -50,7 +50,7 @@ def test_current(workspace, capsys):
     settings = judge_settings(PRESETS["mixed"].identity, swap=True, resamples=2000, seed=0, min_kappa=0.6,
                               min_slice_agreement=0.6)
     labels = labels_hash(load_pairs("data/pairs.jsonl"))
-    assert status(capsys) == (0, f"metrics/calibration.json is current: prompt pairwise v2 sha {sha[:10]}, "
+    assert status(capsys) == (0, f"reports/provenance/calibrate.json is current: prompt pairwise v2 sha {sha[:10]}, "
                                  f"judge settings {settings_hash(settings)[:10]}, labels {labels[:10]}\n", "")
 
 
@@ -67,7 +67,7 @@ def test_one_word_prompt_edit_is_stale(workspace, capsys):
     f = workspace / "data" / "prompts" / "pairwise_v2.md"
     old = sha256_file(f)
     f.write_text(f.read_text(encoding="utf-8").replace("short sentence", "brief sentence"), encoding="utf-8")
-    assert status(capsys) == (2, "", "assay calibration-status: metrics/calibration.json is stale:\n"
+    assert status(capsys) == (2, "", "assay calibration-status: reports/provenance/calibrate.json is stale:\n"
                                      f"  prompt pairwise v2 sha {old[:10]} -> {sha256_file(f)[:10]}\n" + FIX)
 
 
@@ -80,7 +80,7 @@ def test_editing_an_unused_prompt_version_is_not_stale(workspace, capsys):
 
 def test_changed_setting_is_stale(workspace, capsys):
     (workspace / "params.yaml").write_text(PARAMS.replace("swap: true", "swap: false"), encoding="utf-8")
-    assert status(capsys) == (2, "", "assay calibration-status: metrics/calibration.json is stale:\n"
+    assert status(capsys) == (2, "", "assay calibration-status: reports/provenance/calibrate.json is stale:\n"
                                      "  judge settings: swap True -> False\n" + FIX)
 
 
@@ -91,7 +91,7 @@ def test_changed_label_is_stale(workspace, capsys):
     lines[0] = lines[0].replace('"final": "a"', '"final": "tie"')
     f.write_text("".join(lines), encoding="utf-8")
     new = labels_hash(load_pairs(f))
-    assert status(capsys) == (2, "", "assay calibration-status: metrics/calibration.json is stale:\n"
+    assert status(capsys) == (2, "", "assay calibration-status: reports/provenance/calibrate.json is stale:\n"
                                      f"  labels {old[:10]} -> {new[:10]}\n" + FIX)
 
 
@@ -102,5 +102,6 @@ def test_reordered_pairs_are_still_current(workspace, capsys):
 
 
 def test_missing_record(workspace, capsys):
-    assert status(capsys, "--record", "metrics/nope.json") == (
-        2, "", "assay calibration-status: metrics/nope.json not found (fix: run `dvc repro calibrate`)\n")
+    (workspace / "reports" / "provenance" / "calibrate.json").unlink()
+    assert status(capsys) == (
+        2, "", "assay calibration-status: reports/provenance/calibrate.json not found (fix: run `dvc repro calibrate`)\n")

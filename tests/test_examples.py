@@ -19,13 +19,15 @@ def test_callable_and_answers_file_plugins_run_through_the_evaluate_stage(tmp_pa
         "exported": {"system": "answers_file", "answers": "examples/answers.jsonl"},
     }
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False), encoding="utf-8")
-    for version in ("keyword", "exported"):
-        subprocess.run([sys.executable, "stages/evaluate.py", version], cwd=root, check=True,
-                       env={"PATH": str(BIN)}, capture_output=True, text=True)
+    for script in (["stages/validate.py"], ["stages/split.py"], ["stages/evaluate.py", "keyword"],
+                   ["stages/evaluate.py", "exported"]):
+        subprocess.run([sys.executable, *script], cwd=root, check=True, env={"PATH": str(BIN)}, capture_output=True, text=True)
     keyword = json.loads((root / "metrics/rag/keyword.json").read_text(encoding="utf-8"))
     exported = json.loads((root / "metrics/rag/exported.json").read_text(encoding="utf-8"))
     assert keyword["n"] == exported["n"] == 176
     # the answers file was exported from the callable, so both versions score the same on every family
-    for key in ("pass_rate", "answer_correct", "abstain_correct", "citation_support", "recall_at_k", "format_ok"):
-        assert keyword[key] == exported[key], key
-    assert exported["inputs"]["answers"]  # the answers file's hash is recorded for the gate's freshness check
+    for side in ("dev", "holdout"):
+        for key in ("pass_rate", "answer_correct", "abstain_correct", "citation_support", "recall_at_k", "format_ok"):
+            assert keyword[side][key] == exported[side][key], (side, key)
+    prov = json.loads((root / "reports/provenance/evaluate_exported.json").read_text(encoding="utf-8"))
+    assert prov["inputs"]["answers"]  # the answers file's hash is recorded for the gate's freshness check

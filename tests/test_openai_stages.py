@@ -40,8 +40,9 @@ def test_calibrate_with_a_real_endpoint_records_identity_and_uses_the_cache(clon
         proc = stage(clone, "calibrate")
         assert proc.returncode == 0, proc.stderr
         record = json.loads((clone / "metrics/calibration.json").read_text(encoding="utf-8"))
-        assert record["judge"]["provider"] == "openai-compatible"
-        assert record["judge"]["model_version"] == server.model
+        identity = json.loads((clone / "reports/provenance/calibrate.json").read_text(encoding="utf-8"))["settings"]["judge"]
+        assert identity["provider"] == "openai-compatible"
+        assert identity["model_version"] == server.model
         assert record["n"] == 42 and record["invalid"] == record["failed"] == record["refused"] == 0
         assert server.requests == 84  # 42 pairs in both orders
         assert stage(clone, "calibrate").returncode == 0

@@ -101,17 +101,17 @@ class Artifact(Generic[M]):
         rel = self.relpath(**fields)
         f = self.path(root, **fields)
         if not f.is_file():
-            raise MissingArtifact(f"{rel} not found (fix: run `dvc repro {self.stage}`)")
+            raise MissingArtifact(f"{rel} not found (fix: run `dvc repro {self.stage.format(**fields)}`)")
         try:
             data = json.loads(f.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-            raise BrokenArtifact(f"{rel}: not valid JSON ({error}) (fix: run `dvc repro -f {self.stage}`)") from None
+            raise BrokenArtifact(f"{rel}: not valid JSON ({error}) (fix: run `dvc repro -f {self.stage.format(**fields)}`)") from None
         try:
             return self.model.model_validate(data)
         except ValidationError as error:
             first = error.errors()[0]
             where = ".".join(str(p) for p in first["loc"]) or "(top level)"
-            raise BrokenArtifact(f"{rel}: field {where!r}: {first['msg']} (fix: run `dvc repro -f {self.stage}`; "
+            raise BrokenArtifact(f"{rel}: field {where!r}: {first['msg']} (fix: run `dvc repro -f {self.stage.format(**fields)}`; "
                                  "metrics are written by the pipeline, never by hand)") from None
 
     def read_optional(self, root: str | Path = ".", **fields: str) -> M | None:

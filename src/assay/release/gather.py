@@ -39,6 +39,7 @@ class Evidence:
     params: GateParams = field(default_factory=GateParams)
     candidate_settings: dict = field(default_factory=dict)
     broken: set[str] = field(default_factory=set)
+    stages: dict[str, str] = field(default_factory=dict)
 
 
 def _targets(versions: Versions) -> list[tuple[Artifact, dict]]:
@@ -86,6 +87,7 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
             checks.append(Check(f"read {name}", "missing", f"its provenance file is missing: run `dvc repro -f {artifact.stage.format(**fields)}`"))
         if prov is not None:
             ev.provenance[name] = prov
+            ev.stages[name] = provenance_stage(artifact, **fields)
     m = ev.metrics
     checks += metric_checks(plan, m[RAG.relpath(version=ev.versions.candidate)], m[COMPARE.relpath()], ev.versions.candidate)
     cal_prov = ev.provenance.get(CALIBRATION.relpath())
@@ -107,7 +109,7 @@ def _freshness(base: Path, ev: Evidence) -> list[Check]:
     from assay.release.input_hashes import current_inputs
 
     guarded = {key: _guard(fn) for key, fn in current_inputs(base).items()}
-    recorded = {name: prov.inputs for name, prov in ev.provenance.items()}
+    recorded = {ev.stages[name]: prov.inputs for name, prov in ev.provenance.items()}
     checks = freshness_checks(recorded, guarded)
     cal = ev.provenance.get(CALIBRATION.relpath())
     if cal is not None:
