@@ -18,7 +18,7 @@ def gate(root, *extra):
 def test_demo_fails_the_gate_with_exit_1(repro_copy):
     proc = gate(repro_copy)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "answer_correct (candidate)       fail" in proc.stdout
+    assert re.search(r"answer_correct \(candidate, holdout\)\s+fail", proc.stdout)
     assert proc.stdout.rstrip().endswith("verdict: FAIL: a pre-registered threshold is unmet")
     assert json.loads((repro_copy / "metrics/gate.json").read_text())["passed"] == 0
 
@@ -46,8 +46,34 @@ def test_edited_cases_after_repro_is_stale_exit_2(repro_copy):
     # without dvc, the hashes recorded in the metrics catch it too
     proc = gate(repro_copy, "--skip-dvc-status")
     assert proc.returncode == 2
-    assert re.search(r"fresh dataset.json\s+stale\s+changed since the last run: cases_file", proc.stdout)
-    assert re.search(r"fresh rag/candidate.json\s+stale\s+changed since the last run: cases, cases_file", proc.stdout)
+    assert re.search(r"fresh validate\s+stale\s+changed since the last run: cases_file", proc.stdout)
+    assert re.search(r"fresh evaluate_candidate\s+stale\s+changed since the last run: cases, cases_file", proc.stdout)
+
+
+def test_deleted_metrics_are_never_a_pass_even_without_dvc_status(repro_copy):
+    for name in ("plan", "dataset", "split", "leakage", "agreement", "bias", "sensitivity", "compare", "calibration"):
+        (repro_copy / "metrics" / f"{name}.json").unlink()
+    proc = gate(repro_copy, "--skip-dvc-status")
+    assert proc.returncode == 2, proc.stdout
+    assert re.search(r"read metrics/split.json\s+missing\s+not found", proc.stdout)
+
+
+def test_a_broken_or_forged_metrics_file_is_exit_2_not_a_verdict(repro_copy):
+    (repro_copy / "metrics/compare.json").write_text("{not json", encoding="utf-8")
+    (repro_copy / "metrics/split.json").write_text("[]", encoding="utf-8")
+    calibration = repro_copy / "metrics/calibration.json"
+    calibration.write_text(calibration.read_text().replace('"usable": 0', '"usable": "yes"'), encoding="utf-8")
+    proc = gate(repro_copy, "--skip-dvc-status")
+    assert proc.returncode == 2, proc.stdout
+    assert re.search(r"read metrics/compare.json\s+missing\s+metrics/compare.json: not valid JSON", proc.stdout)
+    assert re.search(r"read metrics/split.json\s+missing\s+metrics/split.json: field '\(top level\)'", proc.stdout)
+    assert re.search(r"read metrics/calibration.json\s+missing\s+metrics/calibration.json: field 'usable'", proc.stdout)
+
+
+def test_a_broken_params_file_is_exit_2(repro_copy):
+    (repro_copy / "params.yaml").write_text("gate: [\n", encoding="utf-8")
+    proc = gate(repro_copy, "--skip-dvc-status")
+    assert proc.returncode == 2 and "params or plan unusable" in proc.stdout
 
 
 def test_stale_prompt_is_exit_2(repro_copy):
