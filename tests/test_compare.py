@@ -1,4 +1,4 @@
-"""Paired comparison: sign test and McNemar against scipy/statsmodels/hand, the seed's exercise, errors."""
+"""Paired comparison of two run tables: counts, the seed's exercise, pairing errors (sign test and McNemar: test_paired.py)."""
 
 from __future__ import annotations
 
@@ -10,16 +10,12 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.stats import binomtest
-from statsmodels.stats.contingency_tables import mcnemar
 
 from assay.rag.compare import (
     PairingError,
     compare_runs,
-    mcnemar_exact,
     read_run,
     run_provenance,
-    sign_test,
 )
 from assay.data.corpus import load_corpus
 from assay.data.cases import load_cases
@@ -38,26 +34,6 @@ def _run(passed: dict[str, bool], tasks: dict[str, str] | None = None, **columns
         values = columns.get(metric, {})
         df[metric] = pd.Series([values.get(i, passed[i]) for i in ids], dtype=object)
     return df
-
-
-def test_sign_test_hand_and_scipy():
-    assert sign_test(2, 0) == 0.5  # seed 000: 2 better, 0 worse -> 2 * 0.5**2 = 0.5
-    assert sign_test(0, 0) == 1.0  # no discordant pairs: no evidence, stated as 1.0
-    # 8 vs 2: P(X <= 2 | n=10) = (1 + 10 + 45) / 1024; two-sided doubles it: 112 / 1024 = 0.109375
-    assert sign_test(8, 2) == pytest.approx(112 / 1024, abs=1e-12)
-    for better, worse in ((5, 1), (0, 7), (13, 11)):
-        assert sign_test(better, worse) == pytest.approx(binomtest(better, better + worse, 0.5).pvalue, abs=1e-12)
-
-
-def test_mcnemar_matches_statsmodels_and_the_sign_test():
-    for table in ((20, 1, 5, 4), (10, 0, 2, 3), (7, 3, 3, 1)):
-        both_pass, worse, better, both_fail = table
-        ref = mcnemar([[both_pass, worse], [better, both_fail]], exact=True)
-        statistic, p = mcnemar_exact(*table)
-        assert (statistic, p) == pytest.approx((ref.statistic, min(1.0, ref.pvalue)))
-        assert statistic == min(better, worse)  # the exact statistic is the smaller discordant count
-        assert p == pytest.approx(sign_test(better, worse))
-    assert mcnemar_exact(5, 0, 0, 2) == (0.0, 1.0)
 
 
 def test_seed_exercise_numbers():

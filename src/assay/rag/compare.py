@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict
 from assay.data.cases import TASKS
 from assay.core.errors import AssayError, InputError, MissingArtifact, Problem
 from assay.rag.runner import pass_rate_ci, rates_by
+from assay.stats.paired import mcnemar_exact, sign_test
 
 NO_REGRESSION = ("answer_correct", "abstain_correct", "citation_support", "format_ok")
 REQUIRED = ("id", "task", "passed", *NO_REGRESSION)
@@ -86,30 +87,6 @@ def pair_runs(baseline, candidate, names: tuple[str, str] = ("baseline", "candid
                            "(fix: evaluate both versions on the same data/cases.jsonl)")
     paired = baseline.merge(candidate, on="id", suffixes=("_b", "_c"))
     return paired.sort_values("id", kind="stable").reset_index(drop=True)
-
-
-def sign_test(better: int, worse: int) -> float:
-    """Exact two-sided sign test p on discordant pairs; 1.0 when there are none.
-
-    >>> sign_test(2, 0)  # 2 * 0.5**2
-    0.5
-    """
-    if better + worse == 0:
-        return 1.0
-    from scipy.stats import binomtest
-
-    return float(binomtest(better, better + worse, 0.5, alternative="two-sided").pvalue)
-
-
-def mcnemar_exact(both_pass: int, worse: int, better: int, both_fail: int) -> tuple[float, float]:
-    """``(statistic, p)`` of statsmodels' exact McNemar test on ``[[both_pass, worse], [better, both_fail]]``.
-
-    With no discordant pairs statsmodels gives p = 1.0 and statistic 0.
-    """
-    from statsmodels.stats.contingency_tables import mcnemar
-
-    result = mcnemar(np.array([[both_pass, worse], [better, both_fail]]), exact=True)
-    return float(result.statistic), float(min(1.0, result.pvalue))
 
 
 def compare_runs(baseline, candidate, resamples: int, seed: int,
