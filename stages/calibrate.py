@@ -2,7 +2,8 @@
 
 Reads params ``judge.*`` (every key of the section) and only the prompt file of the version in use.
 Writes metrics/calibration.json (scalars and nested dicts: totals, slices, error shape, usability,
-provenance), reports/calibration.md (readable summary with the usability reasons),
+provenance), reports/calibration.json (the full record: the same plus the usability reasons and the
+slices too small to judge, so nobody recomputes them), reports/calibration.md (readable summary),
 reports/judge_dimensions.jsonl (per pair: id, human final, judge label, rule-based dimension
 verdicts) and reports/plots/confusion_judge.csv (columns final, judge; one row per pair).
 """
@@ -19,10 +20,9 @@ def main() -> None:
     params = load_section("judge", JudgeParams)
     pairs = sorted(load_pairs(params.pairs), key=lambda p: p.id)
     prompt = load_prompt(params.prompt_file)
-    run = calibration_run(pairs, make_judge(params), prompt, swap=params.swap, resamples=params.bootstrap_resamples,
-                          seed=params.seed, min_kappa=params.min_kappa,
-                          min_slice_agreement=params.min_slice_agreement)
+    run = calibration_run(pairs, make_judge(params), prompt, swap=params.swap, rule=params.rule)
     write_json("metrics/calibration.json", metrics(run.record))
+    write_json("reports/calibration.json", run.record)
     write_text("reports/calibration.md", report_markdown(run.record))
     write_jsonl("reports/judge_dimensions.jsonl", pair_rows(pairs, run.labels))
     write_csv("reports/plots/confusion_judge.csv", ("final", "judge"), ((p.final, j) for p, j in zip(pairs, run.labels)))
