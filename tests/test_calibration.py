@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy.stats import binomtest, norm
+from scipy.stats import binomtest
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 from statsmodels.stats.inter_rater import cohens_kappa
 
@@ -20,7 +20,7 @@ from assay.judge.fake import PRESETS, SELF_MARK
 from assay.data.pairs import LABELS, Pair, load_pairs
 from assay.judge.prompts import load_prompt, prompt_path
 
-from conftest import ROOT
+from conftest import ROOT, Z95 as Z, hand_wilson
 
 PAIRS = load_pairs(ROOT / "data" / "pairs.jsonl")
 PROMPT = load_prompt(prompt_path(ROOT / "data" / "prompts", 2))
@@ -52,13 +52,6 @@ TINY_JUDGE = ["a", "a", "tie", "tie", "b"]
 
 
 POINT = UsabilityRule(usability="point", min_slice_n=1)  # the seed's rule: kappa's estimate, every slice judged
-Z = norm.ppf(0.975)
-
-
-def hand_wilson(k: int, n: int) -> tuple[float, float]:
-    p = k / n
-    centre, half = p + Z * Z / (2 * n), Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n))
-    return ((centre - half) / (1 + Z * Z / n), (centre + half) / (1 + Z * Z / n))
 
 
 def test_tiny_set_by_hand():

@@ -10,19 +10,14 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from scipy.stats import binomtest, norm
+from scipy.stats import binomtest
 from statsmodels.stats.contingency_tables import mcnemar
 
 from assay.stats.paired import mcnemar_exact, paired_diff_ci, sign_test
 from assay.stats.proportion import ProportionError
 
-Z = norm.ppf(0.975)
+from conftest import Z95 as Z, hand_wilson
 
-
-def hand_wilson(k: int, n: int) -> tuple[float, float]:
-    p = k / n
-    centre, half = p + Z * Z / (2 * n), Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n))
-    return ((centre - half) / (1 + Z * Z / n), (centre + half) / (1 + Z * Z / n))
 
 
 def hand_newcombe(a: int, b: int, c: int, d: int) -> tuple[float, float, float]:

@@ -12,15 +12,8 @@ from scipy.stats import beta, binom, binomtest, norm
 from assay.stats.bootstrap import bootstrap_ci
 from assay.stats.proportion import INTERVAL_METHODS, ProportionError, proportion_ci
 
-Z = norm.ppf(0.975)
+from conftest import Z95 as Z, hand_wilson
 
-
-def hand_wilson(k: int, n: int, z: float = Z) -> tuple[float, float]:
-    """Wilson (1927): (p + z^2/2n -/+ z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)."""
-    p = k / n
-    centre = p + z * z / (2 * n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return ((centre - half) / (1 + z * z / n), (centre + half) / (1 + z * z / n))
 
 
 def exact_coverage(interval, p: float, n: int) -> float:
