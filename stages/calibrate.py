@@ -21,9 +21,7 @@ def main() -> None:
     params = load_section("judge", JudgeParams)
     pairs = sorted(load_pairs(params.pairs), key=lambda p: p.id)
     prompt = load_prompt(params.prompt_file)
-    run = calibration_run(pairs, make_judge(params), prompt, swap=params.swap, resamples=params.bootstrap_resamples,
-                          seed=params.seed, min_kappa=params.min_kappa,
-                          min_slice_agreement=params.min_slice_agreement)
+    run = calibration_run(pairs, make_judge(params), prompt, swap=params.swap, rule=params.rule)
     write_record(CALIBRATION, *outputs(run.record))
     write_text("reports/calibration.md", report_markdown(run.record))
     write_jsonl("reports/judge_dimensions.jsonl", pair_rows(pairs, run.labels))

@@ -3,11 +3,23 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
+from scipy.stats import norm
 
 ROOT = Path(__file__).resolve().parents[1]
+Z95 = float(norm.ppf(0.975))
+
+
+def hand_wilson(k: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson (1927) by hand, the oracle for proportion intervals:
+    (p + z^2/2n -/+ z sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n)."""
+    p = k / n
+    centre = p + z * z / (2 * n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return ((centre - half) / (1 + z * z / n), (centre + half) / (1 + z * z / n))
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> Path:

@@ -1,22 +1,26 @@
-"""Calibration against human labels: a hand-computed tiny set, kappa against scikit-learn, the seed's
-numbers, usability reasons, metrics without lists, and staleness."""
+"""Calibration against human labels: a hand-computed tiny set, kappa and its interval against scikit-learn
+and statsmodels, agreement intervals against a hand Wilson formula and scipy, the seed's numbers, judges
+that fail (the stubs of issue 9, counted by hand), the usability rule, metrics without lists, staleness."""
 
 import json
 import math
 
+import numpy as np
 import pytest
-from sklearn.metrics import cohen_kappa_score
+from scipy.stats import binomtest
+from sklearn.metrics import cohen_kappa_score, confusion_matrix
+from statsmodels.stats.inter_rater import cohens_kappa
 
-from assay.judge.calibration import (calibrate, calibration_run, judge_settings, labels_hash, outputs, pair_rows,
-                               report_markdown, staleness, usability)
+from assay.judge.calibration import (INVALID, JUDGE_LABELS, calibrate, calibration_run, judge_settings, labels_hash,
+                                     outputs, pair_rows, report_markdown, staleness)
+from assay.judge.usability import UsabilityRule, usability
 from assay.core.io import dumps_json
 from assay.judge.base import Verdict
 from assay.judge.fake import PRESETS, SELF_MARK
 from assay.data.pairs import LABELS, Pair, load_pairs
 from assay.judge.prompts import load_prompt, prompt_path
-from assay.stats.bootstrap import bootstrap_ci
 
-from conftest import ROOT
+from conftest import ROOT, Z95 as Z, hand_wilson
 
 PAIRS = load_pairs(ROOT / "data" / "pairs.jsonl")
 PROMPT = load_prompt(prompt_path(ROOT / "data" / "prompts", 2))
@@ -47,81 +51,220 @@ TINY = [pair("1", "a"), pair("2", "b", a="x x x x", b="x"), pair("3", "tie", kin
 TINY_JUDGE = ["a", "a", "tie", "tie", "b"]
 
 
+POINT = UsabilityRule(usability="point", min_slice_n=1)  # the seed's rule: kappa's estimate, every slice judged
+
+
 def test_tiny_set_by_hand():
-    rec = calibrate(TINY, Scripted(TINY_JUDGE), PROMPT, swap=False, resamples=500, seed=3)
+    rec = calibrate(TINY, Scripted(TINY_JUDGE), PROMPT, swap=False, rule=POINT)
     # hits: 1 yes, 2 no (b vs a), 3 yes, 4 no (a vs tie), 5 no (tie vs b) -> 2/5
     assert rec["n"] == 5 and rec["agreement"] == pytest.approx(0.4)
+    assert (rec["agreement_ci_low"], rec["agreement_ci_high"]) == pytest.approx(hand_wilson(2, 5), abs=1e-12)
+    assert rec["interval"] == "wilson" and rec["level"] == 0.95
     # human a2 b1 tie2, judge a2 b1 tie2: pe = (2*2 + 1*1 + 2*2) / 25 = 0.36; kappa = (0.4 - 0.36) / 0.64 = 0.0625
     assert rec["kappa"] == pytest.approx(0.0625)
-    assert rec["confusion"] == {"a": {"a": 1, "b": 0, "tie": 1}, "b": {"a": 1, "b": 0, "tie": 0},
-                                "tie": {"a": 0, "b": 1, "tie": 1}}
-    assert rec["by_kind"] == {"cite": {"correct": 0, "n": 1, "agreement": 0.0},
-                              "clear": {"correct": 1, "n": 2, "agreement": 0.5},
-                              "self": {"correct": 0, "n": 1, "agreement": 0.0},
-                              "tie": {"correct": 1, "n": 1, "agreement": 1.0}}
-    assert rec["by_lang"] == {"bn": {"correct": 1, "n": 1, "agreement": 1.0},
-                              "en": {"correct": 1, "n": 4, "agreement": 0.25}}
+    assert rec["confusion"] == {"a": {"a": 1, "b": 0, "tie": 1, INVALID: 0}, "b": {"a": 1, "b": 0, "tie": 0, INVALID: 0},
+                                "tie": {"a": 0, "b": 1, "tie": 1, INVALID: 0}}
+    slices = {k: {f: v[f] for f in ("correct", "n", "agreement")} for k, v in rec["by_kind"].items()}
+    assert slices == {"cite": {"correct": 0, "n": 1, "agreement": 0.0},
+                      "clear": {"correct": 1, "n": 2, "agreement": 0.5},
+                      "self": {"correct": 0, "n": 1, "agreement": 0.0},
+                      "tie": {"correct": 1, "n": 1, "agreement": 1.0}}
+    assert (rec["by_kind"]["clear"]["agreement_ci_low"], rec["by_kind"]["clear"]["agreement_ci_high"]) == \
+        pytest.approx(hand_wilson(1, 2), abs=1e-12)
+    assert {k: (v["correct"], v["n"]) for k, v in rec["by_lang"].items()} == {"bn": (1, 1), "en": (1, 4)}
     # wrong decisive: pair 2 (picked a: longer, shown first) and pair 5 (picked b: longer, uncited, own style);
     # pair 4 is a judge tie where people decided
     assert rec["errors"] == {"wrong_decisive": 2, "picked_longer": 2, "picked_first": 1, "picked_uncited": 1,
                              "picked_own_style": 1, "missed_decisive": 1}
-    assert (rec["agreement_ci_low"], rec["agreement_ci_high"]) == bootstrap_ci([1, 0, 1, 0, 0], 500, 3)
     assert rec["usable"] == 0
-    assert rec["reasons"] == ["kappa 0.062 < 0.6", "slice cite 0/1 < 0.6", "slice clear 1/2 < 0.6",
-                              "slice self 0/1 < 0.6"]
+    assert rec["reasons"] == ["kappa 0.062 < 0.6", "slice kind cite 0/1 < 0.6", "slice kind clear 1/2 < 0.6",
+                              "slice kind self 0/1 < 0.6", "slice lang en 1/4 < 0.6"]
     assert (rec["order_disagreements"], rec["invalid"], rec["refused"], rec["failed"]) == (0, 0, 0, 0)
+    assert (rec["flip_share"], rec["invalid_pairs"], rec["invalid_share"]) == (0.0, 0, 0.0)
+
+
+def test_small_slices_are_listed_not_vetoes():
+    # the default rule: slices of fewer than 5 pairs are too small to judge; kappa's lower bound decides
+    rec = calibrate(TINY, Scripted(TINY_JUDGE), PROMPT, swap=False)
+    assert rec["small_slices"] == ["kind cite (1 pair)", "kind clear (2 pairs)", "kind self (1 pair)",
+                                   "kind tie (1 pair)", "lang bn (1 pair)", "lang en (4 pairs)"]
+    assert len(rec["reasons"]) == 1 and rec["reasons"][0].startswith("kappa lower bound ")
+    assert "too small to judge" in report_markdown(rec)
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
 @pytest.mark.parametrize("swap", [False, True])
-def test_kappa_and_confusion_match_scikit_learn(name, swap):
-    run = calibration_run(PAIRS, PRESETS[name], PROMPT, swap=swap, resamples=200)
+def test_kappa_its_interval_and_confusion_match_scikit_learn_and_statsmodels(name, swap):
+    run = calibration_run(PAIRS, PRESETS[name], PROMPT, swap=swap)
     finals = [p.final for p in PAIRS]
     assert run.record["kappa"] == pytest.approx(cohen_kappa_score(finals, run.labels))
-    from sklearn.metrics import confusion_matrix
-    table = confusion_matrix(finals, run.labels, labels=list(LABELS))
-    assert [[run.record["confusion"][h][j] for j in LABELS] for h in LABELS] == table.tolist()
-    assert run.record["agreement"] == pytest.approx(sum(f == j for f, j in zip(finals, run.labels)) / len(PAIRS))
-    assert run.record["agreement_ci_low"] <= run.record["agreement"] <= run.record["agreement_ci_high"]
+    table = confusion_matrix(finals, run.labels, labels=list(JUDGE_LABELS))
+    assert [[run.record["confusion"][h][j] for j in JUDGE_LABELS] for h in LABELS] == table[:3].tolist()
+    ref = cohens_kappa(table)
+    if ref.std_kappa > 0:  # statsmodels' interval is unclipped; ours is clipped to [-1, 1]
+        assert (run.record["kappa_ci_low"], run.record["kappa_ci_high"]) == pytest.approx(
+            (max(-1, ref.kappa_low), min(1, ref.kappa_upp)), abs=1e-9)
+    hits = sum(f == j for f, j in zip(finals, run.labels))
+    assert run.record["agreement"] == pytest.approx(hits / len(PAIRS))
+    ci = binomtest(hits, len(PAIRS)).proportion_ci(0.95, method="wilson")
+    assert (run.record["agreement_ci_low"], run.record["agreement_ci_high"]) == pytest.approx((ci.low, ci.high), abs=1e-12)
+
+
+def test_clopper_pearson_when_the_params_say_so():
+    rec = calibrate(PAIRS, PRESETS["mixed"], PROMPT, rule=UsabilityRule(interval="clopper-pearson"))
+    hits = round(rec["agreement"] * rec["n"])
+    ci = binomtest(hits, rec["n"]).proportion_ci(0.95, method="exact")
+    assert rec["interval"] == "clopper-pearson"
+    assert (rec["agreement_ci_low"], rec["agreement_ci_high"]) == pytest.approx((ci.low, ci.high), abs=1e-10)
+    bn = rec["by_lang"]["bn"]
+    ci = binomtest(bn["correct"], bn["n"]).proportion_ci(0.95, method="exact")
+    assert (bn["agreement_ci_low"], bn["agreement_ci_high"]) == pytest.approx((ci.low, ci.high), abs=1e-10)
 
 
 def test_seed_usability_exercise():
-    # seed 000 ("hard" exercise, no swap): only clean passes; verbosity agrees 0.833 with kappa 0.75 yet fails
-    # its own slice. Here: human a14 b14 tie14; the verbosity judge turns the 7 verbose ties into 3 a + 4 b, so
-    # judge a17 b18 tie7, po = 35/42 = 0.833, pe = 14 * (17 + 18 + 7) / 42**2 = 1/3, kappa = (5/6 - 1/3) / (2/3) = 0.75
-    reasons = {n: calibrate(PAIRS, PRESETS[n], PROMPT, swap=False)["reasons"] for n in PRESETS}
-    verbosity = calibrate(PAIRS, PRESETS["verbosity"], PROMPT, swap=False)
+    # seed 000 ("hard" exercise, no swap, point rule): only clean passes; verbosity agrees 0.833 with kappa 0.75
+    # yet fails its own slice. Here: human a14 b14 tie14; the verbosity judge turns the 7 verbose ties into
+    # 3 a + 4 b, so judge a17 b18 tie7, po = 35/42 = 0.833, pe = 14 * (17 + 18 + 7) / 42**2 = 1/3,
+    # kappa = (5/6 - 1/3) / (2/3) = 0.75
+    reasons = {n: calibrate(PAIRS, PRESETS[n], PROMPT, swap=False, rule=POINT)["reasons"] for n in PRESETS}
+    verbosity = calibrate(PAIRS, PRESETS["verbosity"], PROMPT, swap=False, rule=POINT)
     assert round(verbosity["agreement"], 3) == 0.833 and verbosity["kappa"] == pytest.approx(0.75)
     assert reasons["clean"] == []
-    assert reasons["verbosity"] == ["slice verbose_tie 0/7 < 0.6"]
-    assert reasons["self"] == ["slice self 0/7 < 0.6"]
-    assert reasons["mixed"][0].startswith("kappa 0.214 < 0.6") and "slice self 1/7 < 0.6" in reasons["mixed"]
+    assert reasons["verbosity"] == ["slice kind verbose_tie 0/7 < 0.6"]
+    assert reasons["self"] == ["slice kind self 0/7 < 0.6"]
+    assert reasons["mixed"][0].startswith("kappa 0.214 < 0.6") and "slice kind self 1/7 < 0.6" in reasons["mixed"]
+    # the language slices are checked too: the mixed judge cannot read Bangla
+    assert "slice lang bn 1/7 < 0.6" in reasons["mixed"]
 
 
-def test_swap_turns_position_flips_into_ties():
+def test_conservative_rule_reads_kappas_lower_bound():
+    # verbosity: kappa 0.75 passes the point rule, but its 95% interval reaches down to 0.589 (42 pairs)
+    rec = calibrate(PAIRS, PRESETS["verbosity"], PROMPT, swap=False)
+    assert rec["kappa"] == pytest.approx(0.75) and rec["kappa_ci_low"] < 0.6
+    assert rec["reasons"][0] == (f"kappa lower bound {rec['kappa_ci_low']:.3f} < 0.6 (kappa 0.750, 95% interval "
+                                 f"{rec['kappa_ci_low']:.3f} to {rec['kappa_ci_high']:.3f})")
+    assert calibrate(PAIRS, PRESETS["clean"], PROMPT)["reasons"] == []  # perfect agreement: interval (1, 1)
+
+
+def test_swap_turns_position_flips_into_ties_and_counts_them():
     one = calibrate(PAIRS, PRESETS["position"], PROMPT, swap=False)
     both = calibrate(PAIRS, PRESETS["position"], PROMPT, swap=True)
     # 28 equal-fact pairs flip (see test_probe); without swap the 14 human ties among them become 'a'
     assert (one["order_disagreements"], both["order_disagreements"]) == (0, 28)
-    assert both["confusion"]["tie"] == {"a": 0, "b": 0, "tie": 14}
-    assert one["confusion"]["tie"] == {"a": 14, "b": 0, "tie": 0}
+    assert both["confusion"]["tie"] == {"a": 0, "b": 0, "tie": 14, INVALID: 0}
+    assert one["confusion"]["tie"] == {"a": 14, "b": 0, "tie": 0, INVALID: 0}
+    # 28 of 42 flipped: 0.667 > max_flip_share 0.2, named before kappa
+    assert both["flip_share"] == pytest.approx(28 / 42)
+    assert both["reasons"][0] == ("order flips on 28 of 42 pairs (0.667 > max_flip_share 0.2): the verdict changed "
+                                  "when the answers swapped places")
 
 
-def test_non_ok_verdicts_are_counted_ties():
-    rec = calibrate(TINY, Scripted(None, status="invalid"), PROMPT, swap=True, resamples=200)
-    assert (rec["invalid"], rec["refused"], rec["failed"], rec["order_disagreements"]) == (10, 0, 0, 0)
-    assert rec["confusion"]["a"] == {"a": 0, "b": 0, "tie": 2}
+class RightOnDecisive:
+    """Issue 9's first stub: right on every pair people decided, in both orders; on the pairs people
+    called a tie its reply cannot be parsed."""
+
+    identity = {"kind": "stub", "name": "right-on-decisive"}
+
+    def __init__(self, pairs):
+        self.final = {(p.a, p.b): p.final for p in pairs}
+
+    def judge_many(self, items, prompt):
+        out = []
+        for item in items:
+            forward = (item.first, item.second) in self.final
+            final = self.final[(item.first, item.second) if forward else (item.second, item.first)]
+            if final == "tie":
+                out.append(Verdict("tie", "invalid", "reply is not JSON with a winner"))
+            else:
+                out.append(Verdict("first" if (final == "a") == forward else "second"))
+        return out
+
+
+class Unparseable:
+    """Issue 9's second stub: every reply breaks the output contract."""
+
+    identity = {"kind": "stub", "name": "unparseable"}
+
+    def judge_many(self, items, prompt):
+        return [Verdict("tie", "invalid", "reply is not JSON with a winner") for _ in items]
+
+
+def test_a_judge_that_fails_on_every_human_tie_is_not_usable():
+    assert len({(p.a, p.b) for p in PAIRS}) == len(PAIRS)  # the stub finds each pair by its answers
+    rec = calibrate(PAIRS, RightOnDecisive(PAIRS), PROMPT, swap=True)
+    # before issue 9: agreement 1.0, kappa 1.0, usable (a failed reply was a tie, and a tie agreed with "tie").
+    # Now: 28 decisive pairs right, 14 tie pairs invalid (28 replies, both orders) and wrong.
+    assert (rec["n"], rec["invalid_pairs"], rec["invalid"], rec["order_disagreements"]) == (42, 14, 28, 0)
+    assert rec["agreement"] == pytest.approx(28 / 42) and rec["invalid_share"] == pytest.approx(14 / 42)
+    assert (rec["agreement_ci_low"], rec["agreement_ci_high"]) == pytest.approx(hand_wilson(28, 42), abs=1e-12)
+    # human a14 b14 tie14 vs judge a14 b14 invalid14: po = 28/42 = 2/3,
+    # pe = (14*14 + 14*14 + 14*0) / 42**2 = 2/9, kappa = (2/3 - 2/9) / (1 - 2/9) = 4/7
+    assert rec["kappa"] == pytest.approx(4 / 7)
+    ref = cohens_kappa(np.array([[14, 0, 0, 0], [0, 14, 0, 0], [0, 0, 0, 14], [0, 0, 0, 0]]))
+    assert (rec["kappa_ci_low"], rec["kappa_ci_high"]) == pytest.approx((ref.kappa_low, ref.kappa_upp), abs=1e-9)
+    assert rec["confusion"]["tie"] == {"a": 0, "b": 0, "tie": 0, INVALID: 14}
+    # slices: the 14 human ties are the kinds tie (7) and verbose_tie (7); by language bn holds a1 b4 tie2 (5/7
+    # right) and en a13 b10 tie12 (23/35 right), both above 0.6
+    assert {k: v["correct"] for k, v in rec["by_kind"].items()} == {
+        "cite": 7, "clear": 7, "padded_wrong": 7, "self": 7, "tie": 0, "verbose_tie": 0}
+    assert {k: (v["correct"], v["n"]) for k, v in rec["by_lang"].items()} == {"bn": (5, 7), "en": (23, 35)}
+    assert rec["usable"] == 0
+    assert rec["reasons"] == [
+        "replies gave no verdict on 14 of 42 pairs (0.333 > max_invalid_share 0.05): 28 replies could not be parsed; "
+        "fix the prompt or the reply parser before reading agreement",
+        f"kappa lower bound {ref.kappa_low:.3f} < 0.6 (kappa 0.571, 95% interval {ref.kappa_low:.3f} to "
+        f"{ref.kappa_upp:.3f})",
+        "slice kind tie 0/7 < 0.6", "slice kind verbose_tie 0/7 < 0.6"]
+    assert rec["errors"]["wrong_decisive"] == 0 and rec["errors"]["missed_decisive"] == 0
+
+
+def test_a_judge_whose_every_reply_is_unparseable_agrees_with_no_one():
+    rec = calibrate(PAIRS, Unparseable(), PROMPT, swap=True)
+    # before issue 9: agreement 0.333 (every pair a tie, 14 human ties) and a perfect tie slice. Now: 0 of 42.
+    assert (rec["agreement"], rec["invalid_pairs"], rec["invalid"], rec["invalid_share"]) == (0.0, 42, 84, 1.0)
+    # Wilson for 0 of n: (0, z^2 / (n + z^2)) = (0, 0.0838)
+    assert (rec["agreement_ci_low"], rec["agreement_ci_high"]) == pytest.approx((0.0, Z * Z / (42 + Z * Z)), abs=1e-12)
+    # judge column all invalid: po = 0, pe = 0 (no human label is "invalid"), kappa = 0
+    assert rec["kappa"] == 0.0
+    assert all(v["correct"] == 0 for group in ("by_kind", "by_lang") for v in rec[group].values())
+    assert rec["by_kind"]["tie"]["agreement"] == 0.0
+    assert rec["reasons"][0] == ("replies gave no verdict on 42 of 42 pairs (1.000 > max_invalid_share 0.05): "
+                                 "84 replies could not be parsed; fix the prompt or the reply parser before "
+                                 "reading agreement")
+    assert rec["reasons"][1].startswith("kappa lower bound 0.000 < 0.6")
+    assert rec["reasons"][2:] == [f"slice kind {k} 0/7 < 0.6" for k in sorted(rec["by_kind"])] + [
+        "slice lang bn 0/7 < 0.6", "slice lang en 0/35 < 0.6"]
+
+
+def test_refused_and_failed_replies_are_named():
+    rec = calibrate(TINY, Scripted(None, status="refused"), PROMPT, swap=False)
+    assert rec["reasons"][0] == ("replies gave no verdict on 5 of 5 pairs (1.000 > max_invalid_share 0.05): "
+                                 "5 refused; fix the prompt or the reply parser before reading agreement")
+    assert rec["confusion"]["a"] == {"a": 0, "b": 0, "tie": 0, INVALID: 2}
+
+
+def test_one_bad_order_makes_the_pair_invalid():
+    # forward ok and right, backward failed: the pair has no verdict to score (not a tie, not a flip)
+    class HalfFailing:
+        identity = {"kind": "stub"}
+
+        def judge_many(self, items, prompt):
+            return [Verdict("first")] + [Verdict("tie", "failed")]
+
+    rec = calibrate([pair("1", "a")], HalfFailing(), PROMPT, swap=True, rule=POINT)
+    assert (rec["invalid_pairs"], rec["failed"], rec["order_disagreements"], rec["agreement"]) == (1, 1, 0, 0.0)
 
 
 def test_no_pairs():
-    rec = calibrate([], PRESETS["clean"], PROMPT, resamples=200)
+    rec = calibrate([], PRESETS["clean"], PROMPT)
     assert rec["n"] == 0 and math.isnan(rec["agreement"]) and math.isnan(rec["kappa"])
+    assert math.isnan(rec["agreement_ci_low"]) and math.isnan(rec["flip_share"])
     assert rec["usable"] == 0 and rec["reasons"] == ["no pairs to calibrate on"]
 
 
 def test_undefined_kappa_is_a_reason():
-    rec = {"n": 3, "kappa": None, "by_kind": {}}
-    assert usability(rec, 0.6, 0.6) == ["kappa undefined (one label everywhere on both sides)"]
+    rec = {"n": 3, "kappa": math.nan, "invalid_share": 0.0, "flip_share": 0.0, "by_kind": {}, "by_lang": {}}
+    assert usability(rec, UsabilityRule()) == ["kappa undefined (one label everywhere on both sides)"]
 
 
 def test_metrics_hold_numbers_and_provenance_names_the_inputs():
@@ -134,7 +277,8 @@ def test_metrics_hold_numbers_and_provenance_names_the_inputs():
                 walk(v)
     numbers, prov = outputs(rec)
     walk(numbers.model_dump())
-    assert numbers.usable == 0 and prov.details["reasons"] == rec["reasons"] and rec["reasons"]
+    assert numbers.usable == 0 and prov.details["reasons"] == rec["reasons"] and len(rec["reasons"]) == 5
+    assert prov.details["small_slices"] == []
     assert prov.inputs == {"prompt": PROMPT.sha, "labels": labels_hash(PAIRS),
                            "judge_settings": prov.settings["judge_settings_hash"]}
     assert prov.settings["prompt"] == {"name": "pairwise", "version": 2, "sha": PROMPT.sha}
@@ -149,8 +293,18 @@ def test_labels_hash_ignores_order_and_sees_every_edit():
     assert labels_hash(reworded) != labels_hash(PAIRS)
 
 
-def settings_for(judge, swap=True):
-    return judge_settings(judge.identity, swap=swap, resamples=2000, seed=0, min_kappa=0.6, min_slice_agreement=0.6)
+def settings_for(judge, swap=True, rule=UsabilityRule()):
+    return judge_settings(judge.identity, swap=swap, rule=rule)
+
+
+def test_the_transitional_call_form_gives_the_same_settings():
+    # assay.release.judge_staleness still passes resamples/seed and two thresholds; with the default rule
+    # its settings hash equals the calibration's
+    legacy = judge_settings(PRESETS["mixed"].identity, swap=True, resamples=2000, seed=0, min_kappa=0.6,
+                            min_slice_agreement=0.6)
+    assert legacy == settings_for(PRESETS["mixed"])
+    with pytest.raises(TypeError, match="pass the thresholds in rule"):
+        judge_settings({}, swap=True, rule=UsabilityRule(), min_kappa=0.5)
 
 
 def test_staleness(tmp_path):
@@ -169,6 +323,8 @@ def test_staleness(tmp_path):
     assert staleness(rec, PROMPT, settings_for(PRESETS["self"]), labels_hash(PAIRS)) == [
         "judge settings: judge.bangla_blind True -> False; judge.position 0.15 -> 0.0; judge.preset 'mixed' -> 'self'; "
         "judge.self_pref 0.2 -> 0.4; judge.verbosity 0.2 -> 0.0"]
+    assert staleness(rec, PROMPT, settings_for(PRESETS["mixed"], rule=UsabilityRule(max_flip_share=0.3)),
+                     labels_hash(PAIRS)) == ["judge settings: rule.max_flip_share 0.2 -> 0.3"]
     relabelled = labels_hash([PAIRS[0].model_copy(update={"final": "tie"}), *PAIRS[1:]])
     assert staleness(rec, PROMPT, current, relabelled) == [f"labels {labels_hash(PAIRS)[:10]} -> {relabelled[:10]}"]
 
@@ -179,5 +335,11 @@ def test_reports():
     assert rows[0] == {"id": "clear-1", "kind": "clear", "lang": "en", "final": "a", "judge": run.labels[0],
                        "correctness": "a", "evidence": "tie", "concision": "tie"}
     text = report_markdown(run.record)
-    assert "**Not usable.** Reasons: kappa 0.357 < 0.6; slice cite 0/7 < 0.6; slice self 0/7 < 0.6." in text
-    assert "| bn | 1 | 7 | 0.143 |" in text and "order disagreements (a flip between the two orders, scored as tie): 28" in text
+    low, high = run.record["kappa_ci_low"], run.record["kappa_ci_high"]
+    assert ("**Not usable.** Reasons: order flips on 28 of 42 pairs (0.667 > max_flip_share 0.2): the verdict changed "
+            f"when the answers swapped places; kappa lower bound {low:.3f} < 0.6 (kappa 0.357, 95% interval {low:.3f} "
+            "to 0.555); slice kind cite 0/7 < 0.6; slice kind self 0/7 < 0.6; slice lang bn 1/7 < 0.6.") in text
+    bn_low, bn_high = hand_wilson(1, 7)
+    assert f"| bn | 1 | 7 | 0.143 | {bn_low:.3f} to {bn_high:.3f} | |" in text
+    assert "order flips (the verdict changed when the answers swapped places; scored as tie): 28 of 42 pairs (0.667)" in text
+    assert "| human \\ judge | a | b | tie | invalid |" in text

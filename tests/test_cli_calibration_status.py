@@ -10,6 +10,7 @@ from assay.judge.calibration import judge_settings, labels_hash, settings_hash
 from assay.cli import main
 from assay.core.io import sha256_file
 from assay.judge.fake import PRESETS
+from assay.judge.usability import UsabilityRule
 from assay.data.pairs import load_pairs
 
 from conftest import ROOT
@@ -23,8 +24,6 @@ PARAMS = """judge:
   swap: true
   min_kappa: 0.6
   min_slice_agreement: 0.6
-  bootstrap_resamples: 2000
-  seed: 0
 """
 FIX = "fix: run `dvc repro calibrate` to calibrate again\n"
 
@@ -47,8 +46,7 @@ def status(capsys, *args):
 
 def test_current(workspace, capsys):
     sha = sha256_file("data/prompts/pairwise_v2.md")
-    settings = judge_settings(PRESETS["mixed"].identity, swap=True, resamples=2000, seed=0, min_kappa=0.6,
-                              min_slice_agreement=0.6)
+    settings = judge_settings(PRESETS["mixed"].identity, swap=True, rule=UsabilityRule())
     labels = labels_hash(load_pairs("data/pairs.jsonl"))
     assert status(capsys) == (0, f"reports/provenance/calibrate.json is current: prompt pairwise v2 sha {sha[:10]}, "
                                  f"judge settings {settings_hash(settings)[:10]}, labels {labels[:10]}\n", "")

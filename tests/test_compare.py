@@ -1,4 +1,4 @@
-"""Paired comparison: sign test and McNemar against scipy/statsmodels/hand, the seed's exercise, errors."""
+"""Paired comparison of two run tables: counts, the seed's exercise, pairing errors (sign test and McNemar: test_paired.py)."""
 
 from __future__ import annotations
 
@@ -9,16 +9,12 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.stats import binomtest
-from statsmodels.stats.contingency_tables import mcnemar
 
 from assay.rag.compare import (
     PairingError,
     compare_runs,
-    mcnemar_exact,
     read_run,
     run_provenance,
-    sign_test,
 )
 from assay.data.corpus import load_corpus
 from assay.data.cases import load_cases

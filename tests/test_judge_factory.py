@@ -8,13 +8,17 @@ import pytest
 from assay.core.errors import InputError
 from assay.judge.factory import JudgeParams, make_judge
 from assay.judge.fake import PRESETS
+from assay.judge.usability import UsabilityRule
 from assay.core.params import load_section
 
 
 def test_defaults_and_prompt_file():
     params = JudgeParams()
-    assert (params.kind, params.preset, params.swap, params.min_kappa, params.bootstrap_resamples) == \
-        ("fake", "mixed", True, 0.6, 2000)
+    assert (params.kind, params.preset, params.swap, params.min_kappa, params.usability, params.interval) == \
+        ("fake", "mixed", True, 0.6, "conservative", "wilson")
+    assert params.rule == UsabilityRule() and JudgeParams(max_flip_share=0.3).rule.max_flip_share == 0.3
+    # calibration no longer bootstraps: the old keys are gone (read as None by release code until it is rewired)
+    assert params.bootstrap_resamples is None and params.seed is None
     assert str(params.prompt_file) == "data/prompts/pairwise_v2.md"
     assert make_judge(JudgeParams(preset="self")) is PRESETS["self"]
 
@@ -23,6 +27,12 @@ def test_mistyped_key_fails_loudly(tmp_path):
     f = tmp_path / "params.yaml"
     f.write_text("judge:\n  preset: mixed\n  presett: clean\n", encoding="utf-8")
     with pytest.raises(InputError, match="field 'judge.presett': unknown field"):
+        load_section("judge", JudgeParams, f)
+    f.write_text("judge:\n  bootstrap_resamples: 2000\n", encoding="utf-8")
+    with pytest.raises(InputError, match="field 'judge.bootstrap_resamples': unknown field"):
+        load_section("judge", JudgeParams, f)
+    f.write_text("judge:\n  usability: strict\n", encoding="utf-8")
+    with pytest.raises(InputError, match="'strict' is not one of conservative, point"):
         load_section("judge", JudgeParams, f)
     f.write_text("judge:\n  preset: fair\n", encoding="utf-8")
     with pytest.raises(InputError, match="'fair' is not one of clean, position, verbosity, self, mixed"):

@@ -17,7 +17,7 @@ from assay.judge.fake import FakeJudge
 from assay.judge.openai import OpenAIJudge, OpenAIJudgeParams
 from assay.data.pairs import LABELS, Pair
 from assay.judge.prompts import load_prompt
-from assay.judge.sensitivity import wording_sensitivity
+from assay.judge.sensitivity import sensitivity_markdown, sensitivity_metrics, wording_sensitivity
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,13 +39,15 @@ def test_a_misleading_wording_flips_every_decisive_label(tmp_path):
                                               max_failed_share=0.2))
         report = wording_sensitivity(judge, pairs, plain, misleading, swap=True)
         assert server.requests == 40  # 10 pairs x 2 orders x 2 prompts
-    under_a = ["a"] * 4 + ["b"] * 3 + ["tie"] * 3
-    under_b = ["b"] * 4 + ["a"] * 3 + ["tie"] * 3
-    assert report["n"] == 10 and report["swap"] is True
-    # 3 of 10 agree (the ties): 0.3; sklearn's accuracy_score is the same share
-    assert report["agreement"] == pytest.approx(0.3) == accuracy_score(under_a, under_b)
-    # hand: pe = .4*.3 + .3*.4 + .3*.3 = .33; kappa = (.3 - .33) / .67 = -0.0448
-    assert report["kappa"] == pytest.approx(-0.03 / 0.67) == pytest.approx(cohen_kappa_score(under_a, under_b))
+    # "bad" gets an unparseable reply under both wordings: left out, so 9 pairs are compared
+    under_a = ["a"] * 4 + ["b"] * 3 + ["tie"] * 2
+    under_b = ["b"] * 4 + ["a"] * 3 + ["tie"] * 2
+    assert report["n"] == 10 and report["n_valid"] == 9 and report["swap"] is True
+    assert report["not_valid"] == ["bad"] and report["agreement_undefined"] is None
+    # 2 of 9 agree (the ties): 0.222; sklearn's accuracy_score is the same share
+    assert report["agreement"] == pytest.approx(2 / 9) == accuracy_score(under_a, under_b)
+    # hand: pe = (4*3 + 3*4 + 2*2) / 81 = 28/81; kappa = (18/81 - 28/81) / (53/81) = -10/53
+    assert report["kappa"] == pytest.approx(-10 / 53) == pytest.approx(cohen_kappa_score(under_a, under_b))
     assert report["kappa_undefined"] is None
     table = confusion_matrix(under_a, under_b, labels=list(LABELS))
     assert report["confusion"] == {r: {c: int(table[i][j]) for j, c in enumerate(LABELS)} for i, r in enumerate(LABELS)}
@@ -69,7 +71,26 @@ def test_the_fake_judge_ignores_wording():
 def test_no_pairs_gives_undefined_statistics():
     report = wording_sensitivity(FakeJudge.from_preset("clean"), [], "v1", "v2")
     assert math.isnan(report["agreement"]) and math.isnan(report["kappa"])
-    assert "no pairs" in report["kappa_undefined"] and report["n"] == 0
+    assert report["kappa_undefined"] == report["agreement_undefined"] == "no pairs" and report["n"] == 0
+
+
+class Unparseable:
+    identity = {"kind": "unparseable"}
+
+    def judge_many(self, items, prompt):
+        return [Verdict("tie", "invalid") for _ in items]
+
+
+def test_no_valid_replies_is_said_not_scored_as_perfect_stability():
+    # before issue 9 every unparseable reply was a tie under both wordings, so stability read 1.000
+    pairs = [pair("p1", "x", "y"), pair("p2", "y", "x")]
+    report = wording_sensitivity(Unparseable(), pairs, "v1", "v2")
+    assert (report["n"], report["n_valid"], report["not_valid"]) == (2, 0, ["p1", "p2"])
+    assert math.isnan(report["agreement"]) and report["agreement_undefined"] == "no valid replies"
+    assert report["kappa_undefined"] == "no valid replies"
+    text = sensitivity_markdown(report)
+    assert "- Agreement between the two label lists: no valid replies." in text
+    assert "1.000" not in text
 
 
 class HashJudge:
@@ -93,12 +114,17 @@ class HashJudge:
 def test_report_invariants(answers, swap, other):
     pairs = [pair(f"p{i}", a, b) for i, (a, b) in enumerate(answers)]
     report = wording_sensitivity(HashJudge(), pairs, "v1", other, swap=swap)
-    n = len(pairs)
+    n, valid = len(pairs), report["n_valid"]
     cells = report["confusion"]
-    assert sum(sum(row.values()) for row in cells.values()) == n
-    assert report["agreement"] == pytest.approx(sum(cells[label][label] for label in LABELS) / n)
-    assert len(report["changed"]) == n - sum(cells[label][label] for label in LABELS)
+    assert sum(sum(row.values()) for row in cells.values()) == valid == n - len(report["not_valid"])
+    diagonal = sum(cells[label][label] for label in LABELS)
+    if valid:
+        assert report["agreement"] == pytest.approx(diagonal / valid)
+    else:
+        assert math.isnan(report["agreement"]) and report["agreement_undefined"] == "no valid replies"
+    assert len(report["changed"]) == valid - diagonal
     for side in ("a", "b"):
         assert sum(report["statuses"][side].values()) == n * (2 if swap else 1)
-    if other == "v1":  # the same wording twice: a deterministic judge agrees with itself
+    assert not any(isinstance(v, list) for v in sensitivity_metrics(report).values())
+    if other == "v1" and valid:  # the same wording twice: a deterministic judge agrees with itself
         assert report["agreement"] == 1.0 and report["changed"] == []

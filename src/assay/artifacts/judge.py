@@ -38,23 +38,35 @@ class SliceAgreement(Metrics):
     """Judge agreement on one slice (kind or language)."""
 
     agreement: float | None
+    agreement_ci_low: float | None
+    agreement_ci_high: float | None
     correct: int
     n: int
 
 
 class CalibrationMetrics(Metrics):
-    """metrics/calibration.json: the judge against the final human labels (see :mod:`assay.judge.calibration`)."""
+    """metrics/calibration.json: the judge against the final human labels (see :mod:`assay.judge.calibration`).
+
+    A pair whose verdict was invalid, refused or failed is a disagreement (``invalid_pairs``); an
+    order flip is a judge tie and is counted in ``flip_share``.
+    """
 
     n: int
     agreement: float | None
     agreement_ci_low: float | None
     agreement_ci_high: float | None
+    level: float
     kappa: float | None
+    kappa_ci_low: float | None
+    kappa_ci_high: float | None
     confusion: dict[str, dict[str, int]]
     by_kind: dict[str, SliceAgreement]
     by_lang: dict[str, SliceAgreement]
     errors: dict[str, int]
     order_disagreements: int
+    flip_share: float | None
+    invalid_pairs: int
+    invalid_share: float | None
     invalid: int
     refused: int
     failed: int
@@ -65,6 +77,7 @@ class SensitivityMetrics(Metrics):
     """metrics/sensitivity.json: one judge's labels under two prompt wordings (see :mod:`assay.judge.sensitivity`)."""
 
     n: int
+    n_valid: int
     agreement: float | None
     kappa: float | None
     confusion: dict[str, dict[str, int]]

@@ -1,16 +1,23 @@
-"""Calibrating a judge against human labels: agreement with an interval, kappa, confusion, slices,
-the shape of the errors, a usability rule that names its reasons, and staleness.
+"""Calibrating a judge against human labels: agreement with an interval, kappa with an interval,
+confusion, slices, the shape of the errors, the usability verdict with its reasons, and staleness.
 
 Calibration asks: on the pairs people decided, how often does this judge with this prompt reach
 the same decision, where does it fail, and how sure are we? The record names the prompt (version
 and SHA-256 of every byte), the label set (:func:`labels_hash`) and the judge (identity and a hash
-of its settings), so a changed prompt word, judge setting or label makes it stale
-(:func:`staleness`).
+of its settings, the usability rule included), so a changed prompt word, judge setting or label
+makes it stale (:func:`staleness`).
 
-Usability (seed 000's ``usable``): reject when kappa is below ``min_kappa`` or undefined, and when
-any kind slice's agreement is below ``min_slice_agreement``. A pass says only that the judge
-agrees with these labels on these kinds of pairs; it says nothing about other data, and a slice
-of six pairs is weak evidence (use it to decide where to label more).
+Accounting. The judge's own output keeps the rule of :mod:`assay.judge.orders`: a flip between the
+two orders is a tie. Here, a pair where any verdict was not ok (unparseable, refused or failed) is
+labelled ``invalid`` and counts as a disagreement with every human label, ``tie`` included: a judge
+that cannot answer never agrees with anyone. ``invalid`` is a column of the confusion table that
+no human row can match, so kappa treats it as one more way to disagree. The record reports the
+share of such pairs (``invalid_share``) and of order flips (``flip_share``), and
+:mod:`assay.judge.usability` rejects a judge on either.
+
+Intervals: agreement (overall and per slice) with :func:`assay.stats.proportion.proportion_ci`
+(Wilson by default, the rule's ``interval``); kappa with its large-sample interval
+(:meth:`assay.stats.agreement.Contingency.kappa_ci`).
 """
 
 from __future__ import annotations
@@ -22,12 +29,19 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from typing import Any
+
 import assay
+from assay.data.pairs import LABELS, Pair
 from assay.judge.base import Judge
 from assay.judge.fake import cited, n_words, own_style
-from assay.judge.orders import judge_pairs, status_counts
-from assay.data.pairs import LABELS, Pair
-from assay.stats.bootstrap import bootstrap_ci
+from assay.judge.orders import PairJudgement, judge_pairs, status_counts
+from assay.judge.usability import UsabilityRule, small_slices, usability
+from assay.stats.proportion import proportion_ci
+
+INVALID = "invalid"  # the calibration label of a pair with a verdict that was not ok
+JUDGE_LABELS = (*LABELS, INVALID)
+LEVEL = 0.95
 
 ERROR_SHAPES = ("wrong_decisive", "picked_longer", "picked_first", "picked_uncited", "picked_own_style",
                 "missed_decisive")
@@ -48,11 +62,22 @@ def labels_hash(pairs: Sequence[Pair]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def judge_settings(identity: dict, *, swap: bool, resamples: int, seed: int, min_kappa: float,
-                   min_slice_agreement: float) -> dict:
-    """Everything besides prompt and labels that a calibration record depends on."""
-    return {"judge": dict(identity), "swap": bool(swap), "bootstrap_resamples": int(resamples), "seed": int(seed),
-            "min_kappa": float(min_kappa), "min_slice_agreement": float(min_slice_agreement)}
+def judge_settings(identity: dict, *, swap: bool, rule: UsabilityRule | None = None, **legacy: Any) -> dict:
+    """Everything besides prompt and labels that a calibration record depends on: the judge's
+    identity, ``swap`` and the usability rule (``{"judge", "swap", "rule"}``).
+
+    Transitional call form: ``assay.release.judge_staleness`` still passes ``resamples=``, ``seed=``,
+    ``min_kappa=`` and ``min_slice_agreement=`` instead of ``rule``. The first two are ignored (no
+    bootstrap is left in calibration); the thresholds build a rule with its other fields at their
+    defaults. Pass ``rule=`` (``JudgeParams.rule``) in new code.
+    """
+    if rule is None:
+        legacy.pop("resamples", None)
+        legacy.pop("seed", None)
+        rule = UsabilityRule(**legacy)
+    elif legacy:
+        raise TypeError(f"judge_settings: pass the thresholds in rule, not as {sorted(legacy)}")
+    return {"judge": dict(identity), "swap": bool(swap), "rule": rule.model_dump()}
 
 
 def settings_hash(settings: dict) -> str:
@@ -61,18 +86,33 @@ def settings_hash(settings: dict) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _slices(keys: Sequence[str], hits: Sequence[bool]) -> dict[str, dict]:
+def _share(k: int, n: int) -> float:
+    return k / n if n else math.nan
+
+
+def _slices(keys: Sequence[str], hits: Sequence[bool], method: str) -> dict[str, dict]:
     correct, total = Counter(), Counter()
     for key, hit in zip(keys, hits):
         total[key] += 1
         correct[key] += hit
-    return {k: {"correct": correct[k], "n": total[k], "agreement": correct[k] / total[k]} for k in sorted(total)}
+    out = {}
+    for k in sorted(total):
+        low, high = proportion_ci(correct[k], total[k], method, LEVEL)
+        out[k] = {"correct": correct[k], "n": total[k], "agreement": correct[k] / total[k],
+                  "agreement_ci_low": low, "agreement_ci_high": high}
+    return out
+
+
+def calibration_label(result: PairJudgement) -> str:
+    """The judge label a calibration scores: ``invalid`` when any verdict of the pair was not ok,
+    else the pair's label (``a``/``b``/``tie``, an order flip being a tie)."""
+    return result.label if all(s == "ok" for s in result.statuses) else INVALID
 
 
 def _error_shape(pairs: Sequence[Pair], labels: Sequence[str]) -> dict[str, int]:
     shape = dict.fromkeys(ERROR_SHAPES, 0)
     for pair, label in zip(pairs, labels):
-        if label == pair.final:
+        if label == pair.final or label == INVALID:  # invalid pairs are counted in invalid_share
             continue
         if label == "tie":
             shape["missed_decisive"] += 1
@@ -86,65 +126,60 @@ def _error_shape(pairs: Sequence[Pair], labels: Sequence[str]) -> dict[str, int]
     return shape
 
 
-def usability(record: dict, min_kappa: float, min_slice_agreement: float) -> list[str]:
-    """Reasons to reject the judge (empty when usable), for example ``["kappa 0.456 < 0.6",
-    "slice self 0/6 < 0.6"]``. Undefined kappa or no pairs are reasons too."""
-    if record["n"] == 0:
-        return ["no pairs to calibrate on"]
-    kappa = record["kappa"]
-    reasons = []
-    if kappa is None or math.isnan(kappa):
-        reasons.append("kappa undefined (one label everywhere on both sides)")
-    elif kappa < min_kappa:
-        reasons.append(f"kappa {kappa:.3f} < {min_kappa:g}")
-    for kind, s in record["by_kind"].items():
-        if s["agreement"] < min_slice_agreement:
-            reasons.append(f"slice {kind} {s['correct']}/{s['n']} < {min_slice_agreement:g}")
-    return reasons
-
-
 @dataclass(frozen=True)
 class CalibrationRun:
-    """A calibration record plus the judge label of every pair (in input order), for the reports."""
+    """A calibration record plus the calibration label of every pair (in input order): ``a``, ``b``,
+    ``tie`` or ``invalid``, for the reports."""
 
     record: dict
     labels: list[str]
 
 
-def calibration_run(pairs: Sequence[Pair], judge: Judge, prompt, swap: bool = True, resamples: int = 2000,
-                    seed: int = 0, min_kappa: float = 0.6, min_slice_agreement: float = 0.6,
-                    labels_sha: str | None = None) -> CalibrationRun:
+def calibration_run(pairs: Sequence[Pair], judge: Judge, prompt, swap: bool = True,
+                    rule: UsabilityRule | None = None, labels_sha: str | None = None) -> CalibrationRun:
     """Judge every pair (both orders with ``swap``) and compare with the final human label.
 
-    See :func:`calibrate` for the record. ``labels_sha`` skips recomputing :func:`labels_hash`
-    when the caller already has it.
+    See :func:`calibrate` for the record. ``rule`` defaults to ``UsabilityRule()``; ``labels_sha``
+    skips recomputing :func:`labels_hash` when the caller already has it.
     """
-    from assay.stats.agreement import confusion, kappa
+    from assay.stats.agreement import contingency
 
+    rule = rule or UsabilityRule()
     # settings come from the identity before judging: what params alone determine. A real judge may
     # add what the server reported (the model version) to its identity afterwards; that is kept in
     # record["judge"] but not hashed, so `assay calibration-status` can recompute the hash offline.
-    settings = judge_settings(judge.identity, swap=swap, resamples=resamples, seed=seed, min_kappa=min_kappa,
-                              min_slice_agreement=min_slice_agreement)
+    settings = judge_settings(judge.identity, swap=swap, rule=rule)
     results = judge_pairs(judge, pairs, prompt, swap)
-    labels = [r.label for r in results]
+    labels = [calibration_label(r) for r in results]
     finals = [p.final for p in pairs]
     hits = [j == f for j, f in zip(labels, finals)]
     n = len(pairs)
-    low, high = bootstrap_ci(hits, resamples=resamples, seed=seed)
+    table = contingency(finals, labels, labels=JUDGE_LABELS)
+    kappa_low, kappa_high = table.kappa_ci(level=LEVEL)
+    low, high = proportion_ci(sum(hits), n, rule.interval, LEVEL)
+    invalid_pairs = labels.count(INVALID)
+    flips = sum(r.order_disagreement for r in results)
     labels_sha = labels_sha or labels_hash(pairs)
     settings_sha = settings_hash(settings)
     record = {
         "n": n,
-        "agreement": sum(hits) / n if n else math.nan,
+        "agreement": _share(sum(hits), n),
         "agreement_ci_low": low,
         "agreement_ci_high": high,
-        "kappa": kappa(finals, labels, labels=LABELS) if n else math.nan,
-        "confusion": confusion(finals, labels, labels=LABELS),
-        "by_kind": _slices([p.kind for p in pairs], hits),
-        "by_lang": _slices([p.lang for p in pairs], hits),
+        "interval": rule.interval,
+        "level": LEVEL,
+        "kappa": table.kappa(),
+        "kappa_ci_low": kappa_low,
+        "kappa_ci_high": kappa_high,
+        "kappa_undefined": table.undefined(),
+        "confusion": {h: row for h, row in table.confusion().items() if h in LABELS},
+        "by_kind": _slices([p.kind for p in pairs], hits, rule.interval),
+        "by_lang": _slices([p.lang for p in pairs], hits, rule.interval),
         "errors": _error_shape(pairs, labels),
-        "order_disagreements": sum(r.order_disagreement for r in results),
+        "order_disagreements": flips,
+        "flip_share": _share(flips, n),
+        "invalid_pairs": invalid_pairs,
+        "invalid_share": _share(invalid_pairs, n),
         **status_counts(results),
         "swap": bool(swap),
         "prompt": {"name": prompt.name, "version": prompt.version, "sha": prompt.sha},
@@ -155,31 +190,37 @@ def calibration_run(pairs: Sequence[Pair], judge: Judge, prompt, swap: bool = Tr
         "assay_version": assay.__version__,
         "inputs": {"prompt": prompt.sha, "labels": labels_sha, "judge_settings": settings_sha},
     }
-    reasons = usability(record, min_kappa, min_slice_agreement)
+    reasons = usability(record, rule)
     record["usable"] = 0 if reasons else 1
     record["reasons"] = reasons
+    record["small_slices"] = small_slices(record, rule)
     return CalibrationRun(record, labels)
 
 
-def calibrate(pairs: Sequence[Pair], judge: Judge, prompt, swap: bool = True, resamples: int = 2000, seed: int = 0,
-              min_kappa: float = 0.6, min_slice_agreement: float = 0.6) -> dict:
+def calibrate(pairs: Sequence[Pair], judge: Judge, prompt, swap: bool = True,
+              rule: UsabilityRule | None = None) -> dict:
     """The calibration record of ``judge`` with ``prompt`` against the pairs' final labels.
 
     Returns a dict with:
-        ``n``; ``agreement`` (share of pairs where the judge label equals ``final``; nan for no
-        pairs) and its percentile-bootstrap 95% interval ``agreement_ci_low``/``high``
-        (``resamples`` resamples, ``seed``); ``kappa`` (Cohen's, final vs judge; nan when
-        undefined); ``confusion`` (human rows x judge columns over a, b, tie); ``by_kind`` and
-        ``by_lang`` (``{slice: {"correct", "n", "agreement"}}``); ``errors`` (wrong decisive picks
+        ``n``; ``agreement`` (share of pairs where the calibration label equals ``final``; a pair
+        with a verdict that was not ok never agrees; nan for no pairs) and its interval
+        ``agreement_ci_low``/``high`` (method ``interval``, ``level`` 0.95; nan for no pairs);
+        ``kappa`` (Cohen's, final vs calibration label, nan when undefined, with the reason in
+        ``kappa_undefined``) and ``kappa_ci_low``/``high``; ``confusion`` (human rows a, b, tie x
+        judge columns a, b, tie, invalid); ``by_kind`` and ``by_lang`` (``{slice: {"correct", "n",
+        "agreement", "agreement_ci_low", "agreement_ci_high"}}``); ``errors`` (wrong decisive picks
         and their shape: picked the longer answer, the one shown first in the (a, b) order, the
         uncited one, the one in the judge's own style; plus ``missed_decisive``, a judge tie where
-        people decided); ``order_disagreements``; ``invalid``/``refused``/``failed`` verdict counts;
-        ``swap``; provenance: ``prompt`` {name, version, sha}, ``labels_hash``, ``judge``
-        (identity), ``settings`` and ``judge_settings_hash``, ``assay_version`` and ``inputs`` (the
-        three hashes by name); ``usable`` (1/0)
-        and ``reasons`` (a list: use :func:`outputs` for the metrics and provenance files).
+        people decided; invalid pairs are not in it); ``order_disagreements`` and ``flip_share``
+        (pairs whose two ok verdicts disagreed, over ``n``); ``invalid_pairs`` and
+        ``invalid_share`` (pairs with any verdict not ok, over ``n``); ``invalid``/``refused``/
+        ``failed`` (verdict counts, two per pair with swap); ``swap``; provenance: ``prompt``
+        {name, version, sha}, ``labels_hash``, ``judge`` (identity), ``settings`` and
+        ``judge_settings_hash``, ``assay_version`` and ``inputs`` (the three hashes by name); ``usable`` (1/0), ``reasons`` (list,
+        see :func:`assay.judge.usability.usability`) and ``small_slices`` (list of slices too small
+        to judge). Use :func:`outputs` for the metrics and provenance files.
     """
-    return calibration_run(pairs, judge, prompt, swap, resamples, seed, min_kappa, min_slice_agreement).record
+    return calibration_run(pairs, judge, prompt, swap, rule).record
 
 
 #: Record keys that name what the calibration is about (the staleness check compares them).
@@ -198,7 +239,9 @@ def outputs(record: dict):
     numbers = {k: v for k, v in record.items()
                if k in CalibrationMetrics.model_fields}
     prov = Provenance(assay_version=record["assay_version"], inputs=record["inputs"],
-                      settings={k: record[k] for k in IDENTITY_KEYS}, details={"reasons": record["reasons"]})
+                      settings={k: record[k] for k in IDENTITY_KEYS},
+                      details={"reasons": record["reasons"], "small_slices": record["small_slices"],
+                               "interval": record["interval"], "kappa_undefined": record["kappa_undefined"]})
     return CalibrationMetrics(**numbers), prov
 
 
@@ -256,10 +299,20 @@ def _pct(x: float) -> str:
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
 
 
+def _slice_rows(slices: dict, min_n: int) -> list[str]:
+    return [f"| {k} | {s['correct']} | {s['n']} | {_pct(s['agreement'])} | {_pct(s['agreement_ci_low'])} to "
+            f"{_pct(s['agreement_ci_high'])} |" + (" too small to judge |" if s["n"] < min_n else " |")
+            for k, s in slices.items()]
+
+
 def report_markdown(record: dict) -> str:
     """A one-page Markdown summary of a calibration record."""
-    p, j = record["prompt"], record["judge"]
+    p, j, rule = record["prompt"], record["judge"], record["settings"]["rule"]
     judge_name = ", ".join(f"{k}={v}" for k, v in j.items())
+    kappa_rule = ("lower bound of its 95% interval" if rule["usability"] == "conservative" else "point estimate")
+    kappa = (record["kappa_undefined"] if record["kappa_undefined"] else
+             f"{_pct(record['kappa'])} (95% interval {_pct(record['kappa_ci_low'])} to {_pct(record['kappa_ci_high'])})")
+    interval = f"95% {rule['interval']} interval"
     lines = [
         "# Judge calibration",
         "",
@@ -269,25 +322,32 @@ def report_markdown(record: dict) -> str:
         f"**{'Usable' if record['usable'] else 'Not usable'}.**"
         + ("" if record["usable"] else " Reasons: " + "; ".join(record["reasons"]) + "."),
         "",
+        f"Rule: at most {rule['max_invalid_share']:g} of pairs without a verdict and {rule['max_flip_share']:g} "
+        f"with an order flip; kappa ({kappa_rule}) at least {rule['min_kappa']:g}; every kind and language slice "
+        f"of at least {rule['min_slice_n']} pairs agrees at least {rule['min_slice_agreement']:g}.",
+        "",
         "## Totals",
         "",
         f"- pairs: {record['n']}",
         f"- agreement with the final human label: {_pct(record['agreement'])} "
-        f"(95% bootstrap interval {_pct(record['agreement_ci_low'])} to {_pct(record['agreement_ci_high'])}, "
-        f"n = {record['n']})",
-        f"- Cohen's kappa: {_pct(record['kappa'])}",
-        f"- order disagreements (a flip between the two orders, scored as tie): {record['order_disagreements']}",
-        f"- verdicts not ok: invalid {record['invalid']}, refused {record['refused']}, failed {record['failed']}",
+        f"({interval} {_pct(record['agreement_ci_low'])} to {_pct(record['agreement_ci_high'])}, n = {record['n']}); "
+        "a pair without a verdict counts as a disagreement",
+        f"- Cohen's kappa: {kappa}",
+        f"- order flips (the verdict changed when the answers swapped places; scored as tie): "
+        f"{record['order_disagreements']} of {record['n']} pairs ({_pct(record['flip_share'])})",
+        f"- pairs without a verdict: {record['invalid_pairs']} of {record['n']} ({_pct(record['invalid_share'])}); "
+        f"replies not ok: invalid {record['invalid']}, refused {record['refused']}, failed {record['failed']}",
         "",
         "## Confusion (human rows, judge columns)",
         "",
-        "| human \\ judge | " + " | ".join(LABELS) + " |",
-        "|---|" + "---:|" * len(LABELS),
+        "| human \\ judge | " + " | ".join(JUDGE_LABELS) + " |",
+        "|---|" + "---:|" * len(JUDGE_LABELS),
     ]
-    lines += [f"| {h} | " + " | ".join(str(record["confusion"][h][c]) for c in LABELS) + " |" for h in LABELS]
+    lines += [f"| {h} | " + " | ".join(str(record["confusion"][h][c]) for c in JUDGE_LABELS) + " |" for h in LABELS]
     for title, key in (("By kind", "by_kind"), ("By language", "by_lang")):
-        lines += ["", f"## {title}", "", "| slice | correct | n | agreement |", "|---|---:|---:|---:|"]
-        lines += [f"| {k} | {s['correct']} | {s['n']} | {_pct(s['agreement'])} |" for k, s in record[key].items()]
+        lines += ["", f"## {title}", "", f"| slice | correct | n | agreement | {interval} | |",
+                  "|---|---:|---:|---:|---|---|"]
+        lines += _slice_rows(record[key], rule["min_slice_n"])
     e = record["errors"]
     lines += [
         "", "## Shape of the errors", "",
@@ -297,6 +357,7 @@ def report_markdown(record: dict) -> str:
         f"The judge said tie on {e['missed_decisive']} pairs people decided.",
         "",
         "Agreement with these labels on these kinds of pairs is all this shows: not correctness, and "
-        "not behaviour on other kinds, languages or domains. Slices of a few pairs are weak evidence.",
+        "not behaviour on other kinds, languages or domains. Slices of a few pairs are weak evidence"
+        + (": " + ", ".join(record["small_slices"]) + " are too small to judge." if record["small_slices"] else "."),
     ]
     return "\n".join(lines) + "\n"

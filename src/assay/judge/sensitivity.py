@@ -4,8 +4,11 @@ A judge that reads the answers should give the same labels when only the rubric'
 one that changes its mind is reading the wording. :func:`wording_sensitivity` labels every pair
 under two prompt versions with one judge and reports the observed agreement between the two label
 lists, their confusion, the pairs that changed, and the invalid/refused/failed counts under each
-prompt (those replies are ties, so many of them make the agreement look higher than it is).
-The fake judge does not read the prompt, so with it the agreement is 1 by construction.
+prompt. Stability is counted only over the pairs whose every verdict was ok under both wordings:
+an unparseable reply is scored as a tie, and two unparseable replies would otherwise "agree".
+The number of such pairs is reported next to the figure; with none, the figure is nan with the
+reason "no valid replies". The fake judge does not read the prompt, so with it the agreement is
+1 by construction.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from assay.judge.orders import PairJudgement, judge_pairs
 from assay.data.pairs import LABELS, Pair
 
 STATUSES = ("ok", "invalid", "refused", "failed")
+NO_PAIRS = "no pairs"
+NO_VALID = "no valid replies"
 
 
 def _prompt_record(prompt: object) -> dict:
@@ -41,15 +46,18 @@ def wording_sensitivity(judge: Judge, pairs: list[Pair], prompt_a: object, promp
         swap: judge both orders and count an order flip as a tie (``assay.judge.orders.judge_pairs``).
 
     Returns:
-        A report dict: ``n``; ``swap``; ``judge`` (identity); ``prompts`` (name, version, sha of
-        ``a`` and ``b``); ``agreement`` (observed: share of pairs with the same label under both;
-        nan with no pairs); ``kappa`` (Cohen's, the same agreement corrected for chance, from
-        :mod:`assay.stats.agreement`) with ``kappa_undefined`` giving the reason when it is nan (no
-        pairs, or one single label everywhere), else ``None``; ``confusion`` (rows: label under
-        prompt a, columns: label under prompt b, every label present); ``statuses`` (per prompt,
-        verdict counts by status, one per request, so ``2 n`` with ``swap``); ``order_disagreements``
-        (per prompt, pairs whose two ok verdicts named different answers); ``changed`` (id and
-        both labels of every pair whose label changed, sorted by id).
+        A report dict: ``n`` (all pairs); ``n_valid`` (pairs whose every verdict was ok under both
+        wordings: the only pairs the figures below count); ``swap``; ``judge`` (identity);
+        ``prompts`` (name, version, sha of ``a`` and ``b``); ``agreement`` (observed: share of the
+        valid pairs with the same label under both) with ``agreement_undefined`` (``"no pairs"``,
+        ``"no valid replies"`` when ``n_valid`` is 0 and the agreement is nan, else ``None``);
+        ``kappa`` (Cohen's, the same agreement corrected for chance, from
+        :mod:`assay.stats.agreement`) with ``kappa_undefined`` giving the reason when it is nan,
+        else ``None``; ``confusion`` (valid pairs; rows: label under prompt a, columns: label under
+        prompt b, every label present); ``statuses`` (per prompt, verdict counts by status, one per
+        request, so ``2 n`` with ``swap``); ``order_disagreements`` (per prompt, pairs whose two ok
+        verdicts named different answers); ``changed`` (id and both labels of every valid pair
+        whose label changed, sorted by id); ``not_valid`` (ids of the pairs left out, sorted).
 
     >>> from assay.judge.base import Verdict
     >>> class Always:
@@ -58,27 +66,31 @@ def wording_sensitivity(judge: Judge, pairs: list[Pair], prompt_a: object, promp
     >>> p = Pair(id="p1", case_question="q", facts=[], a="x", b="y", kind="tie", lang="en",
     ...          ann1="tie", ann2="tie", final="tie")
     >>> r = wording_sensitivity(Always(), [p], "v1", "v2", swap=False)
-    >>> r["agreement"], r["confusion"]["a"]["a"]
-    (1.0, 1)
+    >>> r["agreement"], r["n_valid"], r["confusion"]["a"]["a"]
+    (1.0, 1, 1)
     """
     results_a = judge_pairs(judge, pairs, prompt_a, swap)
     results_b = judge_pairs(judge, pairs, prompt_b, swap)
-    labels_a, labels_b = [r.label for r in results_a], [r.label for r in results_b]
-    table = contingency(labels_a, labels_b, LABELS)
+    valid = [all(s == "ok" for s in (*x.statuses, *y.statuses)) for x, y in zip(results_a, results_b)]
+    kept = [(p, x.label, y.label) for p, x, y, ok in zip(pairs, results_a, results_b, valid) if ok]
+    table = contingency([x for _, x, _ in kept], [y for _, _, y in kept], LABELS)
+    undefined = NO_PAIRS if not pairs else NO_VALID if not kept else None
     return {
-        "n": table.n,
+        "n": len(pairs),
+        "n_valid": table.n,
         "swap": swap,
         "judge": judge.identity,
         "prompts": {"a": _prompt_record(prompt_a), "b": _prompt_record(prompt_b)},
         "agreement": table.observed(),
+        "agreement_undefined": undefined,
         "kappa": table.kappa(),
-        "kappa_undefined": table.undefined(),
+        "kappa_undefined": undefined or table.undefined(),
         "confusion": table.confusion(),
         "statuses": {"a": _statuses(results_a), "b": _statuses(results_b)},
         "order_disagreements": {"a": sum(r.order_disagreement for r in results_a),
                                 "b": sum(r.order_disagreement for r in results_b)},
-        "changed": sorted(({"id": p.id, "a": x, "b": y} for p, x, y in zip(pairs, labels_a, labels_b) if x != y),
-                          key=lambda row: row["id"]),
+        "changed": sorted(({"id": p.id, "a": x, "b": y} for p, x, y in kept if x != y), key=lambda row: row["id"]),
+        "not_valid": sorted(p.id for p, ok in zip(pairs, valid) if not ok),
     }
 
 
@@ -94,17 +106,23 @@ def outputs(report: dict, **inputs: str):
     numbers = {k: v for k, v in report.items() if k in SensitivityMetrics.model_fields}
     return SensitivityMetrics(**numbers), provenance(
         settings={k: report[k] for k in ("judge", "prompts", "swap")},
-        details={k: report[k] for k in ("kappa_undefined", "changed")}, **inputs)
+        details={k: report[k] for k in ("kappa_undefined", "agreement_undefined", "changed", "not_valid")}, **inputs)
 
 
 def sensitivity_markdown(report: dict) -> str:
     """The wording-sensitivity report as a page a person reads."""
     a, b = report["prompts"]["a"], report["prompts"]["b"]
     kappa = "undefined (" + report["kappa_undefined"] + ")" if report["kappa_undefined"] else f"{report['kappa']:.3f}"
+    if report["agreement_undefined"]:
+        stability = f"- Agreement between the two label lists: {report['agreement_undefined']}."
+    else:
+        stability = (f"- Agreement between the two label lists: {report['agreement']:.3f} over the {report['n_valid']} "
+                     f"of {report['n']} pairs with valid replies under both wordings; kappa {kappa}.")
     lines = [f"# Prompt-wording sensitivity: v{a['version']} vs v{b['version']}", "",
              f"The same judge labelled {report['n']} pairs under two wordings of the rubric "
              f"(v{a['version']} sha {str(a['sha'])[:10]}, v{b['version']} sha {str(b['sha'])[:10]}; both orders: {report['swap']}).", "",
-             f"- Agreement between the two label lists: {report['agreement']:.3f}; kappa {kappa}.",
+             stability,
+             f"- Pairs left out because a reply was not ok under either wording: {len(report['not_valid'])}.",
              f"- Labels that changed with the wording: {len(report['changed'])}.", "",
              "| prompt | ok | invalid | refused | failed | order disagreements |", "|---|---:|---:|---:|---:|---:|"]
     for side, p in (("a", a), ("b", b)):

@@ -17,9 +17,7 @@ def current_state(params_path: str = "params.yaml") -> tuple:
 
     params = load_section("judge", JudgeParams, params_path)
     prompt = load_prompt(params.prompt_file)
-    settings = judge_settings(make_judge(params, where=params_path).identity, swap=params.swap,
-                              resamples=params.bootstrap_resamples, seed=params.seed, min_kappa=params.min_kappa,
-                              min_slice_agreement=params.min_slice_agreement)
+    settings = judge_settings(make_judge(params, where=params_path).identity, swap=params.swap, rule=params.rule)
     return prompt, settings, labels_hash(load_pairs(params.pairs))
 
 

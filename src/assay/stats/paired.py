@@ -1,54 +1,131 @@
-"""Paired proportions on the same cases: the difference with Newcombe's hybrid score interval,
-the exact sign test and the exact McNemar test.
+"""Two versions scored pass/fail on the same cases: the interval on their difference and the exact tests.
 
-Counts: ``both`` (success under both), ``only_first``, ``only_second``, ``neither``.
+The four counts of the paired 2x2 table name every function's arguments:
+
+===============  =====================  ====================
+                 second passes          second fails
+===============  =====================  ====================
+first passes     ``both``               ``only_first``
+first fails      ``only_second``        ``neither``
+===============  =====================  ====================
+
+With ``first`` the baseline and ``second`` the candidate, ``only_second`` counts the cases that got
+better and ``only_first`` the cases that got worse.
+
+- :func:`paired_diff_ci`: ``p_second - p_first`` with Newcombe's hybrid score interval for paired
+  data (Newcombe 1998, "Improved confidence intervals for the difference between binomial
+  proportions based on paired data", Stat Med 17:2635, method 10). Two overlapping per-version
+  intervals are not a test of the difference: the versions share their cases, so their pass
+  rates are correlated, and this interval uses that correlation.
+- :func:`sign_test`: exact two-sided sign test on the discordant cases.
+- :func:`mcnemar_exact`: the exact McNemar test, which *is* the sign test on the discordant
+  cases (``statsmodels``' ``mcnemar(exact=True)`` computes the same binomial tail; the tests
+  check both).
 """
 
 from __future__ import annotations
 
 import math
 
-from assay.stats.proportion import proportion_ci
+from assay.stats.proportion import ProportionError, proportion_ci
+
+
+def _phi(both: int, only_first: int, only_second: int, neither: int) -> float:
+    """Newcombe's correlation term: the phi coefficient of the two versions' outcomes with its
+    numerator ``A = both * neither - only_first * only_second`` shrunk towards 0 by ``n / 2`` when
+    positive (``A - n/2`` above ``n/2``, 0 between 0 and ``n/2``, ``A`` itself when negative); 0
+    when a margin is empty (one version passed everything or nothing), where phi is undefined."""
+    denominator = (both + only_first) * (only_second + neither) * (both + only_second) * (only_first + neither)
+    if denominator == 0:
+        return 0.0
+    n = both + only_first + only_second + neither
+    a = both * neither - only_first * only_second
+    shrunk = a - n / 2 if a > n / 2 else (0.0 if a >= 0 else a)
+    return shrunk / math.sqrt(denominator)
 
 
 def paired_diff_ci(both: int, only_first: int, only_second: int, neither: int,
                    level: float = 0.95) -> tuple[float, float, float]:
-    """``(diff, low, high)`` for ``diff = p_second - p_first``, Newcombe (1998) method 10.
+    """Difference of two paired pass rates, ``p_second - p_first``, with Newcombe's interval (method 10).
 
-    Wilson limits of each marginal combined with the phi correlation of the 2x2 table (phi is 0
-    when its denominator is 0). No cases gives ``(nan, nan, nan)``.
+    With ``(l1, u1)`` and ``(l2, u2)`` the Wilson intervals of ``p_first`` and ``p_second`` and
+    ``phi`` the correlation of the two outcomes, the limits are::
 
-    >>> [round(x, 3) for x in paired_diff_ci(40, 2, 8, 10)]
-    [0.1, -0.001, 0.202]
+        low  = diff - sqrt((p2 - l2)**2 - 2 phi (p2 - l2)(u1 - p1) + (u1 - p1)**2)
+        high = diff + sqrt((u2 - p2)**2 - 2 phi (u2 - p2)(p1 - l1) + (p1 - l1)**2)
+
+    ``phi`` is ``(both * neither - only_first * only_second) / sqrt(product of the four margins)``
+    with Newcombe's correction: a positive numerator is reduced by ``n / 2`` (to no less than 0).
+    This is the square-and-add interval as Newcombe (1998) gives it and as Fagerland, Lydersen
+    and Laake ("Statistical Analysis of Contingency Tables", 2017, chapter 8) implement it; the
+    correction keeps the interval from collapsing to zero width when every case is concordant.
+
+    Args:
+        both, only_first, only_second, neither: the paired 2x2 counts (see the module docstring).
+        level: confidence level in (0, 1).
+
+    Returns:
+        ``(diff, low, high)`` with ``-1 <= low <= diff <= high <= 1``. ``(nan, nan, nan)`` when
+        there are no cases. ``phi`` is taken as 0 when a margin is empty (one version passed
+        everything or nothing), where it is undefined. With every case concordant ``diff`` is 0
+        and the interval still has width: agreement on n cases does not prove a zero difference.
+        Score intervals for a difference do not guarantee the nominal coverage; simulated
+        coverage with correlated outcomes is checked in tests/test_paired.py.
+
+    Raises:
+        ProportionError: a negative count or a level outside (0, 1).
+
+    >>> [round(x, 4) for x in paired_diff_ci(36, 12, 2, 0)]
+    [-0.2, -0.3404, -0.0569]
     """
-    a, b, c, d = both, only_first, only_second, neither
-    n = a + b + c + d
+    counts = (both, only_first, only_second, neither)
+    if min(counts) < 0:
+        raise ProportionError(f"paired_diff_ci: counts {counts} must be non-negative")
+    n = sum(counts)
     if n == 0:
+        if not 0 < level < 1:
+            raise ProportionError(f"paired_diff_ci: level {level!r} must be between 0 and 1, for example 0.95")
         return (math.nan, math.nan, math.nan)
-    p1, p2 = (a + b) / n, (a + c) / n
-    l1, u1 = proportion_ci(a + b, n, "wilson", level)
-    l2, u2 = proportion_ci(a + c, n, "wilson", level)
-    den = (a + b) * (c + d) * (a + c) * (b + d)
-    phi = (a * d - b * c) / math.sqrt(den) if den > 0 else 0.0
-    diff = p2 - p1
-    low = diff - math.sqrt(max(0.0, (p2 - l2) ** 2 - 2 * phi * (p2 - l2) * (u1 - p1) + (u1 - p1) ** 2))
-    high = diff + math.sqrt(max(0.0, (u2 - p2) ** 2 - 2 * phi * (u2 - p2) * (p1 - l1) + (p1 - l1) ** 2))
-    return (diff, max(-1.0, low), min(1.0, high))
+    p1, p2 = (both + only_first) / n, (both + only_second) / n
+    l1, u1 = proportion_ci(both + only_first, n, "wilson", level)
+    l2, u2 = proportion_ci(both + only_second, n, "wilson", level)
+    phi = _phi(both, only_first, only_second, neither)
+    diff = (only_second - only_first) / n
+    below = math.sqrt(max(0.0, (p2 - l2) ** 2 - 2 * phi * (p2 - l2) * (u1 - p1) + (u1 - p1) ** 2))
+    above = math.sqrt(max(0.0, (u2 - p2) ** 2 - 2 * phi * (u2 - p2) * (p1 - l1) + (p1 - l1) ** 2))
+    return (diff, max(-1.0, diff - below), min(1.0, diff + above))
 
 
 def sign_test(better: int, worse: int) -> float:
-    """Two-sided exact sign test p on the discordant pairs; 1.0 when there are none."""
-    if better + worse == 0:
-        return 1.0
-    from scipy.stats import binomtest
+    """Exact two-sided sign test p on the discordant cases; 1.0 when there are none.
 
-    return float(binomtest(better, better + worse, 0.5, alternative="two-sided").pvalue)
+    Under no difference each discordant case is equally likely to go either way, so ``better``
+    is Binomial(better + worse, 1/2); the p is twice the smaller tail, capped at 1 (for p = 1/2
+    the distribution is symmetric, so this equals ``scipy.stats.binomtest``'s two-sided p).
 
-
-def mcnemar_exact(both_pass: int, worse: int, better: int, both_fail: int) -> tuple[float, float]:
-    """``(statistic, p)`` of the exact McNemar test, as statsmodels' ``mcnemar(exact=True)`` gives it.
-
-    The exact McNemar p is the exact two-sided sign test on the discordant pairs (capped at 1);
-    the statistic is the smaller discordant count. Concordant counts do not enter.
+    >>> sign_test(2, 0)  # 2 * 0.5**2
+    0.5
+    >>> sign_test(0, 0)  # no discordant case: no evidence of any difference
+    1.0
     """
-    return float(min(worse, better)), min(1.0, sign_test(better, worse))
+    if better < 0 or worse < 0:
+        raise ProportionError(f"sign_test: counts ({better}, {worse}) must be non-negative")
+    n = better + worse
+    if n == 0:
+        return 1.0
+    from scipy.stats import binom
+
+    return float(min(1.0, 2.0 * binom.cdf(min(better, worse), n, 0.5)))
+
+
+def mcnemar_exact(both: int, only_first: int, only_second: int, neither: int) -> tuple[float, float]:
+    """``(statistic, p)`` of the exact McNemar test on ``[[both, only_first], [only_second, neither]]``.
+
+    The statistic is ``min(only_first, only_second)`` and p is :func:`sign_test` on the discordant
+    counts, exactly what ``statsmodels.stats.contingency_tables.mcnemar(table, exact=True)``
+    reports. With no discordant cases: ``(0.0, 1.0)``. The concordant counts do not enter.
+
+    >>> mcnemar_exact(20, 0, 2, 9)
+    (0.0, 0.5)
+    """
+    return float(min(only_first, only_second)), sign_test(only_second, only_first)
