@@ -46,26 +46,6 @@ def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
     return centre - half, centre + half
 
 
-def test_sign_test_hand_and_scipy():
-    assert sign_test(2, 0) == 0.5  # seed 000: 2 better, 0 worse -> 2 * 0.5**2 = 0.5
-    assert sign_test(0, 0) == 1.0  # no discordant pairs: no evidence, stated as 1.0
-    # 8 vs 2: P(X <= 2 | n=10) = (1 + 10 + 45) / 1024; two-sided doubles it: 112 / 1024 = 0.109375
-    assert sign_test(8, 2) == pytest.approx(112 / 1024, abs=1e-12)
-    for better, worse in ((5, 1), (0, 7), (13, 11)):
-        assert sign_test(better, worse) == pytest.approx(binomtest(better, better + worse, 0.5).pvalue, abs=1e-12)
-
-
-def test_mcnemar_matches_statsmodels_and_the_sign_test():
-    for table in ((20, 1, 5, 4), (10, 0, 2, 3), (7, 3, 3, 1)):
-        both_pass, worse, better, both_fail = table
-        ref = mcnemar([[both_pass, worse], [better, both_fail]], exact=True)
-        statistic, p = mcnemar_exact(*table)
-        assert (statistic, p) == pytest.approx((ref.statistic, min(1.0, ref.pvalue)))
-        assert statistic == min(better, worse)  # the exact statistic is the smaller discordant count
-        assert p == pytest.approx(sign_test(better, worse))
-    assert mcnemar_exact(5, 0, 0, 2) == (0.0, 1.0)
-
-
 def test_seed_exercise_numbers():
     # seed 000: 31 cases; v1 passes 25, v2 passes 27; better p02, p09; worse none; 4 fail in both.
     tasks = {**{f"l{i:02d}": "lookup" for i in range(12)}, **{f"e{i}": "exact_term" for i in range(3)},

@@ -17,7 +17,7 @@ from assay.judge.fake import FakeJudge
 from assay.judge.openai import OpenAIJudge, OpenAIJudgeParams
 from assay.data.pairs import LABELS, Pair
 from assay.judge.prompts import load_prompt
-from assay.judge.sensitivity import sensitivity_markdown, sensitivity_metrics, wording_sensitivity
+from assay.judge.sensitivity import outputs, sensitivity_markdown, wording_sensitivity
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -125,6 +125,7 @@ def test_report_invariants(answers, swap, other):
     assert len(report["changed"]) == valid - diagonal
     for side in ("a", "b"):
         assert sum(report["statuses"][side].values()) == n * (2 if swap else 1)
-    assert not any(isinstance(v, list) for v in sensitivity_metrics(report).values())
+    numbers, prov = outputs(report, pairs="h")  # the model refuses anything but numbers
+    assert numbers.n == report["n"] and prov.details["changed"] == report["changed"]
     if other == "v1" and valid:  # the same wording twice: a deterministic judge agrees with itself
         assert report["agreement"] == 1.0 and report["changed"] == []
