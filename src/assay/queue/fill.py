@@ -18,7 +18,7 @@ import json
 from collections.abc import Sequence
 
 from assay.core.errors import InputError, Problem
-from assay.queue.sources import SourceItem
+from assay.queue.items import SourceItem
 
 FILLS = ("random", "hard")
 SMALL_MARGIN = 0.1

@@ -13,6 +13,10 @@ def _num(x: float) -> str:
     return "n/a" if x is None or math.isnan(x) else f"{x:+.2f}"
 
 
+def _kappa(x: float) -> str:
+    return "n/a" if x is None or math.isnan(x) else f"{x:.3f}"
+
+
 def _quote(text: str | None) -> str:
     if not text:
         return "(none given)"
@@ -36,7 +40,7 @@ def report_markdown(summary: dict, inputs: dict[str, str]) -> str:
     lines += ["## Agreement with the judge", "",
               f"{_pct(a['agreement'])} ({a['agreed']} of {a['n_decided']} items both decided; "
               f"95% Wilson interval {_pct(a['ci_low'])} to {_pct(a['ci_high'])}); kappa "
-              f"{'n/a' if math.isnan(a['kappa']) else f'{a['kappa']:.3f}'}.", "",
+              f"{_kappa(a['kappa'])}.", "",
               f"Left out: {c['human_tie']} reviewer tie(s), {c['judge_tie']} judge tie(s), "
               f"{c['judge_silent']} without a judge verdict.", "",
               f"Reading: {a['reading']}.", "",

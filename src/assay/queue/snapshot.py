@@ -19,9 +19,22 @@ from assay.core.errors import InputError, Problem
 from assay.core.io import read_jsonl, write_jsonl
 from assay.core.records import validate_rows
 from assay.queue.review import to_source
-from assay.queue.sources import JudgeOpinion, Message
+from assay.queue.items import JudgeOpinion, Message
 
 Letter = Literal["a", "b"]
+SNAPSHOT_DIR = "data/reviews"
+
+
+class ReviewParams(BaseModel):
+    """The ``review`` section of params.yaml: the snapshots (``data/reviews/NAME.jsonl``) the
+    ``review`` stage reads (one ``review@NAME`` stage each) and the ``training`` stage exports."""
+
+    model_config = ConfigDict(extra="forbid")
+    snapshots: list[str] = []
+
+    def path(self, name: str) -> str:
+        """The snapshot file of ``name``."""
+        return f"{SNAPSHOT_DIR}/{name}.jsonl"
 
 
 class QueueMeta(BaseModel):

@@ -11,7 +11,7 @@ editing or deleting the source later changes nothing in the queue (seed 002).
   the models being the two version names of params ``compare``; the verdict is the pipeline's
   rule-based pass/fail (a wins when only a passes; tie when both pass or both fail), so its
   identity says ``rule``, not an LLM. A case that passes in one version only is a version flip.
-- a JSONL file of judged pairs, one :class:`SourceItem` per line (fields below), or of
+- a JSONL file of judged pairs, one :class:`~assay.queue.items.SourceItem` per line, or of
   conversations ``{"id": ..., "messages": [...], "model": ...}``: each assistant turn becomes a
   single-response item in its conversation (the turns before it are its context).
 """
@@ -19,71 +19,13 @@ editing or deleting the source later changes nothing in the queue (seed 002).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from assay.core.errors import InputError, Problem
 from assay.core.io import read_jsonl, sha256_file
 from assay.core.records import validate_rows
+from assay.queue.items import Conversation, JudgeOpinion, SourceItem
 
 PIPELINE_SOURCES = ("calibration", "compare")
-Letter = Literal["a", "b"]
-
-
-class JudgeOpinion(BaseModel):
-    """What the judge said about an item; everything optional.
-
-    ``verdict`` a/b/tie; ``scores`` per source letter and criterion (1 to 5); ``order_flip`` true when
-    the two presentation orders disagreed; ``margin`` the judge's own confidence margin (0 to 1).
-    """
-
-    model_config = ConfigDict(extra="forbid")
-    verdict: Literal["a", "b", "tie"] | None = None
-    reason: str | None = None
-    scores: dict[Letter, dict[str, int]] | None = None
-    order_flip: bool = False
-    margin: float | None = None
-    identity: str | None = None
-
-
-class Message(BaseModel):
-    """One turn of a conversation."""
-
-    model_config = ConfigDict(extra="forbid")
-    role: Literal["system", "user", "assistant"]
-    content: str
-
-
-class SourceItem(BaseModel):
-    """One reviewable thing: a judged pair (answers a and b) or a single response (answer a)."""
-
-    model_config = ConfigDict(extra="forbid")
-    id: str = Field(min_length=1)
-    kind: Literal["pair", "response"] = "pair"
-    question: str = Field(min_length=1)
-    answers: dict[Letter, str]
-    models: dict[Letter, str] = {}
-    judge: JudgeOpinion = JudgeOpinion()
-    human: Literal["a", "b", "tie"] | None = None
-    version_flip: bool = False
-    context: list[Message] = []
-
-    @model_validator(mode="after")
-    def _answers_fit_kind(self) -> "SourceItem":
-        want = {"a", "b"} if self.kind == "pair" else {"a"}
-        if set(self.answers) != want:
-            raise ValueError(f"a {self.kind} item needs answers {', '.join(sorted(want))}, got {', '.join(sorted(self.answers)) or 'none'}")
-        return self
-
-
-class Conversation(BaseModel):
-    """A dataset line: a conversation whose assistant turns are reviewed one by one."""
-
-    model_config = ConfigDict(extra="forbid")
-    id: str = Field(min_length=1)
-    messages: list[Message] = Field(min_length=2)
-    model: str | None = None
 
 
 def _from_conversations(path: str, rows: list[tuple[int, dict]]) -> list[SourceItem]:
