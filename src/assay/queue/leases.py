@@ -27,7 +27,7 @@ import json
 from datetime import datetime, timezone
 from functools import lru_cache
 
-from sqlalchemy import and_, exists, or_, select
+from sqlalchemy import and_, bindparam, exists, or_, select
 from sqlalchemy.exc import IntegrityError
 
 from assay.queue import schema as s
@@ -54,15 +54,35 @@ def iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{int(ts * 1000) % 1000:03d}Z"
 
 
-def _free_slot_query(queue: str, reviewer: str, now: float):
-    other = s.slots.alias("other")
-    mine_elsewhere = exists().where(and_(other.c.item_id == s.slots.c.item_id, other.c.id != s.slots.c.id,
-                                         other.c.reviewer == reviewer,
-                                         or_(other.c.done == 1, other.c.lease_until > now)))
-    return (select(s.slots.c.id, s.slots.c.item_id)
-            .where(s.slots.c.queue == queue, s.slots.c.done == 0,
-                   or_(s.slots.c.lease_until.is_(None), s.slots.c.lease_until <= now), ~mine_elsewhere)
-            .order_by(s.slots.c.position, s.slots.c.slot).limit(1))
+# Statements are built once with bound parameters: building SQLAlchemy expressions per request
+# costs more CPU than running them on SQLite.
+_OTHER = s.slots.alias("other")
+_MINE_ELSEWHERE = exists().where(and_(_OTHER.c.item_id == s.slots.c.item_id, _OTHER.c.id != s.slots.c.id,
+                                      _OTHER.c.reviewer == bindparam("reviewer"),
+                                      or_(_OTHER.c.done == 1, _OTHER.c.lease_until > bindparam("now"))))
+_FREE = (select(s.slots.c.id, s.slots.c.item_id)
+         .where(s.slots.c.queue == bindparam("queue"), s.slots.c.done == 0,
+                or_(s.slots.c.lease_until.is_(None), s.slots.c.lease_until <= bindparam("now")), ~_MINE_ELSEWHERE)
+         .order_by(s.slots.c.position, s.slots.c.slot).limit(1))
+_FREE_LOCKED = _FREE.with_for_update(skip_locked=True, of=s.slots)
+_HELD = (select(s.slots.c.id, s.slots.c.item_id, s.slots.c.lease_until)
+         .where(s.slots.c.queue == bindparam("queue"), s.slots.c.reviewer == bindparam("reviewer"),
+                s.slots.c.done == 0, s.slots.c.lease_until > bindparam("now"))
+         .order_by(s.slots.c.position).limit(1))
+# (update statements may not reuse a column's name as a bind name)
+_LEASE = (s.slots.update().where(s.slots.c.id == bindparam("b_slot"))
+          .values(reviewer=bindparam("b_reviewer"), lease_until=bindparam("b_until")))
+_RUBRIC = select(s.queues.c.rubric_text).where(s.queues.c.name == bindparam("queue"))
+_RUBRIC_SHARED = _RUBRIC.with_for_update(read=True)
+_ITEM = (select(s.items.c.kind, s.items.c.swap, s.items.c.payload, s.items.c.queue)
+         .where(s.items.c.id == bindparam("item_id")))
+_REVIEWED = select(s.reviews.c.id).where(s.reviews.c.item_id == bindparam("item_id"),
+                                         s.reviews.c.reviewer == bindparam("reviewer"))
+_MY_SLOT = (select(s.slots.c.id).where(s.slots.c.item_id == bindparam("item_id"),
+                                       s.slots.c.reviewer == bindparam("reviewer"), s.slots.c.done == 0,
+                                       s.slots.c.lease_until > bindparam("now")).with_for_update())
+_DONE = (s.slots.update().where(s.slots.c.id == bindparam("b_slot"), s.slots.c.done == 0,
+                                s.slots.c.reviewer == bindparam("b_reviewer")).values(done=1))
 
 
 def claim(store: QueueStore, queue: str, reviewer: str, lease_seconds: float = DEFAULT_LEASE_SECONDS) -> dict | None:
@@ -78,30 +98,25 @@ def claim(store: QueueStore, queue: str, reviewer: str, lease_seconds: float = D
     now = store.clock()
     pg = store.dialect == "postgresql"
     with store.write() as conn, conn.begin():
-        qrow = conn.execute(select(s.queues.c.rubric_text).where(s.queues.c.name == queue)).first()
+        qrow = conn.execute(_RUBRIC, {"queue": queue}).first()
         if qrow is None:
             raise UnknownQueue(f"no queue {queue!r}")
-        held = conn.execute(select(s.slots.c.id, s.slots.c.item_id, s.slots.c.lease_until)
-                            .where(s.slots.c.queue == queue, s.slots.c.reviewer == reviewer,
-                                   s.slots.c.done == 0, s.slots.c.lease_until > now)
-                            .order_by(s.slots.c.position).limit(1)).first()
+        args = {"queue": queue, "reviewer": reviewer, "now": now}
+        held = conn.execute(_HELD, args).first()
         if held is not None:
             item_id, until = held.item_id, held.lease_until
         else:
-            query = _free_slot_query(queue, reviewer, now)
             row = None
             for _ in range(_CLAIM_TRIES):
-                row = conn.execute(query.with_for_update(skip_locked=True, of=s.slots) if pg else query).first()
-                if row is not None or not pg or conn.execute(query).first() is None:
+                row = conn.execute(_FREE_LOCKED if pg else _FREE, args).first()
+                if row is not None or not pg or conn.execute(_FREE, args).first() is None:
                     break
             if row is None:
                 return None
             until = now + lease_seconds
-            conn.execute(s.slots.update().where(s.slots.c.id == row.id)
-                         .values(reviewer=reviewer, lease_until=until))
+            conn.execute(_LEASE, {"b_slot": row.id, "b_reviewer": reviewer, "b_until": until})
             item_id = row.item_id
-        item = conn.execute(select(s.items.c.kind, s.items.c.swap, s.items.c.payload)
-                            .where(s.items.c.id == item_id)).one()
+        item = conn.execute(_ITEM, {"item_id": item_id}).one()
     shown = shown_item(item_id, item.kind, bool(item.swap), json.loads(item.payload))
     return {**shown, "rubric": _rubric(qrow.rubric_text).public(), "lease_expires": iso(until)}
 
@@ -116,24 +131,19 @@ def save_review(store: QueueStore, queue: str, item_id: str, reviewer: str, body
     """
     now = store.clock()
     with store.write() as conn, conn.begin():
-        item = conn.execute(select(s.items.c.kind, s.items.c.swap, s.items.c.payload, s.items.c.queue)
-                            .where(s.items.c.id == item_id)).first()
+        item = conn.execute(_ITEM, {"item_id": item_id}).first()
         if item is None or item.queue != queue:
             raise UnknownQueue(f"no item {item_id!r} in queue {queue!r}")
-        rubric_text = conn.execute(select(s.queues.c.rubric_text).where(s.queues.c.name == queue)
-                                   .with_for_update(read=True)).scalar_one()
+        rubric_text = conn.execute(_RUBRIC_SHARED, {"queue": queue}).scalar_one()
         review = validate_review(body, item.kind, _rubric(rubric_text))
-        if conn.execute(select(s.reviews.c.id).where(s.reviews.c.item_id == item_id,
-                                                     s.reviews.c.reviewer == reviewer)).first():
+        args = {"item_id": item_id, "reviewer": reviewer, "now": now}
+        if conn.execute(_REVIEWED, args).first():
             raise ReviewConflict(f"item {item_id} is already reviewed by {reviewer}; a saved review is final")
-        slot = conn.execute(select(s.slots.c.id).where(
-            s.slots.c.item_id == item_id, s.slots.c.reviewer == reviewer, s.slots.c.done == 0,
-            s.slots.c.lease_until > now).with_for_update()).first()
+        slot = conn.execute(_MY_SLOT, args).first()
         if slot is None:
             raise ReviewConflict(f"you do not hold the lease on item {item_id} (it expired or is someone else's); "
                                  f"take the next item")
-        done = conn.execute(s.slots.update().where(s.slots.c.id == slot.id, s.slots.c.done == 0,
-                                                   s.slots.c.reviewer == reviewer).values(done=1))
+        done = conn.execute(_DONE, {"b_slot": slot.id, "b_reviewer": reviewer})
         if done.rowcount != 1:
             raise ReviewConflict(f"item {item_id} was saved by a concurrent request")
         try:

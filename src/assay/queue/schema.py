@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlalchemy import (Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text,
+from sqlalchemy import (Column, Float, ForeignKey, Integer, MetaData, String, Table, Text,
                         UniqueConstraint, select, text)
 from sqlalchemy.engine import Connection
 
@@ -104,9 +104,10 @@ def _v1_tables(conn: Connection) -> None:
 
 
 def _v2_claim_index(conn: Connection) -> None:
-    # the claim query filters on queue and done and orders by position
-    Index("ix_slots_claim", slots.c.queue, slots.c.done, slots.c.position).create(conn)
-    Index("ix_reviews_queue", reviews.c.queue).create(conn)
+    # the claim query filters on queue and done and orders by position. Plain DDL: an Index object
+    # would attach itself to the Table and be created again by _v1_tables on the next database.
+    conn.execute(text("CREATE INDEX ix_slots_claim ON slots (queue, done, position)"))
+    conn.execute(text("CREATE INDEX ix_reviews_queue ON reviews (queue)"))
 
 
 MIGRATIONS: list[Callable[[Connection], None]] = [_v1_tables, _v2_claim_index]

@@ -11,12 +11,14 @@ to the write lock; readers use a plain ``BEGIN`` and see the last committed stat
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import secrets
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -124,10 +126,16 @@ class QueueStore:
         self.engine = engine
         self.clock = clock
         self.dialect = engine.dialect.name
+        # SQLite allows one writer at a time. Its busy handler waits by sleeping in steps of up to
+        # 100 ms, which turns contention between this process's threads into long pauses; a Python
+        # lock hands the turn over at once. The busy timeout still covers other processes.
+        self._write_lock = threading.Lock() if self.dialect == "sqlite" else contextlib.nullcontext()
 
-    def write(self) -> Connection:
+    @contextlib.contextmanager
+    def write(self) -> Iterator[Connection]:
         """A connection whose transactions take the write lock first (``BEGIN IMMEDIATE`` on SQLite)."""
-        return self.engine.connect().execution_options(write=True)
+        with self._write_lock, self.engine.connect().execution_options(write=True) as conn:
+            yield conn
 
     def read(self) -> Connection:
         """A connection for reading only."""
