@@ -114,6 +114,20 @@ class Postgres:
             conn.execute(f'CREATE DATABASE "{name}"')
         return self.url(name)
 
+    def emptied(self, name: str = "queue_tests") -> str:
+        """The database ``name`` with everything in it dropped (cheaper than a new database per test)."""
+        import psycopg
+
+        with psycopg.connect(self.url("postgres"), autocommit=True) as conn:
+            if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+                conn.execute(f'CREATE DATABASE "{name}"')
+            conn.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+                         (name,))
+        with psycopg.connect(self.url(name), autocommit=True) as conn:
+            conn.execute("DROP SCHEMA public CASCADE")
+            conn.execute("CREATE SCHEMA public")
+        return self.url(name)
+
     def stop(self) -> None:
         self.proc.send_signal(signal.SIGINT)  # fast shutdown
         try:
@@ -136,7 +150,7 @@ def db_url(request, tmp_path) -> str:
     """A fresh empty queue database URL, once on SQLite and once on PostgreSQL."""
     if request.param == "sqlite":
         return str(tmp_path / "queue.sqlite")
-    return request.getfixturevalue("postgres").new_database()
+    return request.getfixturevalue("postgres").emptied()
 
 
 class QueueServer:

@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import dataclass
 
+import pytest
+
+from assay.cli import main
 from assay.queue.leases import claim, save_review
 from assay.queue.snapshot import read_snapshot
 from assay.queue.store import open_store
@@ -15,11 +19,31 @@ from queue_helpers import body, pair_items
 CLI = "import sys; from assay.cli import main; sys.exit(main())"
 
 
-def assay(*args, cwd):
-    return subprocess.run([sys.executable, "-c", CLI, *args], cwd=cwd, capture_output=True, text=True)
+@dataclass
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
 
 
-def test_create_tokens_export_and_the_rubric_lock(tmp_path):
+@pytest.fixture
+def assay(capsys, monkeypatch):
+    """Run ``assay ARGS`` in this process (as sqlite-utils tests its CLI): exit code and exact output."""
+
+    def run(*args, cwd):
+        monkeypatch.chdir(cwd)
+        capsys.readouterr()
+        try:
+            code = main(list(args))
+        except SystemExit as exit_:  # --help
+            code = exit_.code
+        out = capsys.readouterr()
+        return Result(code, out.out, out.err)
+
+    return run
+
+
+def test_create_tokens_export_and_the_rubric_lock(tmp_path, assay):
     (tmp_path / "data").mkdir()
     (tmp_path / "data/rubric.yaml").write_text((ROOT / "data/rubric.yaml").read_text())
     write_jsonl(tmp_path / "items.jsonl", [json.loads(i.model_dump_json()) for i in pair_items(12)])
@@ -62,7 +86,17 @@ def test_create_tokens_export_and_the_rubric_lock(tmp_path):
     store.engine.dispose()
 
 
-def test_every_queue_subcommand_has_help_and_takes_db():
+def test_the_token_is_alone_on_stdout_of_the_real_command(tmp_path):
+    db = str(tmp_path / "q.sqlite")
+    out = subprocess.run([sys.executable, "-c", CLI, "queue", "coordinator-token", "--db", db],
+                         capture_output=True, text=True)
+    assert out.returncode == 0 and out.stderr == ""
+    token = out.stdout.removesuffix("\n")
+    assert token and "\n" not in token and " " not in token
+    assert open_store(db).principal(token).role == "coordinator"
+
+
+def test_every_queue_subcommand_has_help_and_takes_db(assay):
     for sub in ("create", "add-reviewer", "coordinator-token", "serve", "export", "rubric", "status"):
         out = assay("queue", sub, "--help", cwd=ROOT)
         assert out.returncode == 0 and "--db" in out.stdout, sub

@@ -79,8 +79,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     _db(u)
     u.set_defaults(func=run_rubric)
 
-    st = qs.add_parser("status", help="counts and agreement of every queue (JSON)",
-                       description="Print each queue's counts, fill and agreement as JSON.")
+    st = qs.add_parser("status", help="counts and fill of every queue (JSON)",
+                       description="Print each queue's counts (items, reviewed, leased) and fill as JSON; the results "
+                                   "are on the coordinator's page and, after export, in the review stage.")
     _db(st)
     st.set_defaults(func=run_status)
 
@@ -156,16 +157,13 @@ def run_rubric(args: argparse.Namespace) -> int:
 
 def run_status(args: argparse.Namespace) -> int:
     from assay.core.io import dumps_json
-    from assay.queue.results import summarize
-    from assay.queue.snapshot import snapshot_rows
     from assay.queue.store import open_store
 
     store = open_store(args.db)
     out = []
     for name in store.queue_names():
-        summary = summarize(snapshot_rows(store, name))
-        out.append({"name": name, **store.counts(name), "fill": summary["queue"]["fill"],
-                    "biased_for_overall_agreement": summary["queue"]["biased"],
-                    "agreement": summary["agreement"]["agreement"], "n_decided": summary["agreement"]["n_decided"]})
+        info = store.queue(name)
+        out.append({"name": name, **store.counts(name), "fill": info.fill,
+                    "biased_for_overall_agreement": not info.random_fill, "rubric_sha256": info.rubric.sha256})
     print(dumps_json({"queues": out}), end="")
     return 0
