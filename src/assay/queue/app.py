@@ -20,9 +20,11 @@ containing ``<script>`` or ``<img onerror=...>`` is shown as text and never runs
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from importlib import resources
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -55,9 +57,13 @@ def _error(error: QueueError) -> Response:
     return _json(payload, error.status)
 
 
+@lru_cache(maxsize=8)
+def _asset_text(name: str) -> str:
+    return resources.files("assay.queue").joinpath("static", name).read_text(encoding="utf-8")
+
+
 def _asset(name: str, media_type: str) -> Response:
-    text = resources.files("assay.queue").joinpath("static", name).read_text(encoding="utf-8")
-    return Response(text, media_type=media_type, headers=SECURITY_HEADERS)
+    return Response(_asset_text(name), media_type=media_type, headers=SECURITY_HEADERS)
 
 
 def create_app(store: QueueStore, lease_seconds: float = DEFAULT_LEASE_SECONDS) -> Starlette:
@@ -97,19 +103,19 @@ def create_app(store: QueueStore, lease_seconds: float = DEFAULT_LEASE_SECONDS) 
             return Response(status_code=204, headers=SECURITY_HEADERS)
         return _json(item)
 
-    async def review(request: Request) -> Response:
+    def review_sync(request: Request, raw: bytes) -> Response:
         who = principal(request)
         if who.role != "reviewer":
             raise NotAllowed("only a reviewer saves reviews")
         try:
-            body = json.loads(await request.body() or b"null")
+            body = json.loads(raw or b"null")
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise ReviewInvalid("body", "not valid JSON") from None
-        from starlette.concurrency import run_in_threadpool
+        return _json(save_review(store, who.queue, request.path_params["item_id"], who.pseudonym, body))
 
-        result = await run_in_threadpool(save_review, store, who.queue, request.path_params["item_id"],
-                                         who.pseudonym, body)
-        return _json(result)
+    async def review(request: Request) -> Response:
+        # read the body on the event loop, then do every database call in one worker-thread hop
+        return await run_in_threadpool(review_sync, request, await request.body())
 
     def queue_list(request: Request) -> Response:
         coordinator(request)
