@@ -39,51 +39,40 @@ def register(sub: argparse._SubParsersAction) -> None:
     _db(c)
     c.set_defaults(func=run_create)
 
-    r = qs.add_parser("add-reviewer", help="add a reviewer (a pseudonym) to a queue; prints the token alone",
-                      description="Issue a token for PSEUDONYM on queue NAME and print it alone on stdout. Use a "
-                                  "pseudonym, no personal data. Issuing again replaces the old token.")
-    r.add_argument("name", metavar="NAME")
-    r.add_argument("pseudonym", metavar="PSEUDONYM")
-    _db(r)
-    r.set_defaults(func=run_add_reviewer)
-
-    t = qs.add_parser("coordinator-token", help="issue the coordinator's token; prints it alone",
-                      description="Issue a new coordinator token (results and export) and print it alone on stdout; "
-                                  "the previous coordinator token stops working.")
-    _db(t)
-    t.set_defaults(func=run_coordinator_token)
-
-    s = qs.add_parser("serve", help="serve the review web app and its JSON API",
-                      description="Serve the review page and the JSON API with uvicorn.")
+    _sub(qs, "add-reviewer", run_add_reviewer, "add a reviewer (a pseudonym) to a queue; prints the token alone",
+         "Issue a token for PSEUDONYM on queue NAME and print it alone on stdout. Use a pseudonym, no personal "
+         "data. Issuing again replaces the old token.", "name", "pseudonym")
+    _sub(qs, "coordinator-token", run_coordinator_token, "issue the coordinator's token; prints it alone",
+         "Issue a new coordinator token (results and export) and print it alone on stdout; the previous "
+         "coordinator token stops working.")
+    s = _sub(qs, "serve", run_serve, "serve the review web app and its JSON API",
+             "Serve the review page and the JSON API with uvicorn.")
     s.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     s.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     s.add_argument("--lease-seconds", type=float, default=600.0,
                    help="how long a taken item stays with its reviewer (default 600)")
-    _db(s)
-    s.set_defaults(func=run_serve)
-
-    e = qs.add_parser("export", help="write the byte-stable review snapshot data/reviews/NAME.jsonl",
-                      description="Write every saved review of queue NAME to a byte-stable JSONL snapshot that the "
-                                  "pipeline's review and training stages read; commit it.")
-    e.add_argument("name", metavar="NAME")
+    e = _sub(qs, "export", run_export, "write the byte-stable review snapshot data/reviews/NAME.jsonl",
+             "Write every saved review of queue NAME to a byte-stable JSONL snapshot that the pipeline's review "
+             "and training stages read; commit it.", "name")
     e.add_argument("--out", default=None, metavar="PATH", help="output path (default: data/reviews/NAME.jsonl)")
     e.add_argument("--synthetic", action="store_true",
                    help="label the snapshot as synthetic (reviews written by a script, for demos)")
-    _db(e)
-    e.set_defaults(func=run_export)
+    _sub(qs, "rubric", run_rubric, "replace a queue's rubric while nothing is reviewed yet",
+         "Replace the rubric of queue NAME with FILE. Refused once anything is reviewed: start a new queue.",
+         "name", "rubric")
+    _sub(qs, "status", run_status, "counts and fill of every queue (JSON)",
+         "Print each queue's counts (items, reviewed, leased) and fill as JSON; the results are on the "
+         "coordinator's page and, after export, in the review stage.")
 
-    u = qs.add_parser("rubric", help="replace a queue's rubric while nothing is reviewed yet",
-                      description="Replace the rubric of queue NAME. Refused once anything is reviewed: start a new queue.")
-    u.add_argument("name", metavar="NAME")
-    u.add_argument("rubric", metavar="FILE")
-    _db(u)
-    u.set_defaults(func=run_rubric)
 
-    st = qs.add_parser("status", help="counts and fill of every queue (JSON)",
-                       description="Print each queue's counts (items, reviewed, leased) and fill as JSON; the results "
-                                   "are on the coordinator's page and, after export, in the review stage.")
-    _db(st)
-    st.set_defaults(func=run_status)
+def _sub(qs, name: str, func, help: str, description: str, *positional: str) -> argparse.ArgumentParser:
+    """Add subcommand ``name`` with its positional arguments (``rubric`` is shown as FILE) and ``--db``."""
+    p = qs.add_parser(name, help=help, description=description)
+    for arg in positional:
+        p.add_argument(arg, metavar="FILE" if arg == "rubric" else arg.upper())
+    _db(p)
+    p.set_defaults(func=func)
+    return p
 
 
 def run_create(args: argparse.Namespace) -> int:
