@@ -66,6 +66,14 @@ def wait_up(port: int, proc: subprocess.Popen) -> None:
     raise SystemExit("server did not start")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process (Linux /proc), in seconds."""
+    import os
+
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def client(port: int, token: str, latencies: list[float], errors: list[str]) -> None:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
@@ -103,12 +111,12 @@ def main() -> None:
             latencies: list[float] = []
             errors: list[str] = []
             threads = [threading.Thread(target=client, args=(port, t, latencies, errors)) for t in tokens]
-            start = time.perf_counter()
+            cpu0, start = cpu_seconds(proc.pid), time.perf_counter()
             for t in threads:
                 t.start()
             for t in threads:
                 t.join()
-            elapsed = time.perf_counter() - start
+            elapsed, server_cpu = time.perf_counter() - start, cpu_seconds(proc.pid) - cpu0
         finally:
             proc.terminate()
             proc.wait(20)
@@ -117,6 +125,8 @@ def main() -> None:
           f" in {elapsed:.1f} s: {len(latencies) / elapsed:.0f} reviews/s; errors {len(errors)}")
     print(f"next+review latency: p50 {np.percentile(ms, 50):.1f} ms, p95 {np.percentile(ms, 95):.1f} ms, "
           f"p99 {np.percentile(ms, 99):.1f} ms, max {ms.max():.1f} ms (target p95 < 50 ms)")
+    print(f"server CPU per review (next+review): {1000 * server_cpu / max(len(latencies), 1):.2f} ms; "
+          f"load average at the end: {open('/proc/loadavg').read().split()[0]} on {__import__('os').cpu_count()} cores")
 
 
 if __name__ == "__main__":

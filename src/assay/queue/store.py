@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import create_engine, event, func, select
+from sqlalchemy import bindparam, create_engine, event, func, select
 from sqlalchemy.engine import Connection, Engine
 
 from assay.queue import schema as s
@@ -168,8 +168,7 @@ class QueueStore:
         if not token:
             return None
         with self.read() as conn:
-            row = conn.execute(select(s.tokens.c.role, s.tokens.c.queue, s.tokens.c.pseudonym)
-                               .where(s.tokens.c.token_sha256 == token_hash(token))).first()
+            row = conn.execute(_PRINCIPAL, {"sha": token_hash(token)}).first()
         return Principal(row.role, row.queue, row.pseudonym) if row else None
 
     # --- queues -------------------------------------------------------------------------------
@@ -266,6 +265,10 @@ class QueueStore:
                 "payload": json.loads(r.payload), "reviewer": r.reviewer, "choice": r.choice,
                 "scores": json.loads(r.scores), "correction": r.correction, "note": r.note} for r in rows]
         return sorted(out, key=lambda r: (r["source_id"], r["reviewer"]))
+
+
+_PRINCIPAL = (select(s.tokens.c.role, s.tokens.c.queue, s.tokens.c.pseudonym)
+              .where(s.tokens.c.token_sha256 == bindparam("sha")))  # built once: every request runs it
 
 
 def _eq(column, value):
