@@ -94,3 +94,15 @@ def test_rubric_is_hashed_over_its_exact_text_and_validated():
         parse_rubric("criteria: [{name: tone, question: a}, {name: tone, question: b}]")
     with pytest.raises(InputError, match="criteria"):
         parse_rubric("criteria: []")
+
+
+@pytest.mark.e2e
+def test_compare_source_pairs_baseline_and_candidate_and_marks_version_flips(reproduced):
+    from assay.queue.sources import from_compare
+
+    items = from_compare(reproduced)
+    report = json.loads((reproduced / "reports/compare.json").read_text(encoding="utf-8"))
+    assert {i.id for i in items if i.version_flip} == set(report["better"]) | set(report["worse"])
+    assert all(i.models == {"a": "baseline", "b": "candidate"} for i in items)
+    assert {i.id for i in items if i.judge.verdict == "b"} == set(report["better"])
+    assert {i.id for i in sample(items, "hard", 100, 0)} == set(report["better"]) | set(report["worse"])
