@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from assay.artifacts.registry import METRICS, GATE, PROVENANCE, RAG, provenance_stage
+from assay.artifacts.registry import GATE, METRICS, PROVENANCE, RAG, REVIEW, TRAINING, provenance_stage
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "assay"
@@ -68,7 +68,7 @@ def _declared_outputs() -> set[str]:
             section, key_name = stage["foreach"].strip("${}").split(".")
             keys = params[section][key_name]
             text = yaml.safe_dump(stage["do"])
-            bodies = [(f"{name}@{key}", yaml.safe_load(text.replace("${key}", key))) for key in keys]
+            bodies = [(f"{name}@{key}", yaml.safe_load(text.replace("${key}", key).replace("${item}", key))) for key in keys]
         else:
             bodies = [(name, stage)]
         for _, body in bodies:
@@ -89,5 +89,6 @@ def test_dvc_yaml_declares_every_registered_metrics_and_provenance_file():
             expected.add(PROVENANCE.relpath(stage=provenance_stage(artifact, **f)))
     assert expected - declared == set()
     metrics_declared = {p for p in declared if p.startswith("metrics/")}
-    registered = {p for p in expected if p.startswith("metrics/")}
+    registered = {p for p in expected if p.startswith("metrics/")} | {TRAINING.relpath()}
+    registered |= {REVIEW.relpath(name=n) for n in params["review"]["snapshots"]}
     assert metrics_declared - registered == set(), "a metrics file in dvc.yaml has no typed home in the registry"

@@ -13,6 +13,7 @@ from assay.artifacts.data import DatasetMetrics, LeakageMetrics, PlanMetrics, Sp
 from assay.artifacts.estimate import Estimate
 from assay.artifacts.judge import AgreementMetrics, BiasMetrics, CalibrationMetrics, SensitivityMetrics
 from assay.artifacts.provenance import Provenance
+from assay.artifacts.queue import ReviewMetrics, TrainingMetrics
 from assay.artifacts.rag import CompareMetrics, RagMetrics, SideMetrics
 from assay.artifacts.release import GateMetrics
 
@@ -27,6 +28,8 @@ SENSITIVITY = Artifact("metrics/sensitivity.json", SensitivityMetrics, "sensitiv
 RAG = Artifact("metrics/rag/{version}.json", RagMetrics, "evaluate@{version}")
 COMPARE = Artifact("metrics/compare.json", CompareMetrics, "compare")
 GATE = Artifact("metrics/gate.json", GateMetrics, "gate")
+REVIEW = Artifact("metrics/review/{name}.json", ReviewMetrics, "review@{name}")
+TRAINING = Artifact("metrics/training.json", TrainingMetrics, "training")
 
 #: Every metrics file except the gate's own, in pipeline order (the gate reads these).
 METRICS: tuple[Artifact, ...] = (PLAN, DATASET, SPLIT, LEAKAGE, AGREEMENT, BIAS, CALIBRATION, SENSITIVITY, RAG, COMPARE)

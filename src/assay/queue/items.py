@@ -1,0 +1,68 @@
+"""What a queue item is made of: the judged pair or single response copied into the queue.
+
+A JSONL source file holds one :class:`SourceItem` per line (or one :class:`Conversation` per line,
+each assistant turn becoming a single-response item). Review snapshots reuse these models.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Letter = Literal["a", "b"]
+
+
+class JudgeOpinion(BaseModel):
+    """What the judge said about an item; everything optional.
+
+    ``verdict`` a/b/tie; ``scores`` per source letter and criterion (1 to 5); ``order_flip`` true when
+    the two presentation orders disagreed; ``margin`` the judge's own confidence margin (0 to 1).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    verdict: Literal["a", "b", "tie"] | None = None
+    reason: str | None = None
+    scores: dict[Letter, dict[str, int]] | None = None
+    order_flip: bool = False
+    margin: float | None = None
+    identity: str | None = None
+
+
+class Message(BaseModel):
+    """One turn of a conversation."""
+
+    model_config = ConfigDict(extra="forbid")
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class SourceItem(BaseModel):
+    """One reviewable thing: a judged pair (answers a and b) or a single response (answer a)."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(min_length=1)
+    kind: Literal["pair", "response"] = "pair"
+    question: str = Field(min_length=1)
+    answers: dict[Letter, str]
+    models: dict[Letter, str] = {}
+    judge: JudgeOpinion = JudgeOpinion()
+    human: Literal["a", "b", "tie"] | None = None
+    version_flip: bool = False
+    context: list[Message] = []
+
+    @model_validator(mode="after")
+    def _answers_fit_kind(self) -> "SourceItem":
+        want = {"a", "b"} if self.kind == "pair" else {"a"}
+        if set(self.answers) != want:
+            raise ValueError(f"a {self.kind} item needs answers {', '.join(sorted(want))}, got {', '.join(sorted(self.answers)) or 'none'}")
+        return self
+
+
+class Conversation(BaseModel):
+    """A dataset line: a conversation whose assistant turns are reviewed one by one."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(min_length=1)
+    messages: list[Message] = Field(min_length=2)
+    model: str | None = None

@@ -1,0 +1,196 @@
+"""Judge versus people: agreement, kappa, score gaps and the disagreements (seed 002).
+
+Definitions::
+
+    agreement = questions where the reviewer and the judge picked the same answer
+                / questions both decided            (a tie on either side is left out)
+    score gap = reviewers' mean - judge's mean, per criterion, on the same answers
+                (|gap| >= 1 point: the judge scores that criterion differently from people)
+
+- Agreement has a 95% Wilson score interval (statsmodels ``proportion_confint``); with no item
+  both decided it is ``nan`` with that reason.
+- Kappa (Cohen's, :func:`assay.stats.agreement.kappa`) is computed over the same decided items,
+  so it says how far the agreement is above what chance would give on these two-way choices.
+- A score gap is the mean of paired differences (reviewer minus judge, one per answer scored by
+  both) with a 95% t interval; fewer than two differences leave the interval ``nan``. Where the
+  judge gave no scores the gap is ``nan`` with ``n`` 0.
+- With several reviewers per item, every review counts once.
+- Only a random fill estimates overall agreement; a hard fill is flagged ``biased`` here and in
+  everything written from it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from assay.queue.snapshot import Snapshot
+
+LEVEL = 0.95
+GAP_FLAG = 1.0
+GOOD_AGREEMENT = 0.8
+POOR_AGREEMENT = 0.6
+
+COIN = ("with two answers to choose from a coin would agree half the time, so 60% is only a "
+        "little better than chance")
+
+
+def agreement_reading(agreement: float) -> str:
+    """The seed's reading of an agreement figure.
+
+    >>> agreement_reading(0.6).endswith("only a little better than chance")
+    True
+    """
+    if math.isnan(agreement):
+        return "undefined: no item that both the reviewers and the judge decided"
+    if agreement >= GOOD_AGREEMENT:
+        head = "about 80% or more: the judge's win rates are a fair indicator"
+    elif agreement < POOR_AGREEMENT:
+        head = ("below about 60%: do not decide on the judge's numbers alone; review more, change the judge "
+                "model or adjust what it is asked to check")
+    else:
+        head = "between about 60% and 80%: use the judge's numbers with care and read the disagreements"
+    return f"{head} ({COIN})"
+
+
+def wilson(successes: int, n: int) -> tuple[float, float]:
+    """95% Wilson score interval for ``successes`` of ``n``; ``(nan, nan)`` when ``n`` is 0."""
+    if n == 0:
+        return math.nan, math.nan
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = proportion_confint(successes, n, alpha=1 - LEVEL, method="wilson")
+    return float(low), float(high)
+
+
+def mean_interval(diffs: list[float]) -> tuple[float, float, float]:
+    """``(mean, low, high)``: the mean with a 95% t interval; nan where undefined (n < 1 or n < 2)."""
+    import numpy as np
+    from scipy import stats
+
+    if not diffs:
+        return math.nan, math.nan, math.nan
+    x = np.asarray(diffs, dtype=float)
+    mean = float(x.mean())
+    if x.size < 2:
+        return mean, math.nan, math.nan
+    sem = float(x.std(ddof=1) / math.sqrt(x.size))
+    if sem == 0.0:
+        return mean, mean, mean
+    low, high = stats.t.interval(LEVEL, x.size - 1, loc=mean, scale=sem)
+    return mean, float(low), float(high)
+
+
+def score_gaps(snapshot: Snapshot) -> dict[str, dict]:
+    """Per criterion: ``gap``, ``ci_low``, ``ci_high``, ``n`` (answers scored by both), ``flag`` (0/1)."""
+    out = {}
+    for criterion in snapshot.queue.criteria:
+        diffs = []
+        for r in snapshot.reviews:
+            judge_scores = r.judge.scores or {}
+            for letter, mine in r.scores.items():
+                theirs = judge_scores.get(letter, {}).get(criterion)
+                if theirs is not None and criterion in mine:
+                    diffs.append(float(mine[criterion] - theirs))
+        gap, low, high = mean_interval(diffs)
+        out[criterion] = {"gap": gap, "ci_low": low, "ci_high": high, "n": len(diffs),
+                          "flag": int(not math.isnan(gap) and abs(gap) >= GAP_FLAG)}
+    return out
+
+
+def summarize(snapshot: Snapshot) -> dict:
+    """Everything the review stage and the coordinator see, as plain data.
+
+    Keys: ``queue`` (name, fill, ``random_fill``, ``biased``), ``counts``, ``agreement`` (value,
+    interval, ``n_decided``, kappa, the seed's ``reading``), ``score_gaps`` and ``disagreements``
+    (each with the reviewer's and the judge's rationale).
+    """
+    from assay.stats.agreement import kappa
+
+    pairs = [r for r in snapshot.reviews if r.kind == "pair"]
+    decided = [r for r in pairs if r.choice in ("a", "b") and r.judge.verdict in ("a", "b")]
+    same = sum(r.choice == r.judge.verdict for r in decided)
+    n = len(decided)
+    value = same / n if n else math.nan
+    low, high = wilson(same, n)
+    k = kappa([r.choice for r in decided], [r.judge.verdict for r in decided]) if n else math.nan
+    disagreements = [{"item": r.item, "reviewer": r.reviewer, "question": r.question, "answers": r.answers,
+                      "models": r.models, "reviewer_choice": r.choice, "judge_verdict": r.judge.verdict,
+                      "reviewer_rationale": r.note, "correction": r.correction, "judge_rationale": r.judge.reason}
+                     for r in decided if r.choice != r.judge.verdict]
+    return {
+        "queue": {"name": snapshot.queue.name, "fill": snapshot.queue.fill, "random_fill": snapshot.random_fill,
+                  "biased": not snapshot.random_fill, "synthetic": snapshot.queue.synthetic,
+                  "source": snapshot.queue.source, "rubric_sha256": snapshot.queue.rubric_sha256},
+        "counts": {"reviews": len(snapshot.reviews), "items": len({r.item for r in snapshot.reviews}),
+                   "pair_reviews": len(pairs),
+                   "human_tie": sum(r.choice == "tie" for r in pairs),
+                   "judge_tie": sum(r.choice in ("a", "b") and r.judge.verdict == "tie" for r in pairs),
+                   "judge_silent": sum(r.judge.verdict is None for r in pairs)},
+        "agreement": {"agreement": value, "ci_low": low, "ci_high": high, "n_decided": n, "agreed": same,
+                      "kappa": k, "reading": agreement_reading(value)},
+        "score_gaps": score_gaps(snapshot),
+        "disagreements": disagreements,
+    }
+
+
+def review_metrics(summary: dict) -> dict:
+    """Numbers only, for metrics/review/NAME.json (booleans as 0/1; nan written as null)."""
+    a, c = summary["agreement"], summary["counts"]
+    return {
+        "n": c["reviews"], "n_items": c["items"], "n_pair_reviews": c["pair_reviews"],
+        "n_decided": a["n_decided"], "agreed": a["agreed"],
+        "excluded_human_tie": c["human_tie"], "excluded_judge_tie": c["judge_tie"],
+        "excluded_judge_silent": c["judge_silent"],
+        "agreement": a["agreement"], "agreement_ci_low": a["ci_low"], "agreement_ci_high": a["ci_high"],
+        "kappa": a["kappa"],
+        "score_gap": summary["score_gaps"],
+        "n_gaps_flagged": sum(g["flag"] for g in summary["score_gaps"].values()),
+        "random_fill": int(summary["queue"]["random_fill"]),
+        "synthetic": int(summary["queue"]["synthetic"]),
+        "n_disagreements": len(summary["disagreements"]),
+    }
+
+
+@dataclass(frozen=True)
+class AgreementEvidence:
+    """What the gate needs from one review queue's metrics."""
+
+    agreement: float
+    ci_low: float
+    ci_high: float
+    n_decided: int
+    random_fill: bool
+
+    def supports(self, minimum: float) -> tuple[bool, str]:
+        """Whether this is evidence of at least ``minimum`` agreement, and why (never from a hard fill)."""
+        if not self.random_fill:
+            return False, "a hard-fill queue is biased and is never evidence of overall agreement"
+        if self.n_decided == 0 or math.isnan(self.agreement):
+            return False, "no item that both the reviewers and the judge decided"
+        if self.agreement < minimum:
+            return False, f"agreement {self.agreement:.3f} is below the minimum {minimum:.3f}"
+        return True, f"agreement {self.agreement:.3f} (n={self.n_decided}) meets the minimum {minimum:.3f}"
+
+
+def agreement_evidence(metrics_path) -> AgreementEvidence:
+    """Read metrics/review/NAME.json into :class:`AgreementEvidence` (for the gate).
+
+    Raises:
+        MissingArtifact: the file does not exist (run ``dvc repro review``).
+    """
+    import json
+    from pathlib import Path
+
+    from assay.core.errors import MissingArtifact
+
+    p = Path(metrics_path)
+    if not p.exists():
+        raise MissingArtifact(f"{metrics_path}: not found (fix: export a review queue and run `dvc repro`)")
+    m = json.loads(p.read_text(encoding="utf-8"))
+
+    def num(key):
+        return math.nan if m.get(key) is None else float(m[key])
+
+    return AgreementEvidence(num("agreement"), num("agreement_ci_low"), num("agreement_ci_high"),
+                             int(m.get("n_decided") or 0), bool(m.get("random_fill")))

@@ -1,0 +1,147 @@
+"""One reviewer's review: validating it against the item and rubric, and the blind A/B mapping.
+
+Answers are stored under their source letters ``a`` and ``b``; a reviewer sees them as "Answer A"
+and "Answer B" in a per-item order fixed at queue creation (``swap``: the source's ``b`` is shown
+as A). A review arrives in shown letters and is converted back for results and export.
+
+A review of a judged pair is ``{"choice": "A"|"B"|"tie", "scores": {"A": {criterion: 1-5, ...},
+"B": {...}}, "correction": null|str, "note": null|str}``; a review of a single response has
+``choice`` null and scores for ``A`` only. Every criterion of the rubric must be scored, nothing
+else; an empty correction or note counts as none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from assay.queue.errors import QueueError
+from assay.queue.rubric import Rubric
+
+SHOWN = ("A", "B")
+CHOICES = ("A", "B", "tie")
+REVIEW_FIELDS = ("choice", "scores", "correction", "note")
+
+
+class ReviewInvalid(QueueError):
+    """A review body that does not fit the item or rubric; ``field`` names the bad field (HTTP 422)."""
+
+    status = 422
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        super().__init__(f"field '{field}': {message}")
+
+
+@dataclass(frozen=True)
+class Review:
+    """A validated review in shown letters."""
+
+    choice: str | None
+    scores: dict[str, dict[str, int]]
+    correction: str | None
+    note: str | None
+
+
+def letters(kind: str) -> tuple[str, ...]:
+    """The shown letters an item of ``kind`` has: A and B for a pair, A alone for a response."""
+    return SHOWN if kind == "pair" else ("A",)
+
+
+def to_source(letter: str | None, swap: bool) -> str | None:
+    """Shown letter (A, B, tie) to source letter (a, b, tie); ``None`` stays ``None``.
+
+    >>> to_source("A", True), to_source("B", False), to_source("tie", True)
+    ('b', 'b', 'tie')
+    """
+    if letter is None or letter == "tie":
+        return letter
+    source = letter.lower()
+    return {"a": "b", "b": "a"}[source] if swap else source
+
+
+def to_shown(source: str | None, swap: bool) -> str | None:
+    """Source letter (a, b, tie) to shown letter (A, B, tie); the inverse of :func:`to_source`."""
+    if source is None or source == "tie":
+        return source
+    letter = {"a": "b", "b": "a"}[source] if swap else source
+    return letter.upper()
+
+
+def _optional_text(body: dict, field: str) -> str | None:
+    value = body.get(field)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ReviewInvalid(field, f"expected text or null, got {type(value).__name__}")
+    return value.strip() or None
+
+
+def validate_review(body: object, kind: str, rubric: Rubric) -> Review:
+    """Check a review body against the item kind and the queue's rubric.
+
+    Raises:
+        ReviewInvalid: naming the first bad field (``choice``, ``scores.B.tone``, an unknown field ...).
+    """
+    if not isinstance(body, dict):
+        raise ReviewInvalid("body", "expected a JSON object")
+    unknown = sorted(set(body) - set(REVIEW_FIELDS))
+    if unknown:
+        raise ReviewInvalid(unknown[0], f"unknown field; a review has {', '.join(REVIEW_FIELDS)}")
+    shown = letters(kind)
+    choice = body.get("choice")
+    if kind == "pair":
+        if choice not in CHOICES:
+            raise ReviewInvalid("choice", f"{choice!r} is not one of A, B, tie")
+    elif choice is not None:
+        raise ReviewInvalid("choice", "a single response has no choice; send null")
+    scores = body.get("scores")
+    if not isinstance(scores, dict):
+        raise ReviewInvalid("scores", f"expected an object with {', '.join(shown)}")
+    extra = sorted(set(scores) - set(shown))
+    if extra:
+        raise ReviewInvalid(f"scores.{extra[0]}", f"this item has answers {', '.join(shown)} only")
+    lo, hi = rubric.spec.scale.min, rubric.spec.scale.max
+    clean: dict[str, dict[str, int]] = {}
+    for letter in shown:
+        given = scores.get(letter)
+        if not isinstance(given, dict):
+            raise ReviewInvalid(f"scores.{letter}", f"score every criterion: {', '.join(rubric.spec.names)}")
+        for name in sorted(set(given) - set(rubric.spec.names)):
+            raise ReviewInvalid(f"scores.{letter}.{name}", f"not a rubric criterion ({', '.join(rubric.spec.names)})")
+        clean[letter] = {}
+        for name in rubric.spec.names:
+            value = given.get(name)
+            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+                raise ReviewInvalid(f"scores.{letter}.{name}", f"{value!r} is not a whole number from {lo} to {hi}")
+            clean[letter][name] = value
+    return Review(choice, clean, _optional_text(body, "correction"), _optional_text(body, "note"))
+
+
+def shown_item(item_id: str, kind: str, swap: bool, payload: dict) -> dict:
+    """What a reviewer may see before saving: the question and the answers as A/B, nothing else.
+
+    No model names, no judge verdict, reason or scores, no human label, no source id.
+    """
+    answers = payload["answers"]
+    if kind == "pair":
+        shown = {"A": answers["b"] if swap else answers["a"], "B": answers["a"] if swap else answers["b"]}
+    else:
+        shown = {"A": answers["a"]}
+    return {"item_id": item_id, "kind": kind, "question": payload["question"],
+            "context": payload.get("context") or [], "answers": shown}
+
+
+def reveal(kind: str, swap: bool, payload: dict, choice: str | None) -> dict:
+    """What saving shows: which model wrote each shown answer, and what the judge said (in shown letters)."""
+    models = payload.get("models") or {}
+    judge = payload.get("judge") or {}
+    judge_scores = judge.get("scores") or {}
+    out_models = {to_shown(src, swap): models.get(src) for src in ("a", "b") if src in payload["answers"]}
+    verdict = to_shown(judge.get("verdict"), swap)
+    shown_scores = {to_shown(src, swap): sc for src, sc in judge_scores.items()}
+    agrees = None
+    if kind == "pair" and choice in ("A", "B") and verdict in ("A", "B"):
+        agrees = choice == verdict
+    return {"models": out_models,
+            "judge": {"verdict": verdict, "reason": judge.get("reason"), "scores": shown_scores or None},
+            "agrees_with_judge": agrees}

@@ -1,0 +1,123 @@
+"""Where queue items come from: a pipeline output (``calibration``, ``compare``) or a JSONL file.
+
+Every source becomes a list of :class:`SourceItem` copies; the queue stores those copies, so
+editing or deleting the source later changes nothing in the queue (seed 002).
+
+- ``calibration``: each labelled pair in ``data/pairs.jsonl`` with the judge's label from
+  ``reports/judge_dimensions.jsonl`` (written by the calibrate stage). The pairs carry no model
+  names, so the models are named by their place in the pairs file ("pairs.jsonl answer a"). The
+  human label is the annotators' final label.
+- ``compare``: each case's baseline and candidate replies from ``data/derived/runs/NAME.parquet``,
+  the models being the two version names of params ``compare``; the verdict is the pipeline's
+  rule-based pass/fail (a wins when only a passes; tie when both pass or both fail), so its
+  identity says ``rule``, not an LLM. A case that passes in one version only is a version flip.
+- a JSONL file of judged pairs, one :class:`~assay.queue.items.SourceItem` per line, or of
+  conversations ``{"id": ..., "messages": [...], "model": ...}``: each assistant turn becomes a
+  single-response item in its conversation (the turns before it are its context).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from assay.core.errors import InputError, Problem
+from assay.core.io import read_jsonl, sha256_file
+from assay.core.records import validate_rows
+from assay.queue.items import Conversation, JudgeOpinion, SourceItem
+
+PIPELINE_SOURCES = ("calibration", "compare")
+
+
+def _from_conversations(path: str, rows: list[tuple[int, dict]]) -> list[SourceItem]:
+    items = []
+    for line, conv in validate_rows(path, rows, Conversation):
+        for turn, message in enumerate(conv.messages):
+            if message.role != "assistant":
+                continue
+            before = conv.messages[:turn]
+            users = [m.content for m in before if m.role == "user"]
+            if not users:
+                raise InputError([Problem(path, line, f"messages.{turn}", "an assistant turn with no user turn before it",
+                                          "start the conversation with a user message")])
+            items.append(SourceItem(id=f"{conv.id}#{turn}", kind="response", question=users[-1],
+                                    answers={"a": message.content}, models={"a": conv.model or "dataset"},
+                                    context=before))
+    return items
+
+
+def from_jsonl(path: str | Path) -> list[SourceItem]:
+    """Items from a JSONL file of judged pairs or of conversations (decided by the first line).
+
+    Raises:
+        InputError: every bad line (field, value, fix), or an empty file.
+    """
+    rows = read_jsonl(path)
+    if not rows:
+        raise InputError([Problem(str(path), None, None, "no items", "write one item per line")])
+    if "messages" in rows[0][1]:
+        return _from_conversations(str(path), rows)
+    return [item for _, item in validate_rows(str(path), rows, SourceItem)]
+
+
+def from_calibration(root: Path) -> list[SourceItem]:
+    """Judged pairs from the calibrate stage's outputs (see the module docstring)."""
+    from assay.data.pairs import load_pairs
+
+    pairs = load_pairs(root / "data/pairs.jsonl")
+    path = root / "reports/judge_dimensions.jsonl"
+    if not path.exists():
+        raise InputError([Problem(str(path), None, None, "not found", "run `dvc repro calibrate` first")])
+    judged = {row["id"]: row.get("judge") for _, row in read_jsonl(path)}
+    return [SourceItem(id=p.id, question=p.case_question, answers={"a": p.a, "b": p.b},
+                       models={"a": "pairs.jsonl answer a", "b": "pairs.jsonl answer b"},
+                       judge=JudgeOpinion(verdict=judged.get(p.id), identity="params judge (calibrate stage)"),
+                       human=p.final) for p in pairs if p.id in judged]
+
+
+def from_compare(root: Path) -> list[SourceItem]:
+    """Baseline-versus-candidate pairs from the evaluate stage's run tables (see the module docstring)."""
+    import pandas as pd
+
+    from assay.core.io import read_yaml
+    from assay.data.cases import load_cases
+
+    section = (read_yaml(root / "params.yaml") or {}).get("compare") or {}
+    names = (section.get("baseline", "baseline"), section.get("candidate", "candidate"))
+    runs = []
+    for name in names:
+        path = root / f"data/derived/runs/{name}.parquet"
+        if not path.exists():
+            raise InputError([Problem(str(path), None, None, "not found", f"run `dvc repro evaluate@{name}` first")])
+        runs.append(pd.read_parquet(path, columns=["id", "reply", "passed"]).set_index("id"))
+    questions = {c.id: c.question for c in load_cases(root / "data/cases.jsonl")}
+    items = []
+    for case_id in sorted(set(runs[0].index) & set(runs[1].index)):
+        pa, pb = bool(runs[0].at[case_id, "passed"]), bool(runs[1].at[case_id, "passed"])
+        verdict = "tie" if pa == pb else ("a" if pa else "b")
+        items.append(SourceItem(id=case_id, question=questions.get(case_id, case_id),
+                                answers={"a": str(runs[0].at[case_id, "reply"]), "b": str(runs[1].at[case_id, "reply"])},
+                                models={"a": names[0], "b": names[1]},
+                                judge=JudgeOpinion(verdict=verdict, identity="rule: passed (evaluate stage)"),
+                                version_flip=pa != pb))
+    return items
+
+
+def load_source(source: str, root: str | Path = ".") -> tuple[list[SourceItem], str]:
+    """The items of ``source`` and a description naming its files and their SHA-256.
+
+    Raises:
+        InputError: an unknown source name that is not a file, a missing pipeline output, a bad line.
+    """
+    root = Path(root)
+    if source == "calibration":
+        files = ["data/pairs.jsonl", "reports/judge_dimensions.jsonl"]
+        items = from_calibration(root)
+    elif source == "compare":
+        items = from_compare(root)
+        files = ["data/cases.jsonl"]
+    elif Path(source).is_file():
+        return from_jsonl(source), f"{source} sha256:{sha256_file(source)}"
+    else:
+        raise InputError([Problem(source, None, None, "not a pipeline output or a file",
+                                  f"use one of {', '.join(PIPELINE_SOURCES)} or a JSONL path")])
+    return items, f"{source} (" + ", ".join(f"{f} sha256:{sha256_file(root / f)}" for f in files) + ")"

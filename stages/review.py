@@ -1,0 +1,39 @@
+"""DVC stage `review@NAME`: judge versus people on one committed review snapshot.
+
+Usage: ``python stages/review.py NAME``. Reads params ``review.snapshots`` (NAME must be listed)
+and data/reviews/NAME.jsonl; writes metrics/review/NAME.json (numbers only: n, agreement with its
+Wilson interval, kappa, score gaps with intervals and 0/1 flags, random_fill 0/1) and
+reports/review/NAME.md (the reading, the bias warning for a hard fill, every disagreement with both
+rationales, the snapshot's SHA-256).
+"""
+
+from __future__ import annotations
+
+import sys
+
+
+def main() -> None:
+    from assay.core.errors import InputError, Problem
+    from assay.artifacts.queue import ReviewMetrics
+    from assay.artifacts.registry import REVIEW
+    from assay.core.io import sha256_file, write_text
+    from assay.core.params import load_section
+    from assay.queue.report import report_markdown
+    from assay.queue.results import review_metrics, summarize
+    from assay.queue.snapshot import ReviewParams, read_snapshot
+
+    name = sys.argv[1]
+    params = load_section("review", ReviewParams)
+    if name not in params.snapshots:
+        raise InputError([Problem("params.yaml", None, "review.snapshots", f"{name!r} is not listed",
+                                  "add the snapshot name to review.snapshots")])
+    path = params.path(name)
+    summary = summarize(read_snapshot(path))
+    REVIEW.write(ReviewMetrics(**review_metrics(summary)), name=name)
+    write_text(f"reports/review/{name}.md", report_markdown(summary, {path: sha256_file(path)}))
+
+
+if __name__ == "__main__":
+    from assay.core.stage import run_stage
+
+    run_stage("review", main)

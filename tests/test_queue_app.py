@@ -1,0 +1,122 @@
+"""The JSON API as a client meets it: tokens and roles, 200/204/401/403/409/422, and blindness."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from starlette.testclient import TestClient
+
+from assay.queue.app import create_app
+from assay.queue.store import open_store
+from queue_helpers import MODEL_A, MODEL_B, body, make_queue
+
+
+@pytest.fixture
+def api(tmp_path):
+    store = open_store(str(tmp_path / "q.sqlite"))
+    make_queue(store, n=2)
+    make_queue(store, name="other", n=1)
+    tokens = {"ana": store.issue_token("reviewer", "q", "ana"), "bob": store.issue_token("reviewer", "q", "bob"),
+              "olga": store.issue_token("reviewer", "other", "olga"), "coord": store.issue_token("coordinator")}
+    client = TestClient(create_app(store))
+    yield client, {k: {"Authorization": f"Bearer {v}"} for k, v in tokens.items()}
+    store.engine.dispose()
+
+
+def blind(response, secrets=(MODEL_A, MODEL_B, "JUDGE-REASON", "verdict")) -> None:
+    """No model name and no judge output anywhere in what the server sent."""
+    sent = response.text + json.dumps(dict(response.headers))
+    for secret in secrets:
+        assert secret not in sent, secret
+
+
+def test_every_call_needs_a_valid_token(api):
+    client, auth = api
+    for method, path in (("GET", "/api/me"), ("POST", "/api/queues/q/next"), ("POST", "/api/items/x/review"),
+                         ("GET", "/api/queues"), ("GET", "/api/queues/q/results")):
+        assert client.request(method, path).status_code == 401
+        assert client.request(method, path, headers={"Authorization": "Bearer wrong"}).status_code == 401
+    assert client.get("/api/me", headers=auth["ana"]).json() == {"pseudonym": "ana", "queue": "q", "role": "reviewer"}
+
+
+def test_next_then_review_then_reveal(api):
+    client, auth = api
+    r = client.post("/api/queues/q/next", headers=auth["ana"])
+    assert r.status_code == 200
+    item = r.json()
+    assert set(item) >= {"item_id", "question", "answers", "rubric", "lease_expires"}
+    assert set(item["answers"]) == {"A", "B"}
+    assert [c["name"] for c in item["rubric"]] == ["correctness", "helpfulness", "tone", "format"]
+    blind(r)
+    saved = client.post(f"/api/items/{item['item_id']}/review", headers=auth["ana"], json=body("A", note="n"))
+    assert saved.status_code == 200
+    assert set(saved.json()["models"].values()) == {MODEL_A, MODEL_B}
+    assert saved.json()["judge"]["verdict"] in ("A", "B")
+    again = client.post(f"/api/items/{item['item_id']}/review", headers=auth["ana"], json=body("B"))
+    assert again.status_code == 409
+
+
+def test_a_reviewer_cannot_write_another_reviewers_leased_item(api):
+    client, auth = api
+    item = client.post("/api/queues/q/next", headers=auth["ana"]).json()
+    other = client.post("/api/queues/q/next", headers=auth["bob"]).json()
+    assert other["item_id"] != item["item_id"]
+    stolen = client.post(f"/api/items/{item['item_id']}/review", headers=auth["bob"], json=body())
+    assert stolen.status_code == 409
+    blind(stolen)
+    assert client.post("/api/queues/q/next", headers=auth["olga"]).status_code == 403  # another queue's reviewer
+    assert client.post(f"/api/items/{item['item_id']}/review", headers=auth["olga"], json=body()).status_code == 404
+
+
+def test_nothing_left_is_204(api):
+    client, auth = api
+    for _ in range(2):
+        item = client.post("/api/queues/q/next", headers=auth["ana"]).json()
+        assert client.post(f"/api/items/{item['item_id']}/review", headers=auth["ana"], json=body()).status_code == 200
+    r = client.post("/api/queues/q/next", headers=auth["ana"])
+    assert r.status_code == 204 and r.content == b""
+
+
+@pytest.mark.parametrize("bad,field", [
+    ({"choice": "maybe", "scores": {}}, "choice"),
+    ({"choice": "A", "scores": {"A": {"correctness": 0}}}, "scores.A.correctness"),
+    ({"choice": "A", "scores": "high"}, "scores"),
+    ({**body(), "verdict": "A"}, "verdict"),
+])
+def test_bad_input_is_422_naming_the_field(api, bad, field):
+    client, auth = api
+    item = client.post("/api/queues/q/next", headers=auth["ana"]).json()
+    r = client.post(f"/api/items/{item['item_id']}/review", headers=auth["ana"], json=bad)
+    assert r.status_code == 422 and r.json()["field"] == field
+    assert field in r.json()["error"]
+
+
+def test_not_json_is_422(api):
+    client, auth = api
+    item = client.post("/api/queues/q/next", headers=auth["ana"]).json()
+    r = client.post(f"/api/items/{item['item_id']}/review", headers=auth["ana"], content=b"{not json")
+    assert r.status_code == 422 and r.json()["field"] == "body"
+
+
+def test_only_the_coordinator_sees_results(api):
+    client, auth = api
+    assert client.get("/api/queues/q/results", headers=auth["ana"]).status_code == 403
+    assert client.get("/api/queues", headers=auth["ana"]).status_code == 403
+    assert client.post("/api/queues/q/next", headers=auth["coord"]).status_code == 403
+    queues = client.get("/api/queues", headers=auth["coord"]).json()["queues"]
+    assert {q["name"] for q in queues} == {"q", "other"}
+    results = client.get("/api/queues/q/results", headers=auth["coord"])
+    assert results.status_code == 200 and results.json()["queue"]["random_fill"] is True
+    assert client.get("/api/queues/nope/results", headers=auth["coord"]).status_code == 404
+
+
+def test_page_holds_no_data_and_forbids_inline_script(api):
+    client, _ = api
+    page = client.get("/")
+    assert page.status_code == 200 and "Answer A" in page.text
+    blind(page, (MODEL_A, MODEL_B, "JUDGE-REASON"))  # the page says "Judge's verdict:" as a label only
+    csp = page.headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+    script = client.get("/app.js").text
+    assert "innerHTML" not in script and "textContent" in script
