@@ -103,11 +103,47 @@ def parse_measures(text: str | list[str] | tuple[str, ...]) -> list[Measure]:
     return out
 
 
+def codes(*columns: pd.Series) -> tuple[list[np.ndarray], np.ndarray]:
+    """Integer codes of string columns over their sorted union of values (code point order, as strcmp).
+
+    Categorical columns reuse their codes; others are factorized by hashing. Only the distinct values
+    are sorted, which is what makes this fast on a million rows.
+    """
+    parts = []
+    for col in columns:
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            parts.append((col.cat.codes.to_numpy(dtype=np.int64), np.asarray(col.cat.categories, dtype=object)))
+        else:
+            c, u = pd.factorize(col)
+            parts.append((c.astype(np.int64), np.asarray(u, dtype=object)))
+    every = np.concatenate([u for _, u in parts]) if parts else np.zeros(0, dtype=object)
+    uniques = np.unique(every.astype(str)) if every.size else np.zeros(0, dtype=str)
+    return [np.searchsorted(uniques, u.astype(str))[c] if c.size else c for c, u in parts], uniques
+
+
+def rank_order(q: np.ndarray, score: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """Positions sorted by query code, then score descending, then docno code descending.
+
+    Packs the three keys into one int64 and sorts once when they fit in 63 bits (about 2.5 times
+    faster than ``np.lexsort`` on a million rows, measured in benchmarks/bench_ir.py); otherwise
+    falls back to ``np.lexsort``.
+    """
+    if q.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    _, srank = np.unique(-score, return_inverse=True)
+    widths = [max(int(x.max()), 1).bit_length() for x in (q, srank, d)]
+    if sum(widths) > 63:
+        return np.lexsort((-d, -score, q))
+    key = (q.astype(np.int64) << (widths[1] + widths[2])) | (srank.astype(np.int64).ravel() << widths[2]) \
+        | (int(d.max()) - d.astype(np.int64))
+    return np.argsort(key, kind="stable")
+
+
 def order(table: pd.DataFrame) -> np.ndarray:
     """Row positions of a run table in trec_eval order: qid, then score descending, then docno descending."""
-    q = pd.factorize(table["qid"], sort=True)[0]
-    d = pd.factorize(table["docno"], sort=True)[0]
-    return np.lexsort((-d, -table["score"].to_numpy(dtype=float), q))
+    (q,), _ = codes(table["qid"])
+    (d,), _ = codes(table["docno"])
+    return rank_order(q, table["score"].to_numpy(dtype=float), d)
 
 
 @dataclass(frozen=True)
@@ -197,19 +233,19 @@ def evaluate(qrels: Qrels, run: Run, measures: list[Measure] | str = DEFAULT_MEA
     if isinstance(measures, str) or (measures and isinstance(measures[0], str)):
         measures = parse_measures(measures)
     qt, rt = qrels.table, run.table
-    qids, q_all = pd.factorize(pd.concat([qt["qid"], rt["qid"]], ignore_index=True), sort=True)
-    docs, _ = pd.factorize(pd.concat([qt["docno"], rt["docno"]], ignore_index=True), sort=True)
-    nq, nd, nj = len(q_all), int(docs.max()) + 1 if docs.size else 1, len(qt)
-    jq, jd, grade = qids[:nj], docs[:nj].astype(np.int64), qt["grade"].to_numpy(dtype=np.int64)
+    (jq, rq), q_all = codes(qt["qid"], rt["qid"])
+    (jd, rd), d_all = codes(qt["docno"], rt["docno"])
+    nq, nd = len(q_all), max(len(d_all), 1)
+    grade = qt["grade"].to_numpy(dtype=np.int64)
     judged = np.zeros(nq, dtype=bool)
     judged[jq] = True
     in_run = np.zeros(nq, dtype=bool)
-    in_run[qids[nj:]] = True
+    in_run[rq] = True
 
-    rq, rd, score = qids[nj:], docs[nj:].astype(np.int64), rt["score"].to_numpy(dtype=float)
+    score = rt["score"].to_numpy(dtype=float)
     keep = judged[rq]
     rq, rd, score = rq[keep], rd[keep], score[keep]
-    ranked = np.lexsort((-rd, -score, rq))
+    ranked = rank_order(rq, score, rd)
     rq, rd = rq[ranked], rd[ranked]
     pos = _group_positions(rq)
 
