@@ -8,7 +8,8 @@ from pathlib import Path
 
 import yaml
 
-from assay.artifacts.registry import GATE, METRICS, PROVENANCE, RAG, REVIEW, TRAINING, provenance_stage
+from assay.artifacts.registry import (GATE, METRICS, MODE_COMPARISON, PROVENANCE, RAG, RETRIEVAL_MODE, REVIEW, TRAINING,
+                                      provenance_stage)
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "assay"
@@ -91,4 +92,5 @@ def test_dvc_yaml_declares_every_registered_metrics_and_provenance_file():
     metrics_declared = {p for p in declared if p.startswith("metrics/")}
     registered = {p for p in expected if p.startswith("metrics/")} | {TRAINING.relpath()}
     registered |= {REVIEW.relpath(name=n) for n in params["review"]["snapshots"]}
+    registered |= {RETRIEVAL_MODE.relpath(mode=m) for m in params["relevance"]["modes"]} | {MODE_COMPARISON.relpath()}
     assert metrics_declared - registered == set(), "a metrics file in dvc.yaml has no typed home in the registry"

@@ -14,6 +14,7 @@ from assay.artifacts.estimate import Estimate
 from assay.artifacts.judge import AgreementMetrics, BiasMetrics, CalibrationMetrics, SensitivityMetrics
 from assay.artifacts.provenance import Provenance
 from assay.artifacts.queue import ReviewMetrics, TrainingMetrics
+from assay.artifacts.relevance import ModeComparison, ModeMetrics
 from assay.artifacts.rag import CompareMetrics, RagMetrics, SideMetrics
 from assay.artifacts.release import GateMetrics
 
@@ -30,6 +31,8 @@ COMPARE = Artifact("metrics/compare.json", CompareMetrics, "compare")
 GATE = Artifact("metrics/gate.json", GateMetrics, "gate")
 REVIEW = Artifact("metrics/review/{name}.json", ReviewMetrics, "review@{name}")
 TRAINING = Artifact("metrics/training.json", TrainingMetrics, "training")
+RETRIEVAL_MODE = Artifact("metrics/relevance/{mode}.json", ModeMetrics, "score_retrieval")
+MODE_COMPARISON = Artifact("metrics/relevance/comparison.json", ModeComparison, "score_retrieval")
 
 #: Every metrics file except the gate's own, in pipeline order (the gate reads these).
 METRICS: tuple[Artifact, ...] = (PLAN, DATASET, SPLIT, LEAKAGE, AGREEMENT, BIAS, CALIBRATION, SENSITIVITY, RAG, COMPARE)

@@ -22,10 +22,8 @@ inverted index would score). It ranks questions by work done; it is not a measur
 
 from __future__ import annotations
 
-import importlib
 import json
 import math
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,19 +32,16 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from assay.data.corpus import Document
 from assay.data.cases import CaseRecord
-from assay.core.errors import AssayError, InputError, Problem
+from assay.core.errors import InputError, Problem
 from assay.core.io import read_jsonl
 from assay.core.records import validate_rows
+from assay.core.plugins import PluginError, load_callable
 from assay.rag.retrieval import Chunking, Hit, LexicalIndex, chunk_corpus
 
 LATENCY_BASE_MS = 20.0
 LATENCY_PER_CHUNK_MS = 0.05
 
 ABSTAIN_REPLY = {"answer": "", "citations": [], "abstained": True}
-
-
-class PluginError(AssayError):
-    """A plug-in system cannot be loaded or misbehaved (bad import, wrong return type, an exception)."""
 
 
 def reply_text(reply: Mapping) -> str:
@@ -214,32 +209,6 @@ class AnswersFileSystem:
             raise InputError(problems)
         return [SystemOutput(c.id, self.rows[c.id][1].reply(), tuple(self.rows[c.id][1].retrieved),
                              self.rows[c.id][1].latency_ms) for c in cases]
-
-
-def load_callable(spec: str, param: str) -> Callable:
-    """Import ``"module:function"``; the working directory is put on ``sys.path`` first.
-
-    Raises:
-        PluginError: the spec is malformed, the module does not import, the name is missing or is
-            not callable. The message names ``param`` and the fix.
-    """
-    fix = "(fix: set it to 'package.module:function' for a module importable from the repository root or PYTHONPATH)"
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise PluginError(f"{param}: {spec!r} is not of the form 'module:function' {fix}")
-    if "" not in sys.path and str(Path.cwd()) not in sys.path:
-        sys.path.insert(0, str(Path.cwd()))
-    try:
-        module = importlib.import_module(module_name)
-    except Exception as error:  # any import-time failure of user code is reported the same way
-        raise PluginError(f"{param}: module {module_name!r} could not be imported "
-                          f"({type(error).__name__}: {error}) {fix}") from error
-    fn = getattr(module, attr, None)
-    if fn is None:
-        raise PluginError(f"{param}: module {module_name!r} has no attribute {attr!r} {fix}")
-    if not callable(fn):
-        raise PluginError(f"{param}: {spec!r} is a {type(fn).__name__}, not a function {fix}")
-    return fn
 
 
 class CallableSystem:

@@ -1,0 +1,93 @@
+"""Speed of IR evaluation and of the five retrieval modes (run by hand, not by pytest).
+
+    .venv/bin/python benchmarks/bench_ir.py
+
+1. IR measures (R@10, nDCG@10, RR@10, P@10, AP) over 10,000 queries x 100 ranked documents, written
+   as TREC files under benchmarks/out/, evaluated by assay and by pytrec_eval in the same run on the
+   same files. Both sides are timed from the files (assay: read_qrels + read_run + evaluate;
+   pytrec_eval: its own parse_qrel/parse_run + RelevanceEvaluator.evaluate) and evaluation alone;
+   the ratio must be >= 1 (assay at least as fast). RR@10 has no pytrec_eval name, so pytrec_eval
+   computes recip_rank on the full ranking (slightly less work than a cut); the values of the other
+   measures are checked to agree to 1e-12.
+2. All five modes over the 330-document demo (modelled latency off: wall clock), target < 30 s.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+OUT = Path(__file__).resolve().parent / "out"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def write_files(n_queries: int = 10_000, depth: int = 100, seed: int = 0) -> tuple[Path, Path]:
+    """Seeded qrels (about 20 judgments per query, grades -1..3) and a run with ties, as TREC files."""
+    rng = np.random.default_rng(seed)
+    OUT.mkdir(exist_ok=True)
+    qrels, run = OUT / "bench.qrels", OUT / "bench.trec"
+    q_lines, r_lines = [], []
+    for q in range(n_queries):
+        docs = rng.choice(1000, size=depth, replace=False)
+        judged = rng.choice(docs[:40], size=20, replace=False)
+        grades = rng.choice([-1, 0, 0, 1, 2, 3], size=20)
+        q_lines += [f"q{q} 0 d{d} {g}\n" for d, g in zip(judged, grades)]
+        scores = np.round(rng.random(depth) * 20) / 2  # 41 distinct scores: many ties
+        r_lines += [f"q{q} Q0 d{d} {i + 1} {s} bench\n" for i, (d, s) in enumerate(zip(docs, scores))]
+    qrels.write_text("".join(q_lines))
+    run.write_text("".join(r_lines))
+    return qrels, run
+
+
+def bench_measures() -> None:
+    import pytrec_eval
+
+    from assay.relevance.measures import evaluate
+    from assay.relevance.trec import read_qrels, read_run
+
+    qrels_path, run_path = write_files()
+    t0 = time.perf_counter()
+    qrels, run = read_qrels(qrels_path), read_run(run_path)
+    t1 = time.perf_counter()
+    ours = evaluate(qrels, run, "R@10,nDCG@10,RR@10,P@10,AP")
+    t2 = time.perf_counter()
+    with open(qrels_path) as fq, open(run_path) as fr:
+        tq, tr = pytrec_eval.parse_qrel(fq), pytrec_eval.parse_run(fr)
+    t3 = time.perf_counter()
+    evaluator = pytrec_eval.RelevanceEvaluator(tq, {"recall_10", "ndcg_cut_10", "recip_rank", "P_10", "map"})
+    theirs = evaluator.evaluate(tr)
+    t4 = time.perf_counter()
+    worst = max(abs(ours.per_query.loc[q, m] - v[n]) for q, v in theirs.items()
+                for m, n in (("R@10", "recall_10"), ("nDCG@10", "ndcg_cut_10"), ("P@10", "P_10"), ("AP", "map")))
+    ours_total, theirs_total = t2 - t0, t4 - t2
+    print(f"IR measures, 10,000 queries x 100 documents ({len(run.table):,} run lines):")
+    print(f"  assay        read {t1 - t0:6.2f} s  evaluate {t2 - t1:6.2f} s  total {ours_total:6.2f} s")
+    print(f"  pytrec_eval  read {t3 - t2:6.2f} s  evaluate {t4 - t3:6.2f} s  total {theirs_total:6.2f} s")
+    print(f"  speed ratio (pytrec_eval / assay): total {theirs_total / ours_total:.2f}x, "
+          f"evaluate only {(t4 - t3) / (t2 - t1):.2f}x; max |diff| {worst:.1e}")
+
+
+def bench_modes() -> None:
+    from assay.relevance.modes.runner import run_mode
+    from assay.relevance.params import RelevanceParams
+    from assay.relevance.study import load_documents, load_queries
+
+    params = RelevanceParams(latency="measured")
+    docs = load_documents(str(ROOT / params.corpus))
+    queries = load_queries(str(ROOT / params.queries))
+    start = time.perf_counter()
+    print(f"Five modes over the demo ({len(docs)} documents, {len(queries)} queries, wall-clock latency):")
+    for mode in params.modes:
+        t = time.perf_counter()
+        out = run_mode(mode, params, docs, queries)
+        lat = np.array(list(out.latency_ms.values()))
+        print(f"  {mode:<9} {time.perf_counter() - t:6.2f} s (fit + search)  per query p50 {np.median(lat):6.2f} ms  "
+              f"p95 {np.percentile(lat, 95):6.2f} ms")
+    print(f"  all five modes: {time.perf_counter() - start:.2f} s (target < 30 s)")
+
+
+if __name__ == "__main__":
+    bench_measures()
+    bench_modes()

@@ -1,0 +1,53 @@
+"""Intervals for the per-mode figures.
+
+* Mean of a per-query measure: Student t interval over queries (``scipy.stats.t``); its coverage
+  is checked by simulation in the tests. nan bounds with fewer than two queries; a constant sample
+  gives a zero-width interval.
+* A proportion (citation accuracy, stale rate, abstention): Wilson score interval (statsmodels);
+  (nan, nan) for an empty denominator.
+* The p95 latency: the distribution-free order-statistic interval for a quantile
+  (``scipy.stats.quantile_test(...).confidence_interval``); a bound the sample is too small to
+  give is nan (with 86 queries the upper bound of a 95th percentile is the sample maximum or nan).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def mean_interval(values, level: float = 0.95) -> tuple[float, float, float]:
+    """``(mean, low, high)``: the t interval for the mean; nan where undefined (see module docstring)."""
+    from scipy import stats
+
+    x = np.asarray(values, dtype=float)
+    if x.size == 0:
+        return (math.nan, math.nan, math.nan)
+    mean = float(x.mean())
+    if x.size < 2:
+        return (mean, math.nan, math.nan)
+    half = float(stats.t.ppf(0.5 + level / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
+    return (mean, mean - half, mean + half)
+
+
+def proportion_interval(hits: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval for ``hits / n``; (nan, nan) when ``n`` is 0."""
+    if n == 0:
+        return (math.nan, math.nan)
+    from statsmodels.stats.proportion import proportion_confint
+
+    low, high = proportion_confint(hits, n, alpha=1 - level, method="wilson")
+    return (float(low), float(high))
+
+
+def quantile_interval(values, q: float = 0.95, level: float = 0.95) -> tuple[float, float, float]:
+    """``(quantile, low, high)``: numpy's linear-interpolated quantile and the order-statistic interval."""
+    x = np.asarray(values, dtype=float)
+    if x.size == 0:
+        return (math.nan, math.nan, math.nan)
+    from scipy import stats
+
+    ci = stats.quantile_test(x, q=float(np.quantile(x, q)), p=q).confidence_interval(confidence_level=level)
+    low, high = float(ci.low), float(ci.high)
+    return (float(np.quantile(x, q)), low if math.isfinite(low) else math.nan, high if math.isfinite(high) else math.nan)

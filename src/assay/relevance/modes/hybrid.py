@@ -1,0 +1,54 @@
+"""Hybrid mode: reciprocal rank fusion (RRF) of the lexical and semantic rankings.
+
+``score(d) = sum over the two rankings of 1 / (k + rank(d))`` with 1-based ranks in trec_eval order
+(score descending, then document id descending) over each ranking's first ``depth`` documents; a
+document outside a ranking's first ``depth`` gets nothing from it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from assay.relevance.modes.lexical import Lexical
+from assay.relevance.modes.semantic import Semantic
+from assay.relevance.params import RelevanceParams
+
+
+def ranks(scores: np.ndarray, ids_desc: np.ndarray, depth: int) -> np.ndarray:
+    """1-based rank of each document (``inf`` beyond ``depth`` or with a score <= 0).
+
+    ``ids_desc`` holds each document's position in descending document-id order, the tie-break.
+    """
+    order = np.lexsort((ids_desc, -scores))
+    out = np.full(scores.size, np.inf)
+    top = order[:depth]
+    out[top] = np.arange(1, top.size + 1)
+    out[scores <= 0] = np.inf
+    return out
+
+
+def rrf(rank_lists: list[np.ndarray], k: int) -> np.ndarray:
+    """Reciprocal rank fusion of rank arrays (``inf`` contributes 0)."""
+    return sum(np.where(np.isfinite(r), 1.0 / (k + r), 0.0) for r in rank_lists)
+
+
+class Hybrid:
+    """RRF of :class:`Lexical` and :class:`Semantic`."""
+
+    def __init__(self, params: RelevanceParams):
+        self.params = params
+        self.lexical, self.semantic = Lexical(params.lexical), Semantic(params.semantic)
+        self.label = f"RRF(k={params.hybrid.k}) of BM25 and {self.semantic.label}"
+
+    def fit(self, texts: list[str], ids: list[str]) -> Hybrid:
+        self.lexical.fit(texts)
+        self.semantic.fit(texts)
+        self.ids_desc = np.argsort(np.argsort(np.asarray(ids, dtype=object))[::-1])
+        return self
+
+    def search(self, query: str) -> tuple[np.ndarray, set[int]]:
+        """RRF score of every document; no heuristic documents."""
+        lex, _ = self.lexical.search(query)
+        sem, _ = self.semantic.search(query)
+        depth = self.params.depth
+        return rrf([ranks(lex, self.ids_desc, depth), ranks(sem, self.ids_desc, depth)], self.params.hybrid.k), set()

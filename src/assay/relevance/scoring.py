@@ -1,0 +1,152 @@
+"""Scoring the modes of one study: the metrics file of each mode, the comparison and the report rows.
+
+IR measures are computed over the answerable queries (task other than ``abstain``): an abstain
+query has no relevant document, so trec_eval would score it 0 on every measure and the mean would
+mix two questions. Abstain queries are scored by abstention quality instead.
+
+Every metrics key is spelled here and only here. Thresholds are the seven pre-registered in seed
+003; each is reported with its value, interval and a 0/1 pass, and ``synthetic_qrels`` is 1 while
+the qrels file is the generator's, so nothing here is evidence of retrieval quality.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from assay.relevance.answers import answer_rates, answer_table
+from assay.relevance.comparison import paired_tests
+from assay.relevance.intervals import mean_interval, proportion_interval, quantile_interval
+from assay.relevance.manifest import check_same
+from assay.relevance.measures import MISSING_QUERIES_NOTE, evaluate
+from assay.relevance.params import RelevanceParams
+from assay.relevance.study import StudyDocument, StudyQuery
+from assay.relevance.trec import Qrels, Run
+
+# seed 003's pre-registered thresholds: key -> (source figure, threshold, direction)
+THRESHOLDS = {
+    "recall_at_10": ("R@10", 0.80, ">="),
+    "ndcg_at_10": ("nDCG@10", 0.70, ">="),
+    "mrr_at_10": ("RR@10", 0.70, ">="),
+    "citation_provenance_accuracy": ("citation_provenance_accuracy", 0.95, ">="),
+    "stale_answer_rate_max": ("stale_answer_rate", 0.02, "<="),
+    "abstention_quality": ("abstention_quality", 0.90, ">="),
+    "p95_latency_ms": ("p95_latency_ms", 1500.0, "<="),
+}
+
+
+@dataclass(frozen=True)
+class ModeInput:
+    """What the retrieve stage left for one mode: its run and its side file (latency, heuristic, manifest)."""
+
+    run: Run
+    side: dict
+
+
+def _interval(value: float, low: float, high: float, n: int) -> dict:
+    return {"value": value, "low": low, "high": high, "n": n}
+
+
+def mode_scores(name: str, mode: ModeInput, qrels: Qrels, documents: list[StudyDocument],
+                queries: list[StudyQuery], params: RelevanceParams, synthetic: bool) -> tuple[dict, pd.DataFrame]:
+    """The numbers-only metrics of one mode and its per-query table."""
+    answerable = {q.query_id for q in queries if q.task != "abstain"}
+    judged = Qrels(qrels.table[qrels.table["qid"].isin(answerable)].reset_index(drop=True), qrels.path)
+    ev = evaluate(judged, mode.run, params.measures, params.relevance_level, complete=True)
+    answers = answer_table(mode.run, mode.side["heuristic"], documents, queries, params.min_support)
+    rates = answer_rates(answers)
+    latency = pd.Series(mode.side["latency_ms"]).sort_index()
+
+    figures = {}
+    measures = {}
+    for m in ev.per_query.columns:
+        mean, low, high = mean_interval(ev.per_query[m], params.level)
+        measures[m] = _interval(mean, low, high, len(ev.per_query))
+        figures[m] = measures[m]
+    answer_figs = {}
+    for key, rate in rates.items():
+        low, high = proportion_interval(rate.hits, rate.n, params.level)
+        answer_figs[key] = _interval(rate.value, low, high, rate.n)
+        figures[key] = answer_figs[key]
+    p95, low, high = quantile_interval(latency.to_numpy(), 0.95, params.level)
+    figures["p95_latency_ms"] = _interval(p95, low, high, len(latency))
+    thresholds = {}
+    for key, (source, bound, direction) in THRESHOLDS.items():
+        value = figures[source]["value"]
+        ok = value == value and (value >= bound if direction == ">=" else value <= bound)
+        thresholds[key] = {"threshold": bound, "value": value, "low": figures[source]["low"],
+                           "high": figures[source]["high"], "pass": int(ok)}
+    metrics = {"queries": {"scored": len(ev.per_query), "missing_from_run": len(ev.missing_from_run),
+                           "total": len(queries)},
+               "measures": measures, "answers": answer_figs,
+               "latency_ms": {**figures["p95_latency_ms"], "modelled": int(mode.side["latency_kind"] == "modelled")},
+               "thresholds": thresholds, "thresholds_met": sum(t["pass"] for t in thresholds.values()),
+               "synthetic_qrels": int(synthetic), "level": params.level}
+    table = answers.merge(ev.per_query, left_on="query_id", right_index=True, how="left")
+    table["latency_ms"] = table["query_id"].map(latency)
+    table.insert(0, "mode", name)
+    return metrics, table
+
+
+def score_modes(modes: dict[str, ModeInput], qrels: Qrels, documents: list[StudyDocument],
+                queries: list[StudyQuery], params: RelevanceParams, synthetic: bool) -> dict:
+    """Every mode's metrics, the per-query table, the paired comparison and the shared manifest.
+
+    Raises:
+        ManifestMismatch: the modes did not all run on the same corpus, queries, params and runtime.
+    """
+    manifest = check_same({name: m.side["manifest"] for name, m in modes.items()})
+    metrics, tables = {}, []
+    for name in sorted(modes):
+        metrics[name], table = mode_scores(name, modes[name], qrels, documents, queries, params, synthetic)
+        tables.append(table)
+    per_query = pd.concat(tables, ignore_index=True).sort_values(["mode", "query_id"], kind="stable")
+    by_mode = {name: t.set_index("query_id")[params.measures].dropna()
+               for name, t in per_query.groupby("mode", sort=True)}
+    tests = paired_tests(by_mode, params.measures)
+    return {"metrics": metrics, "per_query": per_query, "comparison": tests, "manifest": manifest,
+            "labels": {name: m.side["label"] for name, m in modes.items()},
+            "heuristic": {name: {q: d for q, d in m.side["heuristic"].items() if d} for name, m in modes.items()},
+            "note": MISSING_QUERIES_NOTE}
+
+
+def comparison_metrics(tests: list[dict]) -> dict:
+    """Numbers-only view of the paired tests: ``{measure: {"a_vs_b": {mean_diff, p, p_holm, reject}}}``."""
+    out: dict = {}
+    for r in tests:
+        out.setdefault(r["measure"], {})[f"{r['a']}_vs_{r['b']}"] = {
+            "mean_diff": r["mean_diff"], "p": r["p"], "p_holm": r["p_holm"], "reject": int(r["reject"]), "n": r["n"]}
+    return out
+
+
+def _fmt(x, spec: str = ".3f") -> str:
+    return "n/a" if x is None or x != x else format(x, spec)
+
+
+def summary_markdown(result: dict, params: RelevanceParams, synthetic: bool) -> str:
+    """A one-page summary: each mode's figures with intervals against the seven thresholds."""
+    lines = ["# Retrieval modes", ""]
+    if synthetic:
+        lines += ["**Synthetic qrels**: the judgments come from the demo generator, not from the human study. "
+                  "No figure here is evidence of retrieval quality; the M2 verdict needs frozen human qrels.", ""]
+    lines += [f"Intervals: {params.level:.0%}; measure means use a t interval over queries, rates a Wilson "
+              "interval, p95 latency the order-statistic interval. IR measures cover answerable queries; "
+              + result["note"], ""]
+    head = "| mode | " + " | ".join(THRESHOLDS) + " | met |"
+    lines += [head, "|" + "---|" * (len(THRESHOLDS) + 2)]
+    for name, m in sorted(result["metrics"].items()):
+        cells = [f"{_fmt(t['value'])} [{_fmt(t['low'])}, {_fmt(t['high'])}] {'pass' if t['pass'] else 'FAIL'}"
+                 for t in m["thresholds"].values()]
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {m['thresholds_met']}/{len(THRESHOLDS)} |")
+    lines += ["", "Thresholds (pre-registered, seed 003): " + ", ".join(f"{k} {d} {v}" for k, (_, v, d) in THRESHOLDS.items()),
+              "", "## Modes", ""]
+    lines += [f"- {name}: {label}" for name, label in sorted(result["labels"].items())]
+    latency_kind = next(iter(result["metrics"].values()))["latency_ms"]["modelled"] if result["metrics"] else 1
+    lines += ["", "Latency is " + ("modelled (deterministic cost model, see assay.relevance.modes.runner)"
+                                   if latency_kind else "measured wall clock") + ".",
+              "", "## Paired comparisons (t test, Holm-adjusted within each measure)", "",
+              "| measure | a | b | n | mean a-b | p | p Holm |", "|---|---|---|---|---|---|---|"]
+    lines += [f"| {r['measure']} | {r['a']} | {r['b']} | {r['n']} | {_fmt(r['mean_diff'])} | {_fmt(r['p'], '.2g')} | "
+              f"{_fmt(r['p_holm'], '.2g')} |" for r in result["comparison"]]
+    return "\n".join(lines) + "\n"

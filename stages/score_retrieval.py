@@ -1,0 +1,59 @@
+"""Stage score_retrieval: IR measures, answer rates, latency and paired comparisons of every mode.
+
+Reads params ``relevance``, the qrels, the study corpus and queries, and each mode's run and side
+file; refuses modes whose runtime manifests differ. Writes ``metrics/relevance/<mode>.json`` and
+``metrics/relevance/comparison.json`` (numbers only), ``reports/relevance/`` (per-query table,
+provenance, summary) and one plot table per measure under ``reports/relevance/plots/``.
+"""
+
+from __future__ import annotations
+
+OUT = "reports/relevance"
+
+
+def main() -> None:
+    import json
+
+    from assay.artifacts.registry import MODE_COMPARISON, RETRIEVAL_MODE
+    from assay.artifacts.relevance import ModeComparison, ModeMetrics
+    from assay.core.io import sha256_file, write_csv, write_json, write_text
+    from assay.core.params import load_section
+    from assay.core.provenance import provenance
+    from assay.relevance.params import RelevanceParams
+    from assay.relevance.scoring import ModeInput, comparison_metrics, score_modes, summary_markdown
+    from assay.relevance.study import load_documents, load_queries
+    from assay.relevance.trec import read_qrels, read_run
+
+    params = load_section("relevance", RelevanceParams)
+    documents, queries = load_documents(params.corpus), load_queries(params.queries)
+    qrels = read_qrels(params.qrels)
+    synthetic = "synthetic" in params.qrels.lower()
+    modes = {}
+    for mode in params.modes:
+        base = f"data/derived/relevance/runs/{mode}"
+        with open(f"{base}.json", encoding="utf-8") as fh:
+            modes[mode] = ModeInput(read_run(f"{base}.trec"), json.load(fh))
+    result = score_modes(modes, qrels, documents, queries, params, synthetic)
+    for mode, metrics in result["metrics"].items():
+        RETRIEVAL_MODE.write(ModeMetrics(**metrics), mode=mode)
+    MODE_COMPARISON.write(ModeComparison(by_measure=comparison_metrics(result["comparison"])))
+    table = result["per_query"]
+    write_csv(f"{OUT}/per_query.csv", tuple(table.columns),
+              table.astype(object).where(table.notna(), "").itertuples(index=False, name=None))
+    write_json(f"{OUT}/provenance.json",
+               {**provenance(qrels=sha256_file(params.qrels), corpus=result["manifest"]["corpus_sha256"],
+                             queries=result["manifest"]["queries_sha256"]),
+                "manifest": result["manifest"], "labels": result["labels"], "heuristic_candidates": result["heuristic"],
+                "synthetic_qrels": synthetic, "qrels": params.qrels, "missing_query_semantics": result["note"],
+                "comparison": result["comparison"]})
+    write_text(f"{OUT}/summary.md", summary_markdown(result, params, synthetic))
+    for measure in params.measures:
+        slug = measure.replace("@", "_at_")
+        write_csv(f"{OUT}/plots/{slug}.csv", ("mode", measure),
+                  [(mode, round(m["measures"][measure]["value"], 6)) for mode, m in sorted(result["metrics"].items())])
+
+
+if __name__ == "__main__":
+    from assay.core.stage import run_stage
+
+    run_stage("score_retrieval", main)
