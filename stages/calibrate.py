@@ -1,6 +1,8 @@
 """DVC stage `calibrate`: the configured judge against the final human labels.
 
-Reads params ``judge.*`` (every key of the section) and only the prompt file of the version in use.
+Reads params ``judge.prompt_version``, ``judge.prompts_dir``, ``judge.pairs``, ``judge.swap`` and the
+usability and bootstrap settings, only the prompt file of the version in use, and the judge's stored
+replies (data/derived/judge/, written by the `judge` stage): it asks no judge, so it needs no key.
 Writes metrics/calibration.json (scalars and nested dicts: totals, slices, error shape, usability,
 provenance), reports/calibration.md (readable summary with the usability reasons),
 reports/judge_dimensions.jsonl (per pair: id, human final, judge label, rule-based dimension
@@ -11,7 +13,8 @@ verdicts) and reports/plots/confusion_judge.csv (columns final, judge; one row p
 def main() -> None:
     from assay.judge.calibration import calibration_run, metrics, pair_rows, report_markdown
     from assay.core.io import write_csv, write_json, write_jsonl, write_text
-    from assay.judge.factory import JudgeParams, make_judge
+    from assay.judge.params import JudgeParams
+    from assay.judge.replay import ReplayJudge
     from assay.data.pairs import load_pairs
     from assay.core.params import load_section
     from assay.judge.prompts import load_prompt
@@ -19,8 +22,8 @@ def main() -> None:
     params = load_section("judge", JudgeParams)
     pairs = sorted(load_pairs(params.pairs), key=lambda p: p.id)
     prompt = load_prompt(params.prompt_file)
-    run = calibration_run(pairs, make_judge(params), prompt, swap=params.swap, resamples=params.bootstrap_resamples,
-                          seed=params.seed, min_kappa=params.min_kappa,
+    run = calibration_run(pairs, ReplayJudge.open(pairs=pairs), prompt, swap=params.swap,
+                          resamples=params.bootstrap_resamples, seed=params.seed, min_kappa=params.min_kappa,
                           min_slice_agreement=params.min_slice_agreement)
     write_json("metrics/calibration.json", metrics(run.record))
     write_text("reports/calibration.md", report_markdown(run.record))
