@@ -41,7 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assay.data.pairs import Pair
 from assay.judge.base import Judge, JudgeItem
-from assay.judge.orders import JudgeContractError, items_for
+from assay.judge.orders import ask_items
 
 STAGE = "judge"
 REPLIES_DIR = "data/derived/judge"
@@ -123,11 +123,7 @@ def ask(judge: Judge, identity: dict, pairs: Sequence[Pair], prompt: object, bot
     """
     if not pairs:
         return []
-    items = items_for(pairs, both_orders)
-    verdicts = judge.judge_many(items, prompt)
-    if len(verdicts) != len(items):
-        raise JudgeContractError(f"ask: the judge returned {len(verdicts)} verdicts for {len(items)} items "
-                                 "(fix: judge_many must return one verdict per item, in order)")
+    items, verdicts = ask_items(judge, pairs, prompt, both_orders)
     orders = [ORDERS[k // len(pairs)] for k in range(len(items))]
     rows = []
     for k, (item, verdict, order) in enumerate(zip(items, verdicts, orders)):
