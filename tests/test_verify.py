@@ -180,3 +180,12 @@ def test_scratch_folder_is_kept_and_must_be_empty(project, tmp_path):
 def test_not_a_git_work_tree(tmp_path):
     with pytest.raises(AssayError, match="is not a git work tree"):
         verify(tmp_path)
+
+
+def test_an_uncommitted_edit_is_pointed_out(project, capsys):
+    table = project / "reports/table.md"
+    table.write_text(table.read_text(encoding="utf-8") + "| 4 | 16 |\n", encoding="utf-8")
+    code, out, _ = verify_cli(project, capsys)
+    assert code == 2
+    assert "note: 1 tracked file(s) differ from HEAD (reports/table.md); this verified the working tree" in out
+    assert "DIFFERS   reports/table.md: line 5: committed '| 4 | 16 |', recomputed (end of file)" in out

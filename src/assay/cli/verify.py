@@ -34,6 +34,10 @@ def run(args: argparse.Namespace) -> int:
     result = verify(args.root, args.scratch)
     for stage, reason in result.replayed.items():
         print(f"replayed  {stage}: {reason}")
+    if result.uncommitted:
+        shown = ", ".join(result.uncommitted[:5]) + (" ..." if len(result.uncommitted) > 5 else "")
+        print(f"note: {len(result.uncommitted)} tracked file(s) differ from HEAD ({shown}); "
+              "this verified the working tree, not the last commit")
     for difference in result.differences:
         print(f"DIFFERS   {difference}")
     if result.ok:

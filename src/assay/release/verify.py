@@ -67,12 +67,15 @@ class Verification:
         replayed: stages not re-run, whose committed outputs were used as inputs, with the reason.
         compared: every file compared (repository-relative, sorted).
         differences: the files that differ, are missing, or that no stage writes (sorted by path).
+        uncommitted: tracked files whose working-tree version differs from HEAD (what was verified
+            is the working tree; in CI, run verify on the fresh checkout, before anything rewrites it).
     """
 
     stages: list[str] = field(default_factory=list)
     replayed: dict[str, str] = field(default_factory=dict)
     compared: list[str] = field(default_factory=list)
     differences: list[Difference] = field(default_factory=list)
+    uncommitted: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -103,6 +106,20 @@ def tracked_files(root: Path) -> list[str]:
         raise RecomputeFailed(f"verify: {root} is not a git work tree ({proc.stderr.decode(errors='replace').strip()}) "
                               "(fix: run assay verify in the repository)")
     return sorted(p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p)
+
+
+def uncommitted_files(root: Path) -> list[str]:
+    """Tracked files whose working-tree version differs from HEAD (all of them before the first commit)."""
+    proc = subprocess.run(["git", "status", "--porcelain", "-z", "--untracked-files=no"], cwd=root, env=_env(),
+                          capture_output=True)
+    entries = iter(proc.stdout.decode("utf-8", "surrogateescape").split("\0") if proc.returncode == 0 else [])
+    paths = []
+    for entry in entries:  # "XY path"; a rename or copy is followed by its source path
+        if len(entry) > 3:
+            paths.append(entry[3:])
+            if "R" in entry[:2] or "C" in entry[:2]:
+                next(entries, None)
+    return sorted(paths)
 
 
 def _copy(src: Path, dest: Path) -> None:
@@ -245,7 +262,8 @@ def _verify(root: Path, scratch: Path, tracked: list[str], skip: dict[str, str])
     names: set[str] = {t for t in tracked if _under(t, COMPARED_FOLDERS)}
     for out in plan.git_outs:
         names |= {t for t in tracked if _under(t, [out])} | _files_under(scratch, out)
-    result = Verification(stages=plan.order, replayed={s: skip[s] for s in plan.skipped}, compared=sorted(names))
+    result = Verification(stages=plan.order, replayed={s: skip[s] for s in plan.skipped}, compared=sorted(names),
+                          uncommitted=uncommitted_files(root))
     for rel in result.compared:
         committed, recomputed = root / rel, scratch / rel
         if rel not in tracked_set or not committed.is_file():
