@@ -28,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -166,7 +167,8 @@ def _plan(scratch: Path, skip: set[str]) -> _Plan:
     import networkx as nx
     from dvc.repo import Repo
 
-    with Repo(str(scratch)) as repo:
+    with Repo(str(scratch)) as repo, warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # DVC's own, about its trie library
         graph = repo.index.graph  # edges point from a stage to the stages it depends on
 
         def rel(path: str) -> str:
