@@ -15,13 +15,14 @@ def main() -> None:
     from assay.core.params import load_section
     from assay.data.pairs import load_pairs
     from assay.judge.calibration import calibration_run, outputs, pair_rows, report_markdown
-    from assay.judge.factory import JudgeParams, make_judge
+    from assay.judge.params import JudgeParams
+    from assay.judge.replay import ReplayJudge
     from assay.judge.prompts import load_prompt
 
     params = load_section("judge", JudgeParams)
     pairs = sorted(load_pairs(params.pairs), key=lambda p: p.id)
     prompt = load_prompt(params.prompt_file)
-    run = calibration_run(pairs, make_judge(params), prompt, swap=params.swap, rule=params.rule)
+    run = calibration_run(pairs, ReplayJudge.open(pairs=pairs), prompt, swap=params.swap, rule=params.rule)
     write_record(CALIBRATION, *outputs(run.record))
     write_text("reports/calibration.md", report_markdown(run.record))
     write_jsonl("reports/judge_dimensions.jsonl", pair_rows(pairs, run.labels))

@@ -16,14 +16,15 @@ def main() -> None:
     from assay.core.params import load_section
     from assay.data.pairs import load_pairs
     from assay.judge.calibration import labels_hash
-    from assay.judge.factory import JudgeParams, make_judge
+    from assay.judge.params import JudgeParams
+    from assay.judge.replay import ReplayJudge
     from assay.judge.probe import bias_probes, preset_table, probe_markdown
     from assay.judge.prompts import load_prompt
 
     params = load_section("judge", JudgeParams)
     pairs = load_pairs(params.pairs)
     prompt = load_prompt(params.prompt_file)
-    judge = make_judge(params)
+    judge = ReplayJudge.open(pairs=pairs)
     probes = bias_probes(judge, pairs, prompt)
     labels_sha = labels_hash(pairs)
     settings = {"judge": judge.identity, "prompt": {"name": prompt.name, "version": prompt.version, "sha": prompt.sha}}

@@ -297,16 +297,6 @@ def settings_for(judge, swap=True, rule=UsabilityRule()):
     return judge_settings(judge.identity, swap=swap, rule=rule)
 
 
-def test_the_transitional_call_form_gives_the_same_settings():
-    # assay.release.judge_staleness still passes resamples/seed and two thresholds; with the default rule
-    # its settings hash equals the calibration's
-    legacy = judge_settings(PRESETS["mixed"].identity, swap=True, resamples=2000, seed=0, min_kappa=0.6,
-                            min_slice_agreement=0.6)
-    assert legacy == settings_for(PRESETS["mixed"])
-    with pytest.raises(TypeError, match="pass the thresholds in rule"):
-        judge_settings({}, swap=True, rule=UsabilityRule(), min_kappa=0.5)
-
-
 def test_staleness(tmp_path):
     rec = json.loads(dumps_json(outputs(calibrate(PAIRS, PRESETS["mixed"], PROMPT))[1].settings))  # as read back
     current = settings_for(PRESETS["mixed"])

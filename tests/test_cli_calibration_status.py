@@ -34,6 +34,7 @@ def workspace(tmp_path, monkeypatch):
     shutil.copy(ROOT / "data" / "pairs.jsonl", tmp_path / "data" / "pairs.jsonl")
     (tmp_path / "params.yaml").write_text(PARAMS, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
+    runpy.run_path(str(ROOT / "stages" / "judge.py"), run_name="__main__")  # writes the stored replies
     runpy.run_path(str(ROOT / "stages" / "calibrate.py"), run_name="__main__")  # writes metrics/calibration.json
     return tmp_path
 

@@ -100,8 +100,8 @@ def test_calibration_staleness_rules(repro_copy):
     unused = repro_copy / "data/prompts/pairwise_v1.md"
     unused.write_text(unused.read_text(encoding="utf-8").replace("answers", "replies", 1), encoding="utf-8")
     # a prompt version not in use leaves probe and calibrate alone; only the sensitivity stage, which
-    # compares the v1 and v2 wordings on purpose, re-runs
-    assert changed_stages(repro_copy) == {"sensitivity"}
+    # compares the v1 and v2 wordings on purpose, and the judge stage that asks for its replies re-run
+    assert changed_stages(repro_copy) == {"judge", "sensitivity"}
     assert run([ASSAY, "calibration-status"], repro_copy, check=False).returncode == 0
 
     used = repro_copy / "data/prompts/pairwise_v2.md"

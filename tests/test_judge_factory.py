@@ -57,3 +57,22 @@ def test_openai_is_imported_lazily_with_its_subsection(monkeypatch):
     assert isinstance(judge, OpenAIJudge) and judge.params.model == "m"
     with pytest.raises(InputError, match="params.yaml: field 'judge.openai.model': is required"):
         make_judge(JudgeParams(kind="openai", openai={}))
+
+
+def test_identity_of_an_openai_judge_needs_no_key(monkeypatch):
+    from assay.judge.factory import judge_identity
+    from assay.judge.openai import MissingApiKey
+
+    params = JudgeParams(kind="openai", openai={"base_url": "http://127.0.0.1:9/v1", "model": "m",
+                                                "api_key_env": "ASSAY_FACTORY_TEST_KEY"})
+    monkeypatch.delenv("ASSAY_FACTORY_TEST_KEY", raising=False)
+    with pytest.raises(MissingApiKey, match="ASSAY_FACTORY_TEST_KEY"):
+        make_judge(params)  # asking needs the key
+    keyless = judge_identity(params)  # naming the judge does not
+    monkeypatch.setenv("ASSAY_FACTORY_TEST_KEY", "sk-test")
+    assert keyless == make_judge(params).identity
+    assert keyless == {"provider": "openai-compatible", "base_url": "http://127.0.0.1:9/v1", "model": "m",
+                       "model_version": None, "temperature": 0.0}
+    assert judge_identity(JudgeParams(preset="self")) == PRESETS["self"].identity
+    with pytest.raises(InputError, match="field 'judge.openai.model': is required"):
+        judge_identity(JudgeParams(kind="openai", openai={"base_url": "http://h/v1"}))

@@ -1,4 +1,5 @@
-"""The probe, calibrate and sensitivity stages with `judge.kind: openai` against a real HTTP server on 127.0.0.1."""
+"""The judge stage with `judge.kind: openai` against a real HTTP server on 127.0.0.1, and the probe,
+calibrate and sensitivity stages replaying its stored replies with the server gone and no key."""
 
 import json
 import os
@@ -29,37 +30,59 @@ def use_openai(root, base_url, **extra):
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False), encoding="utf-8")
 
 
-def stage(root, name):
-    env = {"PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "ASSAY_TEST_KEY": KEY}
+def stage(root, name, key=KEY):
+    env = {"PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+    if key is not None:
+        env["ASSAY_TEST_KEY"] = key
     return subprocess.run([sys.executable, f"stages/{name}.py"], cwd=root, env=env, capture_output=True, text=True)
 
 
-def test_calibrate_with_a_real_endpoint_records_identity_and_uses_the_cache(clone):
+def replies(root):
+    return {p.name: p.read_bytes() for p in sorted((root / "data/derived/judge").iterdir())}
+
+
+def test_judge_stage_stores_replies_and_the_judged_stages_then_need_no_server_and_no_key(clone):
     with FakeOpenAIServer() as server:
         use_openai(clone, server.base_url)
-        proc = stage(clone, "calibrate")
+        proc = stage(clone, "judge")
         assert proc.returncode == 0, proc.stderr
-        record = json.loads((clone / "metrics/calibration.json").read_text(encoding="utf-8"))
-        identity = json.loads((clone / "reports/provenance/calibrate.json").read_text(encoding="utf-8"))["settings"]["judge"]
-        assert identity["provider"] == "openai-compatible"
-        assert identity["model_version"] == server.model
-        assert record["n"] == 42 and record["invalid"] == record["failed"] == record["refused"] == 0
-        assert server.requests == 84  # 42 pairs in both orders
-        assert stage(clone, "calibrate").returncode == 0
-        assert server.requests == 84  # the re-run is served from the response cache
-        assert stage(clone, "sensitivity").returncode == 0
-        assert server.requests == 168  # the other prompt wording is new; the version in use is cached
+        assert server.requests == 168  # 42 pairs, both orders, prompt versions 1 and 2
+        stored = replies(clone)
+        assert stage(clone, "judge").returncode == 0
+        assert server.requests == 168  # the re-run is served from the response cache
+        assert replies(clone) == stored  # byte-stable
+        model = server.model
+    assert sorted(stored) == ["judge.json", "pairwise_v1.jsonl", "pairwise_v2.jsonl"]
+    rows = [json.loads(line) for line in stored["pairwise_v2.jsonl"].decode().splitlines()]
+    assert len(rows) == 84 and {r["order"] for r in rows} == {"ab", "ba"}
+    assert all(r["status"] == "ok" and r["model_version"] == model and json.loads(r["reply"])["winner"] == r["winner"]
+               for r in rows)
+    # the server is stopped and the key variable is unset: the three stages replay the stored replies
+    for name in ("calibrate", "probe", "sensitivity"):
+        proc = stage(clone, name, key=None)
+        assert proc.returncode == 0, f"{name}: {proc.stderr}"
+    record = json.loads((clone / "metrics/calibration.json").read_text(encoding="utf-8"))
+    identity = json.loads((clone / "reports/provenance/calibrate.json").read_text(encoding="utf-8"))["settings"]["judge"]
+    assert identity["provider"] == "openai-compatible"
+    assert identity["model_version"] == model
+    assert record["n"] == 42 and record["invalid"] == record["failed"] == record["refused"] == 0
+    assert json.loads((clone / "metrics/sensitivity.json").read_text(encoding="utf-8"))["n"] == 42
+    assert json.loads((clone / "metrics/bias.json").read_text(encoding="utf-8"))["n_pairs"] == 42
+    # and the gate's freshness check agrees with the record without the key
+    env = {"PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"}
+    proc = subprocess.run([str(BIN / "assay"), "calibration-status"], cwd=clone, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
     leaked = [p for p in clone.rglob("*") if p.is_file() and ".git" not in p.parts and KEY.encode() in p.read_bytes()]
     assert leaked == []
 
 
-def test_a_run_where_too_many_requests_fail_stops_without_a_calibration(clone):
+def test_a_run_where_too_many_requests_fail_stops_without_replies(clone):
     with FakeOpenAIServer() as server:
         use_openai(clone, server.base_url, max_failed_share=0.05)
         server.script(*["500"] * 40)
-        before = (clone / "metrics/calibration.json").read_bytes()
-        proc = stage(clone, "calibrate")
+        before = replies(clone)
+        proc = stage(clone, "judge")
     assert proc.returncode != 0
-    assert proc.stderr.startswith("stage calibrate: ")
+    assert proc.stderr.startswith("stage judge: ")
     assert "fail" in proc.stderr and KEY not in proc.stderr
-    assert (clone / "metrics/calibration.json").read_bytes() == before  # nothing half-written
+    assert replies(clone) == before  # nothing half-written

@@ -29,7 +29,6 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from typing import Any
 
 import assay
 from assay.data.pairs import LABELS, Pair
@@ -62,21 +61,9 @@ def labels_hash(pairs: Sequence[Pair]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def judge_settings(identity: dict, *, swap: bool, rule: UsabilityRule | None = None, **legacy: Any) -> dict:
+def judge_settings(identity: dict, *, swap: bool, rule: UsabilityRule) -> dict:
     """Everything besides prompt and labels that a calibration record depends on: the judge's
-    identity, ``swap`` and the usability rule (``{"judge", "swap", "rule"}``).
-
-    Transitional call form: ``assay.release.judge_staleness`` still passes ``resamples=``, ``seed=``,
-    ``min_kappa=`` and ``min_slice_agreement=`` instead of ``rule``. The first two are ignored (no
-    bootstrap is left in calibration); the thresholds build a rule with its other fields at their
-    defaults. Pass ``rule=`` (``JudgeParams.rule``) in new code.
-    """
-    if rule is None:
-        legacy.pop("resamples", None)
-        legacy.pop("seed", None)
-        rule = UsabilityRule(**legacy)
-    elif legacy:
-        raise TypeError(f"judge_settings: pass the thresholds in rule, not as {sorted(legacy)}")
+    identity, ``swap`` and the usability rule (``{"judge", "swap", "rule"}``)."""
     return {"judge": dict(identity), "swap": bool(swap), "rule": rule.model_dump()}
 
 

@@ -1,84 +1,31 @@
-"""The ``judge`` section of params.yaml and building a judge from it.
+"""Building the judge that params.yaml describes, and naming it without building it.
 
-::
-
-    judge:
-      kind: fake               # fake | openai
-      preset: mixed            # fake only: clean | position | verbosity | self | mixed
-      prompt_version: 2        # reads <prompts_dir>/pairwise_v<N>.md
-      prompts_dir: data/prompts
-      pairs: data/pairs.jsonl
-      swap: true               # judge both orders; a flip is a tie
-      min_kappa: 0.6           # the usability rule (assay.judge.usability.UsabilityRule)
-      min_slice_agreement: 0.6
-      min_slice_n: 5
-      max_invalid_share: 0.05
-      max_flip_share: 0.2
-      usability: conservative  # conservative | point
-      interval: wilson         # wilson | clopper-pearson
-      openai: {}               # openai only: passed to assay.judge.openai.OpenAIJudgeParams
-      sensitivity_versions: [1, 2]   # the sensitivity stage labels every pair under both wordings
+:func:`make_judge` gives a working judge (the fake, or a client for an OpenAI-compatible endpoint);
+:func:`judge_identity` gives the identity that judge has before any reply, without the API key
+and without the network, so the gate can check a calibration's freshness on a machine with no key.
+The params model itself lives in :mod:`assay.judge.params` (re-exported here).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Literal
-
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from assay.core.errors import InputError
-
+from assay.core.records import problems_from
 from assay.judge.base import Judge
 from assay.judge.fake import FakeJudge
-from assay.judge.prompts import prompt_path
-from assay.judge.usability import UsabilityRule
-from assay.core.records import problems_from
+from assay.judge.params import JudgeParams
+
+__all__ = ["JudgeParams", "judge_identity", "make_judge"]
 
 
-class JudgeParams(UsabilityRule):
-    """Params section ``judge``, read by the probe and calibrate stages and ``assay calibration-status``.
+def _openai_settings(params: JudgeParams, where: str):
+    from assay.judge.openai import OpenAIJudgeParams
 
-    It holds the usability rule's fields (:class:`~assay.judge.usability.UsabilityRule`) beside the
-    judge's own settings; :attr:`rule` gives them as a rule.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    kind: Literal["fake", "openai"] = "fake"
-    preset: Literal["clean", "position", "verbosity", "self", "mixed"] = "mixed"
-    prompt_version: int = Field(default=2, ge=1)
-    prompts_dir: str = "data/prompts"
-    pairs: str = "data/pairs.jsonl"
-    swap: bool = True
-    openai: dict | None = None
-    sensitivity_versions: tuple[int, int] = (1, 2)
-
-    @property
-    def rule(self) -> UsabilityRule:
-        """The usability rule these params set."""
-        return UsabilityRule(**self.model_dump(include=set(UsabilityRule.model_fields)))
-
-    # Transitional: assay.release.judge_staleness still reads these two and passes them to
-    # judge_settings, which ignores them. Calibration no longer bootstraps, so they are not params
-    # (a params.yaml that sets them fails as an unknown key). Remove once that call passes ``rule``.
-    @property
-    def bootstrap_resamples(self) -> None:
-        """Always None: calibration intervals are score intervals now (see the note above)."""
-        return None
-
-    @property
-    def seed(self) -> None:
-        """Always None (see :attr:`bootstrap_resamples`)."""
-        return None
-
-    @property
-    def prompt_file(self) -> Path:
-        """``<prompts_dir>/pairwise_v<prompt_version>.md``, the only prompt file the stages read."""
-        return self.prompt_path(self.prompt_version)
-
-    def prompt_path(self, version: int) -> Path:
-        """``<prompts_dir>/pairwise_v<version>.md``."""
-        return prompt_path(self.prompts_dir, version)
+    try:
+        return OpenAIJudgeParams.model_validate(params.openai or {})
+    except ValidationError as error:
+        raise InputError(problems_from(error, where, None, OpenAIJudgeParams, prefix="judge.openai")) from None
 
 
 def make_judge(params: JudgeParams, where: str = "params.yaml") -> Judge:
@@ -90,13 +37,27 @@ def make_judge(params: JudgeParams, where: str = "params.yaml") -> Judge:
 
     Raises:
         InputError: bad ``judge.openai`` settings, named as ``judge.openai.<field>`` in ``where``.
+        MissingApiKey: ``judge.openai.api_key_env`` names a variable that is unset or empty.
     """
     if params.kind == "fake":
         return FakeJudge.from_preset(params.preset)
-    from assay.judge.openai import OpenAIJudge, OpenAIJudgeParams
+    from assay.judge.openai import OpenAIJudge
 
-    try:
-        settings = OpenAIJudgeParams.model_validate(params.openai or {})
-    except ValidationError as error:
-        raise InputError(problems_from(error, where, None, OpenAIJudgeParams, prefix="judge.openai")) from None
-    return OpenAIJudge(settings)
+    return OpenAIJudge(_openai_settings(params, where))
+
+
+def judge_identity(params: JudgeParams, where: str = "params.yaml") -> dict:
+    """The identity :func:`make_judge` ``(params).identity`` has before any reply.
+
+    Needs neither the API key nor the network: an ``openai`` judge's key variable may be unset (the
+    identity never holds the key). ``model_version`` is ``None`` here, as in a judge that has not
+    been asked anything yet.
+
+    Raises:
+        InputError: bad ``judge.openai`` settings or an unknown preset, as :func:`make_judge`.
+    """
+    if params.kind == "fake":
+        return FakeJudge.from_preset(params.preset).identity
+    from assay.judge.openai import OpenAIJudge
+
+    return OpenAIJudge(_openai_settings(params, where), require_key=False).identity

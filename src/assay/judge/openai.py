@@ -207,9 +207,11 @@ class OpenAIJudge:
     Args:
         params: endpoint, model and run settings.
         progress: overrides ``params.progress`` (the bar is shown only when stderr is a TTY).
+        require_key: check the key variable now; ``False`` builds a judge only to read its
+            ``identity`` (:meth:`judge_many` still checks the key before sending anything).
 
     Raises:
-        MissingApiKey: ``params.api_key_env`` is set but that variable is unset or empty.
+        MissingApiKey: ``require_key`` and ``params.api_key_env`` is set but that variable is unset or empty.
 
     Attributes:
         last_counts: after each :meth:`judge_many`, scalar counts for the calibration record:
@@ -218,13 +220,14 @@ class OpenAIJudge:
         totals: the same counts summed over every call on this judge.
     """
 
-    def __init__(self, params: OpenAIJudgeParams, *, progress: bool | None = None):
+    def __init__(self, params: OpenAIJudgeParams, *, progress: bool | None = None, require_key: bool = True):
         self.params = params
         self.progress = params.progress if progress is None else progress
         self._models: set[str] = set()
         self.last_counts: dict[str, int] = {}
         self.totals: Counter = Counter()
-        self._api_key()  # fail before any work when the key is missing
+        if require_key:  # fail before any work when the key is missing
+            self._api_key()
 
     @property
     def url(self) -> str:
@@ -277,6 +280,8 @@ class OpenAIJudge:
         """Verdicts for ``items`` in order; requests not in the cache go to the endpoint concurrently.
 
         Identical request bodies are sent once. An empty ``items`` returns ``[]`` without a request.
+        Each verdict's ``extra`` adds ``cached`` and ``reply`` (the completion's text, ``None`` for a
+        failed request; the judge stage stores it, truncated, in the replies file).
         Completed responses are committed to the cache as they arrive, so an interrupted call loses
         none of them.
 
@@ -323,7 +328,7 @@ class OpenAIJudge:
                 self._models.add(completion.model)
             verdict = classify(completion, parse_verdict)
             by_key[k] = Verdict(verdict.winner, verdict.status, verdict.reason,
-                                {**verdict.extra, "cached": k not in outcomes})
+                                {**verdict.extra, "cached": k not in outcomes, "reply": completion.content})
         verdicts = [by_key[k] for k in keys]
         statuses = Counter(v.status for v in verdicts)
         self.last_counts = {"items": len(items), "requests": len(unique), "cached": n_cached,

@@ -70,6 +70,20 @@ def items_for(pairs: Sequence[Pair], swap: bool) -> list[JudgeItem]:
     return forward + [JudgeItem(i.question, i.facts, i.second, i.first) for i in forward]
 
 
+def ask_items(judge: Judge, pairs: Sequence[Pair], prompt: object, swap: bool) -> tuple[list[JudgeItem], list[Verdict]]:
+    """The items of :func:`items_for` and the judge's verdicts on them, from one ``judge_many`` call.
+
+    Raises:
+        JudgeContractError: the judge returned the wrong number of verdicts.
+    """
+    items = items_for(pairs, swap)
+    verdicts = judge.judge_many(items, prompt)
+    if len(verdicts) != len(items):
+        raise JudgeContractError(f"the judge returned {len(verdicts)} verdicts for {len(items)} items "
+                                 "(fix: judge_many must return one verdict per item, in order)")
+    return items, verdicts
+
+
 def judge_pairs(judge: Judge, pairs: Sequence[Pair], prompt: object, swap: bool) -> list[PairJudgement]:
     """Judge every pair, in one order or both, with one ``judge_many`` call.
 
@@ -80,11 +94,7 @@ def judge_pairs(judge: Judge, pairs: Sequence[Pair], prompt: object, swap: bool)
     """
     if not pairs:
         return []
-    items = items_for(pairs, swap)
-    verdicts = judge.judge_many(items, prompt)
-    if len(verdicts) != len(items):
-        raise JudgeContractError(f"judge_pairs: the judge returned {len(verdicts)} verdicts for {len(items)} items "
-                                 "(fix: judge_many must return one verdict per item, in order)")
+    _, verdicts = ask_items(judge, pairs, prompt, swap)
     n = len(pairs)
     out = []
     for k in range(n):

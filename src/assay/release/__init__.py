@@ -1,6 +1,7 @@
 """The release decision: gate checks against the plan, input freshness (recorded input hashes
-against the current inputs), judge calibration staleness, gathering it all from a repository, and
-the one-page summary.
+against the current inputs), judge calibration staleness, gathering it all from a repository, the
+one-page summary, and verification (recomputing the pipeline in a scratch copy and comparing the
+committed outputs byte for byte).
 
 May import: every package below it (``core``, ``stats``, ``artifacts``, ``data``, ``judge``, ``rag``).
 """

@@ -1,0 +1,49 @@
+"""`assay verify`: recompute the pipeline from the committed inputs and refuse committed outputs that differ.
+
+For CI, next to `assay gate`: the gate checks that outputs are fresh (recorded input hashes match),
+verify checks that they are what the inputs give (a hand-edited metric committed with `dvc commit -f`
+is fresh but not right). Needs no API key and no network: a real judge's replies are committed by
+the `judge` stage and replayed. Exit 0 when every committed output matches its recomputation,
+2 when one differs, is missing or cannot be recomputed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("verify", help="recompute every stage in a scratch copy; exit 2 when a committed output differs",
+                       description="Copy the files git tracks into a scratch folder, run `dvc repro --force` there "
+                                   "(a real judge's stored replies are used, never the API), and compare every "
+                                   "committed metrics/ and reports/ file and every git-stored DVC output byte for "
+                                   "byte with its recomputation. Exit 0 when all match, 2 when any differs, is "
+                                   "missing or cannot be recomputed.")
+    p.add_argument("--root", default=".", help="repository root (default: .)")
+    p.add_argument("--scratch", default=None, metavar="DIR",
+                   help="work in DIR (empty or new) and keep it, to inspect the recomputed files "
+                        "(default: a temporary folder, deleted)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from assay.release.verify import verify
+
+    print("assay verify: recomputing the pipeline from the committed inputs in a scratch copy ...", file=sys.stderr)
+    result = verify(args.root, args.scratch)
+    for stage, reason in result.replayed.items():
+        print(f"replayed  {stage}: {reason}")
+    if result.uncommitted:
+        shown = ", ".join(result.uncommitted[:5]) + (" ..." if len(result.uncommitted) > 5 else "")
+        print(f"note: {len(result.uncommitted)} tracked file(s) differ from HEAD ({shown}); "
+              "this verified the working tree, not the last commit")
+    for difference in result.differences:
+        print(f"DIFFERS   {difference}")
+    if result.ok:
+        print(f"verified: {len(result.compared)} committed files match a recomputation of "
+              f"{len(result.stages)} stages from the committed inputs")
+        return 0
+    print(f"verdict: {len(result.differences)} of {len(result.compared)} committed files differ from what the "
+          "committed inputs give (fix: run `dvc repro` and commit its outputs; never edit outputs by hand)")
+    return 2

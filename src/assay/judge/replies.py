@@ -1,0 +1,143 @@
+"""Stored judge replies: what the ``judge`` stage asks, and the rows it commits.
+
+The ``judge`` stage is the only place a judge is asked anything. It asks every request that
+calibrate, probe and sensitivity will need and writes the replies, one file per prompt version,
+under ``data/derived/judge/`` (committed to git, ``cache: false``)::
+
+    data/derived/judge/judge.json          the judge's identity (before any reply), its key order, input hashes
+    data/derived/judge/pairwise_v2.jsonl   one row per (pair, order) under prompt pairwise v2
+
+Those three stages then replay the rows (:mod:`assay.judge.replay`), so they are pure functions
+of stored replies and labels: re-running them, or verifying them in CI, needs no API, no key
+and no network. The request cache (:mod:`assay.judge.cache`) only saves money inside the judge
+stage; it is not an input.
+
+What is asked (:func:`requested`): every pair under the prompt version in use in both orders (the
+bias probes always need both), and under each version that sensitivity compares, in both orders
+with ``swap`` and in the (a, b) order only without it.
+
+A row::
+
+    {"key": "<sha256>", "pair": "clear-1", "order": "ab", "prompt_version": 2, "prompt_sha": "<sha256>",
+     "status": "ok", "winner": "first", "reason": null, "reply": "{\\"winner\\": \\"first\\"}",
+     "model_version": "gpt-...-2026-01"}
+
+``order`` ``ab`` shows answer a first, ``ba`` shows b first; ``winner`` is ``first``/``second``/``tie``
+as the judge saw them (``tie`` whenever ``status`` is not ``ok``); ``reply`` is the raw reply text
+cut to :data:`REPLY_CHARS` characters (``None`` for the fake judge, which writes no text, and for
+a request that failed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from assay.data.pairs import Pair
+from assay.judge.base import Judge, JudgeItem
+from assay.judge.orders import ask_items
+
+STAGE = "judge"
+REPLIES_DIR = "data/derived/judge"
+IDENTITY_FILE = "judge.json"
+REPLY_CHARS = 2000
+ORDERS = ("ab", "ba")
+
+
+class StoredReply(BaseModel):
+    """One stored reply; see the module docstring for the fields."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    key: str = Field(min_length=64, max_length=64)
+    pair: str = Field(min_length=1)
+    order: Literal["ab", "ba"]
+    prompt_version: int = Field(ge=1)
+    prompt_sha: str
+    status: Literal["ok", "invalid", "refused", "failed"]
+    winner: Literal["first", "second", "tie"]
+    reason: str | None = None
+    reply: str | None = None
+    model_version: str | None = None
+
+
+def reply_key(identity: dict, prompt_sha: str, item: JudgeItem) -> str:
+    """The key of one request: SHA-256 of the judge identity, the prompt's sha and the item.
+
+    The item is everything a judge is shown or scored on (question, facts, first and second
+    answer), so together with the prompt bytes it fixes the rendered request. Key order inside
+    ``identity`` does not matter; a change to any value gives a new key.
+
+    >>> item = JudgeItem("q", ("f",), "x", "y")
+    >>> reply_key({"a": 1, "b": 2}, "s", item) == reply_key({"b": 2, "a": 1}, "s", item)
+    True
+    >>> reply_key({"a": 1}, "s", item) == reply_key({"a": 1}, "s", JudgeItem("q", ("f",), "y", "x"))
+    False
+    """
+    body = {"judge": identity, "prompt": prompt_sha,
+            "item": {"question": item.question, "facts": list(item.facts), "first": item.first, "second": item.second}}
+    text = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def requested(prompt_version: int, sensitivity_versions: Sequence[int], swap: bool) -> dict[int, bool]:
+    """Which prompt versions to ask, each with whether to ask both orders, sorted by version.
+
+    >>> requested(2, (1, 2), swap=False)
+    {1: False, 2: True}
+    >>> requested(3, (1, 2), swap=True)
+    {1: True, 2: True, 3: True}
+    """
+    wanted = {v: bool(swap) for v in sensitivity_versions}
+    wanted[prompt_version] = True  # the bias probes ask both orders whatever swap says
+    return dict(sorted(wanted.items()))
+
+
+def replies_file(folder: str | Path, prompt: object) -> Path:
+    """``<folder>/<prompt name>_v<version>.jsonl``: the replies to one prompt version."""
+    return Path(folder) / f"{prompt.name}_v{prompt.version}.jsonl"
+
+
+def ask(judge: Judge, identity: dict, pairs: Sequence[Pair], prompt: object, both_orders: bool) -> list[StoredReply]:
+    """Ask ``judge`` about every pair under ``prompt`` in one ``judge_many`` call; one row per request.
+
+    Args:
+        judge: the configured judge.
+        identity: ``judge.identity`` taken before the judge was asked anything (what params alone
+            determine; a real judge adds the server's model version after replying).
+        pairs: the labelled pairs (ids must be unique, as :func:`assay.data.pairs.load_pairs` ensures).
+        prompt: an ``assay.judge.prompts.PromptVersion``.
+        both_orders: also ask every pair as (b, a).
+
+    Returns:
+        Rows sorted by pair id, then order; ``[]`` for no pairs.
+
+    Raises:
+        JudgeContractError: the judge returned the wrong number of verdicts.
+        Whatever the judge raises (for example ``JudgeFailures`` when too many requests failed).
+    """
+    if not pairs:
+        return []
+    items, verdicts = ask_items(judge, pairs, prompt, both_orders)
+    orders = [ORDERS[k // len(pairs)] for k in range(len(items))]
+    rows = []
+    for k, (item, verdict, order) in enumerate(zip(items, verdicts, orders)):
+        reply = verdict.extra.get("reply")
+        rows.append(StoredReply(
+            key=reply_key(identity, prompt.sha, item), pair=pairs[k % len(pairs)].id, order=order,
+            prompt_version=prompt.version, prompt_sha=prompt.sha, status=verdict.status, winner=verdict.winner,
+            reason=verdict.reason, reply=reply[:REPLY_CHARS] if isinstance(reply, str) else None,
+            model_version=verdict.extra.get("model_version")))
+    return sorted(rows, key=lambda r: (r.pair, r.order))
+
+
+def status_line(prompt: object, rows: Sequence[StoredReply]) -> str:
+    """``pairwise v2: 84 replies (ok 84, invalid 0, refused 0, failed 0)``, for the stage's log."""
+    counts = Counter(r.status for r in rows)
+    shown = ", ".join(f"{s} {counts.get(s, 0)}" for s in ("ok", "invalid", "refused", "failed"))
+    return f"{prompt.label}: {len(rows)} replies ({shown})"

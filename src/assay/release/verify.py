@@ -1,0 +1,280 @@
+"""Recomputing the pipeline from the committed inputs and comparing every committed output with it.
+
+The gate checks that outputs are *fresh* (their recorded input hashes match the inputs), not that
+they are *right*: a hand-edited metrics file followed by ``dvc commit -f`` looks fresh.
+:func:`verify` closes that hole. It
+
+1. copies the files git tracks (the working-tree version of each; a deleted one is left out) into
+   a scratch folder, with the inputs DVC tracks outside git (``dvc add``) copied from the working tree;
+2. deletes there every output of the stages it will run, and every tracked file under ``metrics/``
+   and ``reports/`` that no stage reads, so nothing committed can stand in for a recomputed file;
+3. runs ``dvc repro --force --single-item`` on every stage, in dependency order, with this Python's
+   ``bin`` folder first on ``PATH`` (stage commands call ``python``);
+4. compares, byte for byte, every output DVC stores in git (``cache: false``) and every tracked file
+   under ``metrics/`` and ``reports/`` with its recomputed version
+   (:mod:`assay.release.difference` says how a difference is named).
+
+No API, key or network is needed. With the fake judge the ``judge`` stage is recomputed like any
+other; with a real judge (``judge.kind`` other than ``fake``) its committed replies are taken as
+inputs, since they are what the judge said (calibrate, probe and sensitivity are recomputed from
+them). Outputs kept in the DVC cache (Parquet tables) are recomputed as inputs of later stages but
+not compared: git does not hold them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from assay.core.errors import AssayError
+from assay.core.params import load_section
+from assay.judge.params import JudgeParams
+from assay.judge.replies import STAGE as JUDGE_STAGE
+from assay.release.difference import first_difference
+
+COMPARED_FOLDERS = ("metrics", "reports")
+TAIL_LINES = 25
+
+
+class RecomputeFailed(AssayError):
+    """The pipeline could not be recomputed in the scratch copy, so nothing can be verified (exit 2)."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One committed output that does not match its recomputation."""
+
+    path: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.detail}"
+
+
+@dataclass
+class Verification:
+    """What :func:`verify` found.
+
+    Attributes:
+        stages: the stages recomputed, in the order they ran.
+        replayed: stages not re-run, whose committed outputs were used as inputs, with the reason.
+        compared: every file compared (repository-relative, sorted).
+        differences: the files that differ, are missing, or that no stage writes (sorted by path).
+        uncommitted: tracked files whose working-tree version differs from HEAD (what was verified
+            is the working tree; in CI, run verify on the fresh checkout, before anything rewrites it).
+    """
+
+    stages: list[str] = field(default_factory=list)
+    replayed: dict[str, str] = field(default_factory=dict)
+    compared: list[str] = field(default_factory=list)
+    differences: list[Difference] = field(default_factory=list)
+    uncommitted: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """True when every compared file matches its recomputation."""
+        return not self.differences
+
+
+def _env() -> dict[str, str]:
+    """The environment for git and dvc in the scratch copy: this Python first on PATH, no GIT_* overrides."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["DVC_NO_ANALYTICS"] = "1"
+    return env
+
+
+def _dvc() -> str:
+    return shutil.which("dvc", path=_env()["PATH"]) or str(Path(sys.executable).parent / "dvc")
+
+
+def tracked_files(root: Path) -> list[str]:
+    """Paths git tracks under ``root`` (the index, so a file added but not yet committed counts).
+
+    Raises:
+        RecomputeFailed: ``root`` is not inside a git work tree.
+    """
+    proc = subprocess.run(["git", "ls-files", "-z"], cwd=root, env=_env(), capture_output=True)
+    if proc.returncode != 0:
+        raise RecomputeFailed(f"verify: {root} is not a git work tree ({proc.stderr.decode(errors='replace').strip()}) "
+                              "(fix: run assay verify in the repository)")
+    return sorted(p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p)
+
+
+def uncommitted_files(root: Path) -> list[str]:
+    """Tracked files whose working-tree version differs from HEAD (all of them before the first commit)."""
+    proc = subprocess.run(["git", "status", "--porcelain", "-z", "--untracked-files=no"], cwd=root, env=_env(),
+                          capture_output=True)
+    entries = iter(proc.stdout.decode("utf-8", "surrogateescape").split("\0") if proc.returncode == 0 else [])
+    paths = []
+    for entry in entries:  # "XY path"; a rename or copy is followed by its source path
+        if len(entry) > 3:
+            paths.append(entry[3:])
+            if "R" in entry[:2] or "C" in entry[:2]:
+                next(entries, None)
+    return sorted(paths)
+
+
+def _copy(src: Path, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if src.is_dir() and not src.is_symlink():
+        shutil.copytree(src, dest, symlinks=True, dirs_exist_ok=True)
+    else:
+        shutil.copy2(src, dest, follow_symlinks=False)
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    elif path.exists() or path.is_symlink():
+        path.unlink()
+
+
+def replayed_stages(root: Path) -> dict[str, str]:
+    """Stages whose committed outputs are inputs to verification, with the reason.
+
+    The ``judge`` stage, unless the configured judge is the deterministic fake (or there is no
+    params.yaml). A repository without a ``judge`` stage is unaffected.
+    """
+    if not (root / "params.yaml").is_file():
+        return {}
+    params = load_section("judge", JudgeParams, root / "params.yaml")
+    if params.kind == "fake":
+        return {}
+    return {JUDGE_STAGE: f"judge.kind {params.kind}: its replies are what the judge said, taken as committed"}
+
+
+@dataclass(frozen=True)
+class _Plan:
+    order: list[str]            # stages to run, dependencies first
+    skipped: list[str]          # stages not run (their committed outputs are inputs)
+    deps: set[str]              # every path a stage reads
+    run_outs: list[str]         # outputs of the stages to run
+    git_outs: list[str]         # outputs stored in git (cache: false), of every stage
+    sources: list[str]          # outputs of `dvc add` files: inputs outside git
+
+
+def _plan(scratch: Path, skip: set[str]) -> _Plan:
+    """Stage order and outputs from DVC's own view of the pipeline in ``scratch``."""
+    import networkx as nx
+    from dvc.repo import Repo
+
+    with Repo(str(scratch)) as repo, warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # DVC's own, about its trie library
+        graph = repo.index.graph  # edges point from a stage to the stages it depends on
+
+        def rel(path: str) -> str:
+            return Path(os.path.relpath(path, repo.root_dir)).as_posix()
+
+        def address(stage) -> str:  # what `dvc repro` run in the scratch root accepts
+            name = getattr(stage, "name", None)
+            if not name:
+                return rel(stage.path)
+            return name if rel(stage.path) == "dvc.yaml" else f"{rel(stage.path)}:{name}"
+
+        stages = list(nx.lexicographical_topological_sort(graph.reverse(), key=address))
+        run = [s for s in stages if not s.is_data_source and address(s) not in skip]
+        return _Plan(order=[address(s) for s in run],
+                     skipped=sorted(address(s) for s in stages if address(s) in skip),
+                     deps={rel(d.fs_path) for s in stages for d in s.deps},
+                     run_outs=[rel(o.fs_path) for s in run for o in s.outs],
+                     git_outs=[rel(o.fs_path) for s in stages if not s.is_data_source for o in s.outs if not o.use_cache],
+                     sources=[rel(o.fs_path) for s in stages if s.is_data_source for o in s.outs])
+
+
+def _files_under(base: Path, rel: str) -> set[str]:
+    top = base / rel
+    if top.is_dir():
+        return {p.relative_to(base).as_posix() for p in top.rglob("*") if p.is_file()}
+    return {rel} if top.is_file() else set()
+
+
+def _under(path: str, folders: tuple[str, ...] | list[str]) -> bool:
+    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
+
+
+def _git_init(scratch: Path) -> None:
+    proc = subprocess.run(["git", "init", "-q"], cwd=scratch, env=_env(), capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RecomputeFailed(f"verify: git init failed in the scratch copy: {proc.stderr.strip()}")
+
+
+def _reproduce(scratch: Path, order: list[str]) -> None:
+    proc = subprocess.run([_dvc(), "repro", "--force", "--single-item", *order], cwd=scratch, env=_env(),
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-TAIL_LINES:])
+        raise RecomputeFailed(f"verify: `dvc repro` failed in the scratch copy, so the committed outputs cannot be "
+                              f"checked against their inputs:\n{tail}\n(fix: run `dvc repro` here, fix what fails, "
+                              "and commit the inputs and outputs)")
+
+
+def verify(root: str | Path = ".", scratch: str | Path | None = None) -> Verification:
+    """Recompute every stage from the committed inputs in a scratch copy and compare the outputs.
+
+    Args:
+        root: the repository (its working tree is what gets copied; run it on a clean checkout in CI).
+        scratch: an empty or absent folder to work in, kept afterwards; ``None`` uses a temporary
+            folder that is deleted.
+
+    Returns:
+        A :class:`Verification`; ``ok`` only when every compared file matches.
+
+    Raises:
+        RecomputeFailed: not a git work tree, or a stage failed in the scratch copy (the message
+            ends with dvc's last lines).
+        InputError: params.yaml has a bad ``judge`` section.
+    """
+    root = Path(root).resolve()
+    tracked = tracked_files(root)
+    skip = replayed_stages(root)
+    if scratch is None:
+        with tempfile.TemporaryDirectory(prefix="assay-verify-") as tmp:
+            return _verify(root, Path(tmp), tracked, skip)
+    folder = Path(scratch).resolve()
+    if folder.exists() and any(folder.iterdir()):
+        raise RecomputeFailed(f"verify: scratch folder {folder} is not empty (fix: give an empty or new folder)")
+    return _verify(root, folder, tracked, skip)
+
+
+def _verify(root: Path, scratch: Path, tracked: list[str], skip: dict[str, str]) -> Verification:
+    for rel in tracked:
+        if (root / rel).exists() or (root / rel).is_symlink():
+            _copy(root / rel, scratch / rel)
+    _git_init(scratch)  # DVC wants a git work tree (it need not have a commit)
+    plan = _plan(scratch, set(skip))
+    for rel in plan.sources:  # `dvc add`-ed inputs live outside git
+        if (root / rel).exists():
+            _copy(root / rel, scratch / rel)
+    skipped_outs = [o for o in plan.git_outs if o not in plan.run_outs]
+    stray = [t for t in tracked if _under(t, COMPARED_FOLDERS) and t not in plan.deps and not _under(t, skipped_outs)]
+    for rel in plan.run_outs + stray:
+        _remove(scratch / rel)
+    _reproduce(scratch, plan.order)
+
+    tracked_set = set(tracked)
+    names: set[str] = {t for t in tracked if _under(t, COMPARED_FOLDERS)}
+    for out in plan.git_outs:
+        names |= {t for t in tracked if _under(t, [out])} | _files_under(scratch, out)
+    result = Verification(stages=plan.order, replayed={s: skip[s] for s in plan.skipped}, compared=sorted(names),
+                          uncommitted=uncommitted_files(root))
+    for rel in result.compared:
+        committed, recomputed = root / rel, scratch / rel
+        if rel not in tracked_set or not committed.is_file():
+            what = "not committed to git" if rel not in tracked_set else "deleted from the working tree"
+            result.differences.append(Difference(rel, f"committed file missing ({what}); the pipeline writes it "
+                                                      "(fix: run `dvc repro` and commit its outputs)"))
+        elif not recomputed.is_file():
+            result.differences.append(Difference(rel, "no stage writes this file, so nothing vouches for it "
+                                                      "(fix: delete it, or make it a stage output)"))
+        elif (detail := first_difference(rel, committed.read_bytes(), recomputed.read_bytes())) is not None:
+            result.differences.append(Difference(rel, detail))
+    return result

@@ -1,0 +1,39 @@
+"""End-to-end: `assay verify` on the project itself refuses forged metrics that `dvc commit -f` made look fresh."""
+
+import json
+
+import pytest
+
+from conftest import BIN, run
+
+pytestmark = pytest.mark.e2e
+DVC, ASSAY = str(BIN / "dvc"), str(BIN / "assay")
+
+
+def edit_json(path, **changes):
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data.update(changes)
+    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def test_a_clean_checkout_verifies_with_exit_0(repro_copy):
+    assert run(["git", "status", "--porcelain"], repro_copy).stdout == ""
+    proc = run([ASSAY, "verify"], repro_copy, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "DIFFERS" not in proc.stdout and "replayed" not in proc.stdout  # the fake judge is recomputed too
+    assert proc.stdout.startswith("verified: ") and "of 13 stages from the committed inputs" in proc.stdout
+
+
+def test_forged_metrics_committed_with_dvc_commit_fail_verify_naming_file_and_key(repro_copy):
+    # the attack from issue 10: make an unusable judge usable and raise a pass rate, then make DVC agree
+    edit_json(repro_copy / "metrics/calibration.json", usable=1)
+    edit_json(repro_copy / "metrics/rag/candidate.json", answer_correct=0.95, pass_rate=0.95)
+    run([DVC, "commit", "-f", "-q"], repro_copy)
+    run(["git", "commit", "-qam", "forged"], repro_copy)
+    assert json.loads(run([DVC, "status", "--json"], repro_copy).stdout or "{}") == {}  # DVC sees nothing wrong
+    proc = run([ASSAY, "verify"], repro_copy, check=False)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "DIFFERS   metrics/calibration.json: key 'usable': committed 1, recomputed 0" in lines
+    assert "DIFFERS   metrics/rag/candidate.json: key 'answer_correct': committed 0.95, recomputed 0.695652" in lines
+    assert lines[-1].startswith("verdict: 2 of ")
