@@ -7,7 +7,9 @@ they are *right*: a hand-edited metrics file followed by ``dvc commit -f`` looks
 1. copies the files git tracks (the working-tree version of each; a deleted one is left out) into
    a scratch folder, with the inputs DVC tracks outside git (``dvc add``) copied from the working tree;
 2. deletes there every output of the stages it will run, and every tracked file under ``metrics/``
-   and ``reports/`` that no stage reads, so nothing committed can stand in for a recomputed file;
+   and ``reports/`` that no stage reads, so nothing committed can stand in for a recomputed file.
+   Append-only logs (:data:`APPEND_ONLY`: the holdout ledger) are history, not a function of the
+   inputs: they are kept, and the recomputed run must add nothing to them;
 3. runs ``dvc repro --force --single-item`` on every stage, in dependency order, with this Python's
    ``bin`` folder first on ``PATH`` (stage commands call ``python``);
 4. compares, byte for byte, every output DVC stores in git (``cache: false``) and every tracked file
@@ -37,8 +39,11 @@ from assay.core.params import load_section
 from assay.judge.params import JudgeParams
 from assay.judge.replies import STAGE as JUDGE_STAGE
 from assay.release.difference import first_difference
+from assay.release.ledger import LEDGER
 
 COMPARED_FOLDERS = ("metrics", "reports")
+#: Outputs that are logs: kept in the scratch copy, not recomputed from nothing.
+APPEND_ONLY = (LEDGER,)
 TAIL_LINES = 25
 
 
@@ -257,7 +262,8 @@ def _verify(root: Path, scratch: Path, tracked: list[str], skip: dict[str, str])
     skipped_outs = [o for o in plan.git_outs if o not in plan.run_outs]
     stray = [t for t in tracked if _under(t, COMPARED_FOLDERS) and t not in plan.deps and not _under(t, skipped_outs)]
     for rel in plan.run_outs + stray:
-        _remove(scratch / rel)
+        if rel not in APPEND_ONLY:
+            _remove(scratch / rel)
     _reproduce(scratch, plan.order)
 
     tracked_set = set(tracked)
