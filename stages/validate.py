@@ -1,7 +1,7 @@
 """DVC stage `validate`: validate the cases against the corpus; write derived cases, dataset metrics and coverage."""
 
-from assay.data.corpus import load_corpus
-from assay.data.cases import cases_table, coverage, coverage_markdown, dataset_hash, load_cases
+from assay.data.corpus import load_dataset
+from assay.data.cases import cases_table, coverage, coverage_markdown, dataset_hash
 from assay.core.io import sha256_file, sha256_tree, write_json, write_parquet, write_text
 from assay.core.provenance import provenance
 from assay.core.stage import run_stage
@@ -10,8 +10,7 @@ CASES, CORPUS = "data/cases.jsonl", "data/corpus"
 
 
 def main() -> None:
-    corpus = load_corpus(CORPUS)
-    cases = load_cases(CASES, corpus)
+    cases, corpus = load_dataset(CASES, CORPUS)
     cov, digest = coverage(cases), dataset_hash(cases)
     prov = provenance(cases_file=sha256_file(CASES), corpus=sha256_tree(CORPUS))
     write_parquet("data/derived/cases.parquet", cases_table(cases), {**prov, "dataset_hash": digest})

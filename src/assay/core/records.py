@@ -20,7 +20,7 @@ M = TypeVar("M", bound=BaseModel)
 
 def _not_blank(value: str) -> str:
     if not value.strip():
-        raise PydanticCustomError("blank_string", "is empty or only whitespace")
+        raise PydanticCustomError("blank_string", "is empty or only whitespace", {"fix": "write the text, or remove the row"})
     return value
 
 
@@ -77,15 +77,17 @@ def describe(error: dict, model: type[BaseModel]) -> tuple[str, str]:
     if kind == "literal_error":
         allowed = ctx.get("expected", "").replace("'", "").replace(" or ", ", ")
         return f"{value!r} is not one of {allowed}", f"use one of {allowed}"
+    if "fix" in ctx:  # a PydanticCustomError raised by an assay validator carries its own fix
+        return error["msg"], str(ctx["fix"])
     if kind == "extra_forbidden":
         return unknown_name(str(error["loc"][-1]), model.model_fields)
-    if kind == "blank_string":
-        return "is empty or only whitespace", "write the text, or remove the row"
     if kind == "missing":
         return "is required but missing", "add the field"
     if kind == "value_error":
         msg = str(ctx.get("error", error["msg"]))
         return msg, "make the row consistent as described"
+    if kind.startswith("date_"):
+        return f"{value!r} is not valid: {error['msg'].lower()}", "write a real date as YYYY-MM-DD"
     if kind.endswith("_type") or kind.endswith("_parsing"):
         return f"{value!r} is not valid: {error['msg'].lower()}", "give a value of the right type"
     return f"{value!r}: {error['msg']}", "correct the value"

@@ -142,3 +142,30 @@ def load_corpus(folder: str | Path) -> dict[str, Document]:
                                     f"{d.superseded_by!r} is not a document in the corpus", "name an existing document id"))
     raise_problems(problems)
     return docs
+
+
+def load_dataset(cases_path: str | Path, folder: str | Path) -> tuple[list, dict[str, Document]]:
+    """The cases and the corpus they cite, with the problems of both reported in one InputError.
+
+    When corpus files are bad, the cases are still checked, against the ids of every ``*.md``
+    file (so a case citing a broken document is not also reported as citing an unknown one).
+
+    Returns:
+        ``(cases, documents)``: the :class:`~assay.data.cases.CaseRecord` list in file order and the
+        documents by id.
+    """
+    from assay.data.cases import load_cases
+
+    problems: list[Problem] = []
+    try:
+        docs = load_corpus(folder)
+        ids = list(docs)
+    except InputError as error:
+        problems += error.problems
+        docs, ids = {}, document_ids(folder)
+    try:
+        cases = load_cases(cases_path, ids)
+    except InputError as error:
+        problems += error.problems
+    raise_problems(problems)
+    return cases, docs

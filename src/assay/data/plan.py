@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from assay.core.errors import InputError, Problem
 from assay.core.io import read_yaml
@@ -69,8 +70,10 @@ class Metric(BaseModel):
         low, high = FAMILY_RANGES[family]
         if not low <= value <= high:  # nan fails both comparisons, so it is refused too
             span = f"[{low:g}, {high:g}]" if math.isfinite(high) else f"at least {low:g}"
-            raise ValueError(f"threshold {value} is outside the range of a {family} metric, {span} "
-                             "(a threshold out of range is met by every value, or by none)")
+            raise PydanticCustomError(
+                "threshold_range", "threshold {value} is outside the range of a {family} metric, {span}",
+                {"value": value, "family": family, "span": span,
+                 "fix": f"give a threshold in {span}: one outside it is met by every value, or by none"})
         return value
 
     def meets(self, value: float | None) -> bool | None:
