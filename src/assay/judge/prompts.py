@@ -38,6 +38,15 @@ PLACEHOLDERS = ("question", "first", "second")
 WINNERS = ("first", "second", "tie")
 REPLY_KEYS = frozenset({"winner", "reason"})
 
+# The reply contract as a JSON Schema, for servers that constrain their output to a schema
+# (``response_format``); parse_verdict enforces the same contract on every reply regardless.
+VERDICT_SCHEMA = {
+    "type": "object",
+    "properties": {"winner": {"type": "string", "enum": list(WINNERS)}, "reason": {"type": "string"}},
+    "required": ["winner", "reason"],
+    "additionalProperties": False,
+}
+
 _FILE = re.compile(r"^(?P<name>[a-z][a-z0-9_]*?)_v(?P<version>[0-9]+)\.md$")
 _SECTION = re.compile(r"^## (system|user)[ \t]*$", re.MULTILINE)
 _CRITERION = re.compile(r"^\s*[0-9]+\.\s+([a-z_]+):", re.MULTILINE)
