@@ -222,7 +222,7 @@ def test_invalid_samples_are_short_distinct_and_hold_no_secret(server, make_judg
     assert samples[1]["reply"] == "I'm sorry, but I can't help with that."
     assert FAKE_KEY not in json.dumps(samples) and FAKE_KEY[-12:] not in json.dumps(samples)
     assert "***" in samples[2]["reply"]
-    assert judge.invalid_samples(limit=1) == samples[:1]
+    assert judge.invalid_samples(limit=1, width=40) == samples[:1]
 
 
 @pytest.mark.parametrize("kind, expected", [
