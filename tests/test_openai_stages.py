@@ -1,5 +1,6 @@
 """The probe, calibrate and sensitivity stages with `judge.kind: openai` against a real HTTP server on 127.0.0.1."""
 
+import hashlib
 import json
 import os
 import secrets
@@ -52,13 +53,34 @@ def test_calibrate_with_a_real_endpoint_records_identity_and_uses_the_cache(clon
     assert leaked == []
 
 
+def quarter(content: str) -> bool:
+    """About a quarter of the items, chosen by their content (the same items on every run, in any order)."""
+    return hashlib.sha256(content.encode()).digest()[0] % 4 == 0
+
+
 def test_a_run_where_too_many_requests_fail_stops_without_a_calibration(clone):
     with FakeOpenAIServer() as server:
         use_openai(clone, server.base_url, max_failed_share=0.05)
-        server.script(*["500"] * 40)
+        server.fault("500", attempts=None, where=quarter)  # these items fail on every attempt, retries included
         before = (clone / "metrics/calibration.json").read_bytes()
         proc = stage(clone, "calibrate")
+        failing = [c for c in server.attempts if quarter(c)]
+        attempts = {server.attempts[c] for c in failing}
+    assert len(server.attempts) == 84 and 0.05 * 84 < len(failing) < 84  # enough to trip the threshold
+    assert attempts == {2}  # one try and one retry each (retries: 1)
     assert proc.returncode != 0
     assert proc.stderr.startswith("stage calibrate: ")
-    assert "fail" in proc.stderr and KEY not in proc.stderr
+    assert f"{len(failing)} of 84 items" in proc.stderr and f"failed {len(failing)}" in proc.stderr
+    assert KEY not in proc.stderr
     assert (clone / "metrics/calibration.json").read_bytes() == before  # nothing half-written
+
+
+def test_a_first_attempt_that_fails_for_every_item_is_retried_and_the_run_completes(clone):
+    with FakeOpenAIServer() as server:
+        use_openai(clone, server.base_url, max_failed_share=0.0)
+        server.fault("500", attempts=1)  # every item's first request fails; its retry succeeds
+        proc = stage(clone, "calibrate")
+        assert proc.returncode == 0, proc.stderr
+        assert set(server.attempts.values()) == {2} and server.requests == 168
+    record = json.loads((clone / "metrics/calibration.json").read_text(encoding="utf-8"))
+    assert record["n"] == 42 and record["failed"] == record["invalid"] == record["refused"] == 0
