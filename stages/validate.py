@@ -5,14 +5,13 @@ from assay.artifacts.registry import DATASET, write_record
 from assay.core.io import sha256_file, sha256_tree, write_parquet, write_text
 from assay.core.stage import run_stage
 from assay.core.paths import input_paths
-from assay.data.cases import cases_table, coverage_markdown, dataset_metrics, load_cases
-from assay.data.corpus import load_corpus
+from assay.data.cases import cases_table, coverage_markdown, dataset_metrics
+from assay.data.corpus import load_dataset
 
 
 def main() -> None:
     paths = input_paths()
-    corpus = load_corpus(paths.corpus)
-    cases = load_cases(paths.cases, corpus)
+    cases, corpus = load_dataset(paths.cases, paths.corpus)
     metrics, cov, digest = dataset_metrics(cases, len(corpus))
     prov = provenance(cases_file=sha256_file(paths.cases), corpus=sha256_tree(paths.corpus),
                       details={"dataset_hash": digest})

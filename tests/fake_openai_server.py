@@ -2,18 +2,23 @@
 
 Each request's behaviour is chosen, in this order, by
 
-1. the scripted queue (``server.script("429:1", "good")``: the next requests take these, in order);
-2. a marker ``[[fake:NAME]]`` anywhere in the request's message contents;
-3. otherwise ``good``.
+1. the scripted queue (``server.script("429:1", "good")``: the next requests take these, in arrival
+   order; use it only with one request in flight, since concurrent arrival order is luck);
+2. per-item faults (``server.fault("500", attempts=1, where=lambda content: ...)``): the first
+   ``attempts`` requests *for one item* (the same message contents) that ``where`` selects get the
+   behaviour, whatever order requests arrive in, so a concurrent run with retries is deterministic;
+3. a marker ``[[fake:NAME]]`` anywhere in the request's message contents;
+4. otherwise ``good``.
 
 Behaviours: ``good`` (a JSON verdict), ``malformed`` (truncated JSON), ``notjson`` (prose),
 ``refuse`` (an "I'm sorry, but I can't help with that." reply), ``refusal_field`` (the message's
 ``refusal`` field set), ``content_filter`` (``finish_reason`` content_filter), ``empty`` (empty
 content), ``length`` (truncated JSON with ``finish_reason`` length), ``429`` / ``429:SECONDS``
-(rate limited, with ``Retry-After: SECONDS`` when given), ``500``, ``400``, ``slow`` (a good reply
-after ``slow_seconds``), ``echo_auth`` (401 whose body repeats the Authorization header),
-``echo_auth_ok`` (a good verdict whose reason repeats the Authorization header) and ``notcompletion``
-(200 with a body that is not a chat completion).
+(rate limited, with ``Retry-After: SECONDS`` when given), ``500``, ``400``, ``401``, ``403``,
+``slow`` (a good reply after ``slow_seconds``), ``echo_auth`` (401 whose body repeats the
+Authorization header), ``echo_auth_ok`` (a good verdict whose reason repeats the Authorization
+header), ``echo_auth_bad`` (prose, not a verdict, that repeats the Authorization header) and
+``notcompletion`` (200 with a body that is not a chat completion).
 
 The ``good`` winner is deterministic from the content: ``[[winner:first|second|tie]]`` if present;
 else if both ``[[best]]`` and ``[[plain]]`` occur, the answer holding ``[[best]]`` (``first`` when it
@@ -31,11 +36,12 @@ import hashlib
 import json
 import threading
 from collections import Counter, deque
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 BEHAVIOURS = ("good", "malformed", "notjson", "refuse", "refusal_field", "content_filter", "empty", "length",
-              "429", "500", "400", "slow", "echo_auth", "echo_auth_ok", "notcompletion")
+              "429", "500", "400", "401", "403", "slow", "echo_auth", "echo_auth_ok", "echo_auth_bad", "notcompletion")
 
 
 def _winner(content: str) -> str:
@@ -66,6 +72,7 @@ class FakeOpenAIServer:
         self.model = model
         self._lock = threading.Lock()
         self._queue: deque[str] = deque()
+        self._faults: list[tuple[str, int | None, Callable[[str], bool]]] = []
         self._stopping = threading.Event()
         self.reset()
         self._httpd: ThreadingHTTPServer | None = None
@@ -81,11 +88,22 @@ class FakeOpenAIServer:
             self.behaviours: Counter = Counter()
             self.bodies: list[dict] = []
             self.auth_headers: list[str | None] = []
+            self.attempts: Counter = Counter()  # requests seen per item (message contents)
 
     def script(self, *behaviours: str) -> None:
         """Queue behaviours for the next requests, in order (before markers are looked at)."""
         with self._lock:
             self._queue.extend(behaviours)
+
+    def fault(self, behaviour: str, attempts: int | None = 1, where: Callable[[str], bool] = lambda content: True) -> None:
+        """Give ``behaviour`` to the first ``attempts`` requests of every item ``where`` selects (``None``: all of them).
+
+        An item is identified by its message contents, so the n-th request for an item gets the
+        same behaviour however requests interleave. ``where`` receives the joined message contents.
+        Faults are checked in the order they were added, after the scripted queue.
+        """
+        with self._lock:
+            self._faults.append((behaviour, attempts, where))
 
     @property
     def base_url(self) -> str:
@@ -126,8 +144,14 @@ class FakeOpenAIServer:
     # --- serving -------------------------------------------------------------------------
     def _choose(self, content: str) -> str:
         with self._lock:
+            self.attempts[content] += 1
+            attempt = self.attempts[content]
             if self._queue:
                 return self._queue.popleft()
+            faults = list(self._faults)
+        for behaviour, attempts, where in faults:
+            if (attempts is None or attempt <= attempts) and where(content):
+                return behaviour
         for name in BEHAVIOURS:
             if f"[[fake:{name}]]" in content:
                 return name
@@ -168,6 +192,8 @@ class FakeOpenAIServer:
             reply = self._completion("")
         elif kind == "length":
             reply = self._completion('{"winner": "sec', finish="length")
+        elif kind == "echo_auth_bad":
+            reply = self._completion(f"You sent {auth}. I think the first is better.")
         elif kind == "echo_auth_ok":
             reply = self._completion(json.dumps({**verdict, "reason": f"you sent {auth}"}))
         elif kind == "notcompletion":
@@ -178,7 +204,7 @@ class FakeOpenAIServer:
             if arg:
                 headers["Retry-After"] = arg
             return 429, headers, json.dumps(error)
-        elif kind in ("500", "400"):
+        elif kind in ("500", "400", "401", "403"):
             return int(kind), {}, json.dumps(error)
         else:
             raise ValueError(f"unknown fake behaviour {behaviour!r}; use one of {', '.join(BEHAVIOURS)}")

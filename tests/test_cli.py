@@ -30,11 +30,12 @@ def test_validate_bad_cases_exits_non_zero_with_one_line_per_row(tmp_path, tiny_
     path = write_jsonl(tmp_path / "cases.jsonl", [case("g01", lang="fr"), case("g02", doc_ids=["missing"])])
     assert main(["validate", str(path), "--corpus", str(tiny_corpus)]) == 1
     err = capsys.readouterr().err
-    assert err == (f"assay validate: {path}:1: field 'lang': 'fr' is not one of en, bn (fix: use one of en, bn)\n")
+    assert err == (f"assay validate: {path}:1: field 'lang': 'fr' is not one of en, bn (fix: use one of en, bn)\n"
+                   f"{path}:2: field 'doc_ids': 'missing' is not a document in the corpus (fix: name a file in data/corpus/ without .md)\n")
 
 
-def test_validate_missing_file(tmp_path, capsys):
-    assert main(["validate", str(tmp_path / "nope.jsonl"), "--corpus", str(tmp_path)]) == 1
+def test_validate_missing_file(tmp_path, tiny_corpus, capsys):
+    assert main(["validate", str(tmp_path / "nope.jsonl"), "--corpus", str(tiny_corpus)]) == 1
     assert capsys.readouterr().err == f"assay validate: {tmp_path}/nope.jsonl: file not found (fix: check the path)\n"
 
 

@@ -18,31 +18,67 @@ def test_load_valid_cases(tmp_path, tiny_corpus):
     assert [c.id for c in cases] == ["g01", "g02"]
 
 
-def test_every_bad_row_is_reported_with_file_line_field_and_fix(tmp_path, tiny_corpus):
+def test_every_bad_row_is_reported_with_file_line_field_and_fix_in_one_run(tmp_path, tiny_corpus):
     path = tmp_path / "cases.jsonl"
     lines = [json.dumps(case("g01")), "{not json", json.dumps(case("g03", task="lookups")),
-             json.dumps(case("g04", colour="red")), json.dumps(case("g01")), json.dumps(case("g06", doc_ids=["nope"]))]
+             json.dumps(case("g04", colour="red")), json.dumps(case("g01")), json.dumps(case("g06", doc_ids=["nope"])),
+             json.dumps(case("g07", task="lookups", doc_ids=["gone"])), json.dumps(case("g07", question="  "))]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(InputError) as err:
         load_cases(path, load_corpus(tiny_corpus))
-    # bad JSON stops before field checks: the reader reports it alone, naming the line and the fix
-    assert str(err.value) == (f"{path}:2: not valid JSON (Expecting property name enclosed in double quotes at column 2) "
-                              "(fix: write one JSON object per line)")
-    path.write_text("\n".join(lines[:1] + lines[2:]) + "\n", encoding="utf-8")
-    with pytest.raises(InputError) as err:
-        load_cases(path, load_corpus(tiny_corpus))
+    # a line that is not JSON is one problem; every other row is still checked: schema, duplicate ids
+    # and doc_ids (the last two also on rows with a schema error), all in line order
     assert str(err.value).splitlines() == [
-        f"{path}:2: field 'task': 'lookups' is not one of lookup, exact_term, paraphrase, multi_fact, unanswerable "
+        f"{path}:2: not valid JSON (Expecting property name enclosed in double quotes at column 2) "
+        "(fix: write one JSON object per line)",
+        f"{path}:3: field 'task': 'lookups' is not one of lookup, exact_term, paraphrase, multi_fact, unanswerable "
         "(fix: use one of lookup, exact_term, paraphrase, multi_fact, unanswerable)",
-        f"{path}:3: field 'colour': unknown field (fix: remove it or use one of id, question, task, set, lang, expect, "
+        f"{path}:4: field 'colour': unknown field (fix: remove it or use one of id, question, task, set, lang, expect, "
         "doc_ids, facts, why, group)",
-        f"{path}:4: field 'id': duplicate id 'g01' (first on line 1) (fix: give every row a unique id)",
+        f"{path}:5: field 'id': duplicate id 'g01' (first on line 1) (fix: give every row a unique id)",
+        f"{path}:6: field 'doc_ids': 'nope' is not a document in the corpus (fix: name a file in data/corpus/ without .md)",
+        f"{path}:7: field 'task': 'lookups' is not one of lookup, exact_term, paraphrase, multi_fact, unanswerable "
+        "(fix: use one of lookup, exact_term, paraphrase, multi_fact, unanswerable)",
+        f"{path}:7: field 'doc_ids': 'gone' is not a document in the corpus (fix: name a file in data/corpus/ without .md)",
+        f"{path}:8: field 'id': duplicate id 'g07' (first on line 7) (fix: give every row a unique id)",
+        f"{path}:8: field 'question': is empty or only whitespace (fix: write the text, or remove the row)",
     ]
-    path.write_text("\n".join([lines[0], lines[5]]) + "\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize("field, value", [("question", "   "), ("question", "\t\n"), ("facts", ["14 days", " "]),
+                                          ("id", " "), ("doc_ids", [""])])
+def test_blank_text_is_refused(field, value):
+    with pytest.raises(InputError) as err:
+        parse_cases("x.jsonl", [(1, {**case("g01"), field: value})])
+    assert "is empty or only whitespace" in str(err.value) and f"field '{field}" in str(err.value)
+
+
+@pytest.mark.parametrize("text", ["", "\n", "\n  \n"])
+def test_a_file_without_cases_is_refused(tmp_path, tiny_corpus, text):
+    path = tmp_path / "cases.jsonl"
+    path.write_text(text, encoding="utf-8")
     with pytest.raises(InputError) as err:
         load_cases(path, load_corpus(tiny_corpus))
-    assert str(err.value) == (f"{path}:2: field 'doc_ids': 'nope' is not a document in the corpus "
-                              "(fix: name a file in data/corpus/ without .md)")
+    assert str(err.value) == f"{path}: holds no cases (fix: add at least one case, one JSON object per line)"
+
+
+def test_bad_bytes_deep_nesting_and_nan_are_one_problem_each(tmp_path, tiny_corpus):
+    path = tmp_path / "cases.jsonl"
+    good = json.dumps(case("g01")).encode()
+    bad_utf8 = json.dumps(case("g02")).encode().replace(b"trial", b"tri\xffal", 1)
+    deep = b"[" * 100_000 + b"]" * 100_000
+    nan = json.dumps(case("g04")).encode()[:-1] + b', "score": NaN}'
+    path.write_bytes(b"\n".join([good, bad_utf8, deep, nan, json.dumps(case("g05", lang="fr")).encode()]) + b"\n")
+    with pytest.raises(InputError) as err:
+        load_cases(path, load_corpus(tiny_corpus))
+    column = bad_utf8.index(b"\xff") + 1  # 1-based byte column of the bad byte within its line
+    assert str(err.value).splitlines() == [
+        f"{path}:2: not valid UTF-8: byte(s) ff at byte {column} of the line (invalid start byte) "
+        "(fix: save the file as UTF-8 (for example `iconv -f latin1 -t utf-8`), or remove the byte)",
+        f"{path}:3: not valid JSON here: nested too deeply to read (fix: write one JSON object per line)",
+        f"{path}:4: NaN is not valid JSON (fix: write one JSON object per line)",
+        f"{path}:5: field 'lang': 'fr' is not one of en, bn (fix: use one of en, bn)",
+    ]
 
 
 def test_consistency_rules():

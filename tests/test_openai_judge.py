@@ -15,7 +15,8 @@ from assay.core.errors import InputError
 from assay.judge.base import Judge, JudgeItem
 from assay.judge.http import backoff_delay, retry_after_seconds
 from assay.judge.openai import (JudgeFailures, MissingApiKey, OpenAIJudge, OpenAIJudgeParams, is_refusal,
-                                read_completion)
+                                read_completion, redact)
+from assay.judge.prompts import VERDICT_SCHEMA
 from assay.core.params import load_section
 
 FAKE_KEY = "sk-assay-LEAKCHECK-5f3a9c7e1b2d"
@@ -93,14 +94,15 @@ def test_retry_after_is_honoured(server, make_judge, prompt):
     waited = time.monotonic() - start
     assert verdicts[0].winner == "second"
     assert server.requests == 2 and judge.last_counts["sent"] == 2
-    assert 0.9 <= waited < 6.0  # Retry-After: 1 second; generous upper bound for a loaded machine
+    assert 0.9 <= waited < 20.0  # Retry-After: 1 second; the upper bound only catches a hang on a loaded machine
 
 
 def test_a_long_retry_after_is_capped_by_max_wait(server, make_judge, prompt):
     server.script("429:30")
     start = time.monotonic()
     assert make_judge(max_wait=0.2).judge_many([item("q")], prompt)[0].status == "ok"
-    assert time.monotonic() - start < 3.0 and server.requests == 2  # waited 0.2 s, not the 30 s asked
+    # waited 0.2 s, not the 30 s asked; 15 s leaves room for a loaded machine and still tells the two apart
+    assert time.monotonic() - start < 15.0 and server.requests == 2
 
 
 def test_429_and_500_are_retried_with_backoff_then_succeed(server, make_judge, prompt):
@@ -124,13 +126,13 @@ def test_other_4xx_are_not_retried(server, make_judge, prompt):
 
 
 def test_reply_slower_than_the_timeout_fails_after_retries(server, make_judge, prompt):
-    server.slow_seconds = 3.0
+    server.slow_seconds = 60.0
     judge = make_judge(timeout=0.3, retries=1)
     start = time.monotonic()
     verdicts = judge.judge_many([item("q [[fake:slow]]")], prompt)
     assert verdicts[0].status == "failed" and "Timeout" in verdicts[0].reason
     assert server.requests == 2  # timeouts are retried
-    assert time.monotonic() - start < 2.5  # two 0.3 s attempts, not the server's 3 s
+    assert time.monotonic() - start < 30.0  # two 0.3 s attempts, not the server's 60 s (with room for a loaded machine)
 
 
 def test_latency_is_applied_per_reply(make_judge, server, prompt):
@@ -170,11 +172,80 @@ def test_failure_share_above_the_threshold_raises(server, make_judge, prompt):
     assert sum(v.status != "ok" for v in verdicts) == 3
 
 
-def test_refusals_are_counted_but_do_not_trip_the_threshold(make_judge, prompt):
-    items = [item(f"q{i} [[fake:refuse]]") for i in range(5)] + [item(f"q{i}") for i in range(5, 10)]
-    judge = make_judge(max_failed_share=0.0)
+def test_refusals_count_toward_the_failure_threshold(make_judge, prompt):
+    items = [item(f"q{i} [[fake:refuse]]") for i in range(3)] + [item(f"q{i}") for i in range(3, 10)]
+    with pytest.raises(JudgeFailures) as caught:
+        make_judge(max_failed_share=0.2).judge_many(items, prompt)
+    assert "3 of 10 items (30.0%)" in str(caught.value) and "refused 3" in str(caught.value)
+    judge = make_judge(max_failed_share=0.3)  # 3/10 is not more than 0.3: kept, counted as refusals
     verdicts = judge.judge_many(items, prompt)
-    assert [v.status for v in verdicts].count("refused") == 5 and judge.last_counts["refused"] == 5
+    assert [v.status for v in verdicts].count("refused") == 3 and judge.last_counts["refused"] == 3
+
+
+@pytest.mark.parametrize("behaviour", ["401", "403"])
+def test_a_rejected_key_names_its_variable_never_its_value(server, make_judge, prompt, monkeypatch, behaviour):
+    monkeypatch.setenv("ASSAY_TEST_JUDGE_KEY", FAKE_KEY)
+    judge = make_judge(api_key_env="ASSAY_TEST_JUDGE_KEY", retries=3, max_failed_share=0.0)
+    with pytest.raises(JudgeFailures) as caught:
+        judge.judge_many([item(f"q [[fake:{behaviour}]]")], prompt)
+    message = str(caught.value)
+    assert f"HTTP {behaviour}" in message and "check the key in environment variable ASSAY_TEST_JUDGE_KEY" in message
+    assert FAKE_KEY not in message and server.requests == 1  # not retried
+    without = make_judge(max_failed_share=1.0).judge_many([item(f"q [[fake:{behaviour}]]")], prompt)[0]
+    assert "name that variable in judge.openai.api_key_env" in without.reason
+
+
+def test_counts_add_up_over_calls(server, make_judge, prompt):
+    judge = make_judge(retries=1)
+    assert judge.counts() == {"items": 0, "requests": 0, "cache_hits": 0, "http_attempts": 0, "failures": 0,
+                              "ok": 0, "invalid": 0, "refused": 0, "failed": 0}
+    items = [item("a"), item("a"), item("b [[fake:notjson]]"), item("c [[fake:500]]"), item("d [[fake:refuse]]")]
+    judge.judge_many(items, prompt)
+    judge.judge_many([item("a"), item("e")], prompt)
+    # call 1: 5 items, 4 distinct bodies, 0 cached; HTTP: a, b, d once, c twice (500, one retry) = 5
+    # call 2: 2 items, 2 bodies, "a" from the cache, "e" sent once
+    assert judge.counts() == {"items": 7, "requests": 6, "cache_hits": 1, "http_attempts": 6, "failures": 1,
+                              "ok": 4, "invalid": 1, "refused": 1, "failed": 1}
+    assert server.requests == 6
+
+
+def test_invalid_samples_are_short_distinct_and_hold_no_secret(server, make_judge, prompt, monkeypatch):
+    monkeypatch.setenv("ASSAY_TEST_JUDGE_KEY", FAKE_KEY)
+    judge = make_judge(api_key_env="ASSAY_TEST_JUDGE_KEY")
+    items = [item("q1 [[fake:notjson]]"), item("q2 [[fake:notjson]]"), item("q3 [[fake:refuse]]"),
+             item("q4 [[fake:echo_auth_bad]]"), item("q5"), item("q6 [[fake:500]]")]
+    judge.judge_many(items, prompt)
+    samples = judge.invalid_samples(width=40)
+    assert [s["status"] for s in samples] == ["invalid", "refused", "invalid"]  # two identical prose replies: one sample
+    assert samples[0] == {"status": "invalid", "reason": "reply is not JSON",
+                          "reply": "The first answer is better because it ci…",
+                          "chars": len("The first answer is better because it cites a source.")}
+    assert samples[1]["reply"] == "I'm sorry, but I can't help with that."
+    assert FAKE_KEY not in json.dumps(samples) and FAKE_KEY[-12:] not in json.dumps(samples)
+    assert "***" in samples[2]["reply"]
+    assert judge.invalid_samples(limit=1, width=40) == samples[:1]
+
+
+@pytest.mark.parametrize("kind, expected", [
+    ("json_schema", {"type": "json_schema", "json_schema": {"name": "verdict", "schema": VERDICT_SCHEMA}}),
+    ("json_object", {"type": "json_object", "schema": VERDICT_SCHEMA}),
+])
+def test_response_format_is_sent_in_the_shape_asked(server, make_judge, prompt, kind, expected):
+    judge = make_judge(response_format=kind)
+    assert judge.judge_many([item("q [[winner:second]]")], prompt)[0].winner == "second"
+    [body] = server.bodies
+    assert body["response_format"] == expected
+    assert set(body) == {"model", "messages", "temperature", "max_tokens", "response_format"}
+    # the schema states the reply contract parse_verdict enforces: exactly winner (one of three) and reason
+    assert VERDICT_SCHEMA["properties"]["winner"]["enum"] == ["first", "second", "tie"]
+    assert VERDICT_SCHEMA["required"] == ["winner", "reason"] and VERDICT_SCHEMA["additionalProperties"] is False
+
+
+def test_without_response_format_the_body_has_none_and_the_setting_is_checked(server, make_judge, prompt):
+    make_judge().judge_many([item("q")], prompt)
+    assert "response_format" not in server.bodies[0]
+    with pytest.raises(ValueError, match="response_format"):
+        OpenAIJudgeParams(base_url="http://h/v1", model="m", response_format="json")
 
 
 def test_rerun_is_served_from_the_cache(server, make_judge, prompt):
@@ -216,7 +287,7 @@ def test_empty_input_sends_nothing(server, make_judge, prompt):
 
 @pytest.mark.parametrize("bound", [3, 10])  # 10 spans three client pools (4 + 4 + 2 connections)
 def test_concurrency_bound_is_respected(server, make_judge, prompt, bound):
-    server.latency = 0.05
+    server.latency = 0.5  # long enough that every slot fills even when the client is slow to send on a loaded machine
     make_judge(concurrency=bound).judge_many([item(f"q{i}") for i in range(4 * bound)], prompt)
     assert server.requests == 4 * bound
     assert server.max_in_flight == bound  # bound reached, never passed
@@ -322,3 +393,9 @@ def test_retry_after_and_backoff_helpers():
 
 def test_cache_file_default_is_outside_dvc_outputs():
     assert Path(OpenAIJudgeParams(base_url="http://h/v1", model="m").cache_path) == Path(".assay/judge_cache.sqlite")
+
+
+def test_redact_removes_keys_and_tokens():
+    text = f"Incorrect API key provided: {FAKE_KEY}; Authorization: Bearer abc.def; token=0123456789; ok"
+    assert redact(text, (FAKE_KEY,)) == "Incorrect API key provided: ***; Authorization: ***; token=***; ok"
+    assert redact("sk-short is fine") == "sk-short is fine"  # too short to be a key

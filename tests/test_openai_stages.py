@@ -1,6 +1,7 @@
 """The judge stage with `judge.kind: openai` against a real HTTP server on 127.0.0.1, and the probe,
 calibrate and sensitivity stages replaying its stored replies with the server gone and no key."""
 
+import hashlib
 import json
 import os
 import secrets
@@ -76,13 +77,34 @@ def test_judge_stage_stores_replies_and_the_judged_stages_then_need_no_server_an
     assert leaked == []
 
 
+def quarter(content: str) -> bool:
+    """About a quarter of the items, chosen by their content (the same items on every run, in any order)."""
+    return hashlib.sha256(content.encode()).digest()[0] % 4 == 0
+
+
 def test_a_run_where_too_many_requests_fail_stops_without_replies(clone):
     with FakeOpenAIServer() as server:
         use_openai(clone, server.base_url, max_failed_share=0.05)
-        server.script(*["500"] * 40)
+        server.fault("500", attempts=None, where=quarter)  # these items fail on every attempt, retries included
         before = replies(clone)
         proc = stage(clone, "judge")
+        failing = [c for c in server.attempts if quarter(c)]
+        attempts = {server.attempts[c] for c in failing}
+    assert 0.05 * len(server.attempts) < len(failing) < len(server.attempts)  # enough to trip the threshold
+    assert attempts == {2}  # one try and one retry each (retries: 1)
     assert proc.returncode != 0
     assert proc.stderr.startswith("stage judge: ")
-    assert "fail" in proc.stderr and KEY not in proc.stderr
+    assert f"failed {len(failing)}" in proc.stderr or "fail" in proc.stderr
+    assert KEY not in proc.stderr
     assert replies(clone) == before  # nothing half-written
+
+
+def test_a_first_attempt_that_fails_for_every_item_is_retried_and_the_run_completes(clone):
+    with FakeOpenAIServer() as server:
+        use_openai(clone, server.base_url, max_failed_share=0.0)
+        server.fault("500", attempts=1)  # every item's first request fails; its retry succeeds
+        proc = stage(clone, "judge")
+        assert proc.returncode == 0, proc.stderr
+        assert set(server.attempts.values()) == {2} and server.requests == 2 * 168
+    rows = [json.loads(line) for line in replies(clone)["pairwise_v2.jsonl"].decode().splitlines()]
+    assert len(rows) == 84 and {r["status"] for r in rows} == {"ok"}

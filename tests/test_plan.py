@@ -2,7 +2,9 @@ import pytest
 import yaml
 
 from assay.core.errors import InputError
-from assay.data.plan import Plan, load_plan, plan_problems
+from pydantic import ValidationError
+
+from assay.data.plan import Metric, Plan, load_plan, plan_problems
 
 GOOD = {
     "task": "Answer customers' questions from the help centre.",
@@ -79,3 +81,28 @@ def test_yaml_syntax_error_names_the_line(tmp_path):
     path.write_text("task: x\nfailures: [\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"plan.yaml:3: not valid YAML"):
         load_plan(path)
+
+
+@pytest.mark.parametrize("family, threshold, ok", [
+    ("correctness", -1, False), ("correctness", 1.2, False), ("correctness", 0, True), ("correctness", 1, True),
+    ("retrieval", 1.0001, False), ("format", float("nan"), False), ("latency", -0.5, False), ("latency", 0, True),
+    ("latency", 1500, True), ("groundedness", None, True),
+])
+def test_thresholds_must_lie_in_the_metric_family_range(family, threshold, ok):
+    row = {"name": "m", "family": family, "gate": "report", "threshold": threshold}
+    if ok:
+        assert Metric.model_validate(row).threshold == threshold
+    else:
+        with pytest.raises(ValidationError, match=f"outside the range of a {family} metric"):
+            Metric.model_validate(row)
+
+
+def test_out_of_range_threshold_names_its_line(tmp_path):
+    data = {**GOOD, "metrics": [dict(GOOD["metrics"][0], threshold=-1)] + GOOD["metrics"][1:]}
+    path = tmp_path / "plan.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        load_plan(path)
+    line = next(i for i, ln in enumerate(path.read_text().splitlines(), 1) if "threshold: -1" in ln)
+    assert str(err.value).startswith(f"{path}:{line}: field 'metrics.0.threshold': threshold -1.0 is outside the range "
+                                     "of a correctness metric, [0, 1]")

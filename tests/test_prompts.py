@@ -143,3 +143,14 @@ def test_parse_never_raises_and_ok_only_for_the_contract(reply):
 def test_any_well_formed_reply_round_trips(winner, reason):
     verdict = parse_verdict(json.dumps({"winner": winner, "reason": reason}))
     assert (verdict.status, verdict.winner, verdict.reason) == ("ok", winner, reason)
+
+
+def test_invalid_utf8_in_a_prompt_names_line_and_byte(tmp_path):
+    from assay.core.errors import InputError
+    from assay.judge.prompts import load_prompt
+
+    path = tmp_path / "pairwise_v3.md"
+    path.write_bytes(b"# title\n\n## system\n1. correctness: right\nBe fair \xfe.\n## user\n{{question}} {{first}} {{second}}\n")
+    with pytest.raises(InputError) as err:
+        load_prompt(path)
+    assert str(err.value).startswith(f"{path}:5: not valid UTF-8: byte(s) fe at byte 9 of the line (invalid start byte)")

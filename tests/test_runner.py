@@ -231,8 +231,8 @@ def test_version_params_validation(tmp_path):
         f"{p}: field 'rag.versions.v1': 'answers' is required with system answers_file and only used there "
         "(fix: make the row consistent as described)",
         f"{p}: field 'rag.versions.v2.chunking': 'token' is not one of paragraph, sentence (fix: use one of paragraph, sentence)",
-        f"{p}: field 'rag.versions.v3.min_scor': unknown field (fix: remove it or use one of system, chunking, min_score, "
-        "min_margin, answers, callable)",
+        f"{p}: field 'rag.versions.v3.min_scor': unknown field; did you mean 'min_score'? (fix: rename it to 'min_score' "
+        "(known: system, chunking, min_score, min_margin, answers, callable))",
         f"{p}: field 'rag.versions.v4': min_score: only used by system reference, not callable "
         "(fix: make the row consistent as described)",
     ])

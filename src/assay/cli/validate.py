@@ -1,25 +1,36 @@
-"""`assay validate FILE`: the validate stage's checks outside DVC (cases, pairs or a plan)."""
+"""`assay validate FILE`: the pipeline's input checks outside DVC (cases, pairs, plan, params, a prompt, a corpus)."""
 
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
+
+KINDS = ("cases", "pairs", "plan", "params", "prompt", "corpus")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("validate", help="check a cases, pairs or plan file and exit non-zero on errors",
-                       description="Run the pipeline's input checks on one file without DVC. The kind is taken from the "
-                                   "file name (.yaml/.yml: plan; pairs*.jsonl: pairs; other .jsonl: cases) unless --kind is given.")
-    p.add_argument("file", help="the file to check")
-    p.add_argument("--kind", choices=["cases", "pairs", "plan"], help="what the file holds")
+    p = sub.add_parser("validate", help="check an input file (cases, pairs, plan, params, prompt, corpus); exit 1 on errors",
+                       description="Run the pipeline's input checks on one file without DVC and report every problem "
+                                   "in one run. The kind is taken from the name unless --kind is given: a folder is a "
+                                   "corpus; params.yaml: params (every section against its stage's model); other "
+                                   ".yaml/.yml: plan; <name>_v<N>.md: prompt; pairs*.jsonl: pairs; other files: cases.")
+    p.add_argument("file", help="the file (or corpus folder) to check")
+    p.add_argument("--kind", choices=KINDS, help="what the file holds")
     p.add_argument("--corpus", default="data/corpus", help="corpus folder that cases' doc_ids must exist in (default: data/corpus)")
     p.set_defaults(func=run)
 
 
 def kind_of(path: Path) -> str:
-    """Infer the file kind from its name."""
+    """Infer the file kind from its name (see the command's description)."""
+    if path.is_dir():
+        return "corpus"
+    if path.name == "params.yaml":
+        return "params"
     if path.suffix in (".yaml", ".yml"):
         return "plan"
+    if re.fullmatch(r"[a-z][a-z0-9_]*_v[0-9]+\.md", path.name):
+        return "prompt"
     return "pairs" if path.name.startswith("pairs") else "cases"
 
 
@@ -35,15 +46,33 @@ def run(args: argparse.Namespace) -> int:
         for p in problems:
             print(f"- {p}")
         return 0
+    if kind == "params":
+        from assay.core.errors import raise_problems
+        from assay.release.params_check import SECTIONS, check_params
+
+        raise_problems(check_params(path))
+        print(f"{path}: valid params ({', '.join(SECTIONS)})")
+        return 0
+    if kind == "prompt":
+        from assay.judge.prompts import load_prompt
+
+        prompt = load_prompt(path)
+        print(f"{path}: valid prompt {prompt.label}, {len(prompt.criteria)} criteria, sha {prompt.short_sha}")
+        return 0
+    if kind == "corpus":
+        from assay.data.corpus import load_corpus
+
+        print(f"{path}: {len(load_corpus(path))} valid documents")
+        return 0
     if kind == "pairs":
         from assay.data.pairs import load_pairs
 
         print(f"{path}: {len(load_pairs(path))} valid pairs")
         return 0
-    from assay.data.corpus import load_corpus
-    from assay.data.cases import coverage, dataset_hash, load_cases
+    from assay.data.cases import coverage, dataset_hash
+    from assay.data.corpus import load_dataset
 
-    cases = load_cases(path, load_corpus(args.corpus))
+    cases, _ = load_dataset(path, args.corpus)
     cov = coverage(cases)
     print(f"{path}: {len(cases)} valid cases, hash {dataset_hash(cases)[:12]}, "
           f"{len(cov['gaps'])} thin cell(s), {len(cov['empty'])} empty")

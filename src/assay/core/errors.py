@@ -51,6 +51,12 @@ class InputError(AssayError):
         super().__init__("\n".join(shown))
 
 
+def raise_problems(problems: list[Problem]) -> None:
+    """Raise one InputError listing ``problems`` sorted by file and line (whole-file problems first); no-op when empty."""
+    if problems:
+        raise InputError(sorted(problems, key=lambda p: (p.path, p.line or 0)))
+
+
 class PlanProblems(AssayError):
     """The evaluation plan is valid data but leaves failures unguarded (raised in strict mode)."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import hashlib
+import io
 import json
 import math
 import os
@@ -73,8 +74,6 @@ def write_jsonl(path: str | os.PathLike, rows: list[dict]) -> None:
 
 def write_csv(path: str | os.PathLike, header: tuple[str, ...], rows) -> None:
     """Write a CSV with a header row and ``\\n`` line ends, atomically (plot data for ``dvc plots``)."""
-    import io
-
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
@@ -108,31 +107,112 @@ def read_parquet_provenance(path: str | os.PathLike) -> dict | None:
     return json.loads(meta[b"assay"]) if b"assay" in meta else None
 
 
+class _NotJSON(ValueError):
+    """A JSON text that :func:`json.loads` accepts but assay refuses (``NaN``, ``Infinity``)."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _NotJSON(f"{name} is not valid JSON")
+
+
+def decode_utf8(raw: bytes, path: str | os.PathLike, first_line: int = 1) -> str:
+    """Decode ``raw`` as UTF-8, or raise one InputError naming the line and byte position of the bad byte.
+
+    ``first_line`` is the file line ``raw`` starts on (for a line cut out of a file). A leading
+    UTF-8 byte order mark is dropped.
+
+    >>> decode_utf8(b"ok", "f.txt")
+    'ok'
+    """
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError([utf8_problem(path, raw, error, first_line)]) from None
+    return text.removeprefix("\ufeff")
+
+
+def utf8_problem(path: str | os.PathLike, raw: bytes, error: UnicodeDecodeError, first_line: int = 1) -> Problem:
+    """The Problem for a UnicodeDecodeError in ``raw``: line, column in bytes and file-relative byte offset."""
+    line = first_line + raw.count(b"\n", 0, error.start)
+    column = error.start - (raw.rfind(b"\n", 0, error.start) + 1) + 1
+    bad = raw[error.start:error.end].hex(" ")
+    return Problem(str(path), line, None, f"not valid UTF-8: byte(s) {bad} at byte {column} of the line ({error.reason})",
+                   "save the file as UTF-8 (for example `iconv -f latin1 -t utf-8`), or remove the byte")
+
+
+def read_text(path: str | os.PathLike) -> str:
+    """A whole text file as UTF-8, with a clean InputError for a missing file or invalid UTF-8."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError([Problem(str(path), None, None, "file not found", "check the path")])
+    return decode_utf8(p.read_bytes(), path)
+
+
+def parse_json_line(text: str) -> tuple[Any, str | None]:
+    """Parse one JSON text strictly: ``(value, None)``, or ``(None, why)`` when it is not JSON.
+
+    Refused beyond :func:`json.loads`: ``NaN``, ``Infinity`` and ``-Infinity`` (not JSON, and a
+    number nobody can compare against), and nesting too deep for the parser (a RecursionError
+    becomes a reason, not a crash).
+
+    >>> parse_json_line('{"a": 1}')
+    ({'a': 1}, None)
+    >>> parse_json_line('{"a": NaN}')
+    (None, 'NaN is not valid JSON')
+    """
+    try:
+        return json.loads(text, parse_constant=_refuse_constant), None
+    except json.JSONDecodeError as error:
+        return None, f"not valid JSON ({error.msg} at column {error.colno})"
+    except _NotJSON as error:
+        return None, str(error)
+    except RecursionError:
+        return None, "not valid JSON here: nested too deeply to read"
+
+
+def scan_jsonl(path: str | os.PathLike) -> tuple[list[tuple[int, dict]], list[Problem]]:
+    """Read a JSON Lines file as ``(line_number, object)`` pairs plus one Problem per bad line.
+
+    Never stops at a bad line: a line that is not UTF-8, not JSON (``NaN`` and too-deep nesting
+    included) or not an object is one Problem, and reading goes on with the next line. Blank lines
+    are skipped.
+
+    Raises:
+        InputError: only when the file does not exist.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise InputError([Problem(str(path), None, None, "file not found", "check the path")])
+    rows, problems = [], []
+    one_per_line = "write one JSON object per line"
+    for number, raw in enumerate(p.read_bytes().split(b"\n"), start=1):
+        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]  # a byte order mark some editors write
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            problems.append(utf8_problem(path, raw, error, number))
+            continue
+        if not line.strip():
+            continue
+        obj, why = parse_json_line(line.rstrip("\r"))
+        if why is not None:
+            problems.append(Problem(str(path), number, None, why, one_per_line))
+        elif not isinstance(obj, dict):
+            problems.append(Problem(str(path), number, None, f"expected a JSON object, got {type(obj).__name__}", one_per_line))
+        else:
+            rows.append((number, obj))
+    return rows, problems
+
+
 def read_jsonl(path: str | os.PathLike) -> list[tuple[int, dict]]:
     """Read a JSON Lines file as ``(line_number, object)`` pairs; blank lines are skipped.
 
     Raises:
-        InputError: every line that is not a JSON object, each named by file and line.
+        InputError: every line that is not a JSON object (see :func:`scan_jsonl`), each named by
+            file and line.
     """
-    rows, problems = [], []
-    p = Path(path)
-    if not p.exists():
-        raise InputError([Problem(str(path), None, None, "file not found", "check the path")])
-    with p.open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line.rstrip("\r\n"))
-            except json.JSONDecodeError as error:
-                problems.append(Problem(str(path), number, None, f"not valid JSON ({error.msg} at column {error.colno})",
-                                        "write one JSON object per line"))
-                continue
-            if not isinstance(obj, dict):
-                problems.append(Problem(str(path), number, None, f"expected a JSON object, got {type(obj).__name__}",
-                                        "write one JSON object per line"))
-                continue
-            rows.append((number, obj))
+    rows, problems = scan_jsonl(path)
     if problems:
         raise InputError(problems)
     return rows
@@ -147,9 +227,9 @@ def read_table_rows(path: str | os.PathLike) -> list[tuple[int, dict]]:
     if p.suffix.lower() in (".csv", ".tsv"):
         if not p.exists():
             raise InputError([Problem(str(path), None, None, "file not found", "check the path")])
-        with p.open(encoding="utf-8", newline="") as fh:
-            reader = csv.DictReader(fh, delimiter="\t" if p.suffix.lower() == ".tsv" else ",")
-            return [(i, dict(row)) for i, row in enumerate(reader, start=2)]
+        text = decode_utf8(p.read_bytes(), path)
+        reader = csv.DictReader(io.StringIO(text, newline=""), delimiter="\t" if p.suffix.lower() == ".tsv" else ",")
+        return [(i, dict(row)) for i, row in enumerate(reader, start=2)]
     return read_jsonl(path)
 
 
@@ -157,11 +237,14 @@ def read_yaml(path: str | os.PathLike) -> Any:
     """Load a YAML file; a syntax error becomes an InputError naming file and line."""
     import yaml
 
-    p = Path(path)
-    if not p.exists():
-        raise InputError([Problem(str(path), None, None, "file not found", "check the path")])
+    text = read_text(path)
     try:
-        return yaml.safe_load(p.read_text(encoding="utf-8"))
+        return yaml.safe_load(text)
+    except RecursionError:
+        raise InputError([Problem(str(path), None, None, "not valid YAML here: nested too deeply to read",
+                                  "flatten the nesting")]) from None
+    except ValueError as error:  # a well-formed scalar that cannot be built, such as the date 2024-13-45
+        raise InputError([Problem(str(path), None, None, f"a value cannot be read ({error})", "correct the value")]) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None

@@ -19,9 +19,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from assay.core.errors import InputError, Problem
-from assay.core.io import read_jsonl
-from assay.core.records import validate_rows
+from assay.core.errors import Problem, raise_problems
+from assay.core.io import scan_jsonl
+from assay.core.records import NonBlank, check_rows
 
 TASKS = ("lookup", "exact_term", "paraphrase", "multi_fact", "unanswerable")
 SETS = ("golden", "adversarial", "production_like")
@@ -32,14 +32,14 @@ class CaseRecord(BaseModel):
     """One evaluation case. ``group`` (optional) keeps variants of one question on one side of the split."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    id: str = Field(min_length=1)
-    question: str = Field(min_length=1)
+    id: NonBlank
+    question: NonBlank
     task: Literal["lookup", "exact_term", "paraphrase", "multi_fact", "unanswerable"]
     set: Literal["golden", "adversarial", "production_like"]
     lang: Literal["en", "bn"]
     expect: Literal["answer", "abstain"]
-    doc_ids: list[str] = []
-    facts: list[str] = []
+    doc_ids: list[NonBlank] = []
+    facts: list[NonBlank] = []
     why: str = Field(min_length=10)
     group: str | None = None
 
@@ -52,27 +52,40 @@ class CaseRecord(BaseModel):
         return self
 
 
-def parse_cases(path: str | Path, rows: Iterable[tuple[int, dict]], doc_ids: Iterable[str] | None = None) -> list[CaseRecord]:
+def parse_cases(path: str | Path, rows: Iterable[tuple[int, dict]], doc_ids: Iterable[str] | None = None,
+                problems: Iterable[Problem] = ()) -> list[CaseRecord]:
     """Validate ``(line, dict)`` rows into cases; with ``doc_ids`` also check every doc_id exists.
 
+    Every check runs on every row, and all problems are reported at once: ``problems`` (for
+    example the unreadable lines found by :func:`assay.core.io.scan_jsonl`), schema errors,
+    duplicate ids and unknown doc_ids (the last two on every row that parsed as JSON, even one
+    with a schema error).
+
     Raises:
-        InputError: one Problem per bad row (wrong type, unknown field, inconsistent row, duplicate
-            id, unknown doc_id), each naming file, line, field and fix.
+        InputError: one Problem per bad row (wrong type, unknown field, blank text, inconsistent
+            row, duplicate id, unknown doc_id), each naming file, line, field and fix, sorted by
+            line; or a whole-file Problem when there are no rows at all.
     """
-    good = validate_rows(str(path), rows, CaseRecord)
+    rows = list(rows)
+    good, found = check_rows(str(path), rows, CaseRecord)
+    problems = [*problems, *found]
     if doc_ids is not None:
         known = set(doc_ids)
-        problems = [Problem(str(path), line, "doc_ids", f"{d!r} is not a document in the corpus",
-                            "name a file in data/corpus/ without .md")
-                    for line, c in good for d in c.doc_ids if d not in known]
-        if problems:
-            raise InputError(problems)
+        problems += [Problem(str(path), line, "doc_ids", f"{d!r} is not a document in the corpus",
+                             "name a file in data/corpus/ without .md")
+                     for line, raw in rows if isinstance(raw.get("doc_ids"), list)
+                     for d in raw["doc_ids"] if isinstance(d, str) and d.strip() and d not in known]
+    if not rows and not problems:
+        problems.append(Problem(str(path), None, None, "holds no cases",
+                                "add at least one case, one JSON object per line"))
+    raise_problems(problems)
     return [c for _, c in good]
 
 
 def load_cases(path: str | Path, doc_ids: Iterable[str] | None = None) -> list[CaseRecord]:
-    """Read and validate a cases JSONL file (see :func:`parse_cases`)."""
-    return parse_cases(path, read_jsonl(path), doc_ids)
+    """Read and validate a cases JSONL file (see :func:`parse_cases`); every bad line is reported in one run."""
+    rows, problems = scan_jsonl(path)
+    return parse_cases(path, rows, doc_ids, problems)
 
 
 def case_digest(case: CaseRecord) -> bytes:

@@ -23,7 +23,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from assay.core.errors import InputError, Problem
+from assay.core.errors import InputError, Problem, raise_problems
+from assay.core.io import decode_utf8
 from assay.core.records import problems_from
 
 LANGS = ("en", "bn")
@@ -55,32 +56,70 @@ class Document(BaseModel):
         return [p.strip() for p in self.text.split("\n\n") if p.strip()]
 
 
-def parse_document(path: Path) -> Document:
-    """Parse one corpus file; raise InputError naming the file and line on a bad header."""
+def _header_loader():
+    """A safe YAML loader that leaves dates as text, so pydantic checks them and names the field."""
     import yaml
 
-    text = path.read_text(encoding="utf-8")
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.yaml_implicit_resolvers = {
+        first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    return Loader
+
+
+def _field_line(header_lines: list[str], field: str | None, default: int) -> int:
+    """The file line (1-based) of ``field:`` in the header, whose first line is file line 2."""
+    top = (field or "").split(".")[0]
+    return next((2 + i for i, ln in enumerate(header_lines) if top and ln.startswith(f"{top}:")), default)
+
+
+def parse_document(path: Path) -> Document:
+    """Parse one corpus file.
+
+    Raises:
+        InputError: naming the file and line: bytes that are not UTF-8 (with the byte position), a
+            missing or unreadable YAML header, a bad header field (for example ``updated:
+            2024-13-45``, at that field's line), or an empty body.
+    """
+    import yaml
+
+    text = decode_utf8(path.read_bytes(), path)
     lines = text.split("\n")
     if not lines or lines[0].strip() != "---" or "---" not in [ln.strip() for ln in lines[1:]]:
         raise InputError([Problem(str(path), 1, None, "missing YAML header between '---' lines",
                                   "start the file with ---, title/lang/updated lines, then ---")])
     end = 1 + [ln.strip() for ln in lines[1:]].index("---")
     try:
-        header = yaml.safe_load("\n".join(lines[1:end])) or {}
+        header = yaml.load("\n".join(lines[1:end]), Loader=_header_loader()) or {}  # noqa: S506 - a SafeLoader
     except yaml.YAMLError as error:
-        raise InputError([Problem(str(path), 2, None, f"header is not valid YAML ({error})", "fix the header")]) from None
+        mark = getattr(error, "problem_mark", None)
+        line = 2 + mark.line if mark is not None else 2
+        raise InputError([Problem(str(path), line, None, f"header is not valid YAML ({getattr(error, 'problem', error)})",
+                                  "fix the header")]) from None
     try:
         h = DocumentHeader.model_validate(header)
     except ValidationError as error:
-        raise InputError(problems_from(error, str(path), 2, DocumentHeader)) from None
-    body = "\n".join(lines[end + 1:]).strip() + "\n"
-    return Document(id=path.stem, text=body, **h.model_dump())
+        raise InputError([Problem(p.path, _field_line(lines[1:end], p.field, 2), p.field, p.message, p.fix)
+                          for p in problems_from(error, str(path), 2, DocumentHeader)]) from None
+    body = "\n".join(lines[end + 1:]).strip()
+    if not body:
+        raise InputError([Problem(str(path), end + 1, None, "the document has no text after its header",
+                                  "write the document below the closing ---, or delete the file")])
+    return Document(id=path.stem, text=body + "\n", **h.model_dump())
+
+
+def document_ids(folder: str | Path) -> list[str]:
+    """The ids (file stems) of the ``*.md`` files under ``folder``, sorted, whether or not they parse."""
+    return sorted(f.stem for f in Path(folder).glob("*.md"))
 
 
 def load_corpus(folder: str | Path) -> dict[str, Document]:
     """Load every ``*.md`` file under ``folder`` (sorted by id); collect all bad files, then fail once.
 
-    A ``superseded_by`` that names no document in the corpus is an error.
+    A ``superseded_by`` that names no file in the corpus is an error (one that names a file with
+    problems of its own is not repeated). A folder without any ``*.md`` file is an error.
     """
     root = Path(folder)
     if not root.is_dir():
@@ -93,10 +132,40 @@ def load_corpus(folder: str | Path) -> dict[str, Document]:
             problems.extend(error.problems)
             continue
         docs[d.id] = d
+    if not docs and not problems:
+        problems.append(Problem(str(root), None, None, "holds no documents (*.md files)",
+                                "add the documents the cases cite, one Markdown file each"))
+    ids = set(document_ids(root))
     for d in docs.values():
-        if d.superseded_by is not None and d.superseded_by not in docs:
+        if d.superseded_by is not None and d.superseded_by not in ids:
             problems.append(Problem(str(root / f"{d.id}.md"), 2, "superseded_by",
                                     f"{d.superseded_by!r} is not a document in the corpus", "name an existing document id"))
-    if problems:
-        raise InputError(problems)
+    raise_problems(problems)
     return docs
+
+
+def load_dataset(cases_path: str | Path, folder: str | Path) -> tuple[list, dict[str, Document]]:
+    """The cases and the corpus they cite, with the problems of both reported in one InputError.
+
+    When corpus files are bad, the cases are still checked, against the ids of every ``*.md``
+    file (so a case citing a broken document is not also reported as citing an unknown one).
+
+    Returns:
+        ``(cases, documents)``: the :class:`~assay.data.cases.CaseRecord` list in file order and the
+        documents by id.
+    """
+    from assay.data.cases import load_cases
+
+    problems: list[Problem] = []
+    try:
+        docs = load_corpus(folder)
+        ids = list(docs)
+    except InputError as error:
+        problems += error.problems
+        docs, ids = {}, document_ids(folder)
+    try:
+        cases = load_cases(cases_path, ids)
+    except InputError as error:
+        problems += error.problems
+    raise_problems(problems)
+    return cases, docs

@@ -15,10 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
-from assay.core.io import read_jsonl
-from assay.core.records import validate_rows
+from assay.core.errors import Problem, raise_problems
+from assay.core.io import scan_jsonl
+from assay.core.records import NonBlank, check_rows
 
 KINDS = ("clear", "verbose_tie", "padded_wrong", "cite", "tie", "self")
 LABELS = ("a", "b", "tie")
@@ -30,11 +31,11 @@ class Pair(BaseModel):
     """One labelled pair. ``facts`` are the strings a correct answer must contain (may be empty for a tie)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    id: str = Field(min_length=1)
-    case_question: str = Field(min_length=1)
-    facts: list[str]
-    a: str = Field(min_length=1)
-    b: str = Field(min_length=1)
+    id: NonBlank
+    case_question: NonBlank
+    facts: list[NonBlank]
+    a: NonBlank
+    b: NonBlank
     kind: Literal["clear", "verbose_tie", "padded_wrong", "cite", "tie", "self"]
     lang: Literal["en", "bn"]
     ann1: Label
@@ -58,8 +59,18 @@ class AgreementParams(BaseModel):
 def load_pairs(path: str | Path) -> list[Pair]:
     """Read and validate a pairs JSONL file.
 
+    Every line is checked in one run: a line that is not UTF-8 or not JSON is one Problem and the
+    other rows are still validated.
+
     Raises:
-        InputError: one Problem per bad row (bad JSON, wrong type, unknown field, bad label,
-            duplicate id), naming file, line, field and fix.
+        InputError: one Problem per bad row (bad UTF-8 or JSON, wrong type, unknown field, blank
+            text, bad label, duplicate id), naming file, line, field and fix; or a whole-file
+            Problem when the file holds no pairs.
     """
-    return [p for _, p in validate_rows(str(path), read_jsonl(path), Pair)]
+    rows, problems = scan_jsonl(path)
+    good, found = check_rows(str(path), rows, Pair)
+    problems += found
+    if not rows and not problems:
+        problems.append(Problem(str(path), None, None, "holds no pairs", "add at least one labelled pair, one JSON object per line"))
+    raise_problems(problems)
+    return [p for _, p in good]

@@ -13,16 +13,26 @@ dataset reference and the release rule in words. :func:`plan_problems` lists wha
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from assay.core.errors import InputError, Problem
 from assay.core.io import read_yaml
 from assay.core.records import problems_from
 
 FAMILIES = ("retrieval", "groundedness", "correctness", "format", "tool_use", "latency")
+
+# The values a metric of each family can take, so a threshold outside them (which every value would
+# meet, or none) is refused: every family but latency is a share of cases in [0, 1]; latency is a
+# duration (milliseconds in the demo), at least 0 and unbounded above.
+FAMILY_RANGES: dict[str, tuple[float, float]] = {
+    **dict.fromkeys(("retrieval", "groundedness", "correctness", "format", "tool_use"), (0.0, 1.0)),
+    "latency": (0.0, math.inf),
+}
 
 
 class Failure(BaseModel):
@@ -38,6 +48,8 @@ class Failure(BaseModel):
 class Metric(BaseModel):
     """A metric the plan tracks. ``threshold`` is the pass line in ``direction``; ``None`` only for report metrics.
 
+    The threshold must lie in the family's range (:data:`FAMILY_RANGES`): a share in [0, 1], a latency >= 0.
+
     ``no_regression`` forbids any case from getting worse on this metric between baseline and candidate.
     ``min_n``: a blocking check on fewer cases than this fails as "too few cases".
     """
@@ -51,6 +63,21 @@ class Metric(BaseModel):
     no_regression: bool = False
     min_n: int = Field(default=10, ge=1)
     description: str = ""
+
+    @field_validator("threshold")
+    @classmethod
+    def _in_range(cls, value: float | None, info: ValidationInfo) -> float | None:
+        family = info.data.get("family")
+        if value is None or family not in FAMILY_RANGES:
+            return value
+        low, high = FAMILY_RANGES[family]
+        if not low <= value <= high:  # nan fails both comparisons, so it is refused too
+            span = f"[{low:g}, {high:g}]" if math.isfinite(high) else f"at least {low:g}"
+            raise PydanticCustomError(
+                "threshold_range", "threshold {value} is outside the range of a {family} metric, {span}",
+                {"value": value, "family": family, "span": span,
+                 "fix": f"give a threshold in {span}: one outside it is met by every value, or by none"})
+        return value
 
     def meets(self, value: float | None) -> bool | None:
         """Whether ``value`` meets the threshold in the metric's direction; ``None`` when either is undefined."""

@@ -17,8 +17,14 @@ Every item gets a verdict; none is dropped. A status other than ``ok`` is scored
 - ``failed``: no usable completion after the retries (timeouts, connection errors, 429/5xx to the
   end, any other 4xx, or a 2xx body that is not a chat completion). Failed requests are not cached.
 
-If more than ``max_failed_share`` of a call's items are ``failed`` or ``invalid``, the call raises
-:class:`JudgeFailures` instead of returning ties that would quietly become a calibration.
+If more than ``max_failed_share`` of a call's items are ``failed``, ``invalid`` or ``refused``, the
+call raises :class:`JudgeFailures` instead of returning ties that would quietly become a
+calibration. A 401 or 403 from the server says to check the key's environment variable, by name.
+
+What the judge said is kept for a report: :meth:`OpenAIJudge.counts` (items, requests, cache hits,
+HTTP attempts and one count per status, over every call) and :meth:`OpenAIJudge.invalid_samples`
+(a few invalid or refused replies, truncated, secrets redacted). ``response_format`` asks servers
+with structured output for a reply that follows :data:`assay.judge.prompts.VERDICT_SCHEMA`.
 
 The API key is read from the environment variable named by ``api_key_env`` at each call and used
 only in the ``Authorization`` header. It is never stored on the judge, and it never reaches a
@@ -36,7 +42,7 @@ import re
 import sys
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -48,6 +54,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from assay.judge.http import Outcome
 
 STATUSES = ("ok", "invalid", "refused", "failed")
+BAD_STATUSES = ("failed", "invalid", "refused")  # what max_failed_share counts
+AUTH_STATUSES = (401, 403)
+# secrets a server might echo besides the key itself: bearer tokens and key-like strings
+_SECRET = re.compile(r"(?i)\bbearer\s+[^\s\"',;}]+|\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{8,}"
+                     r"|\b(?:api[_-]?key|token|secret|password)(\W{1,3})[^\s\"',;}]{6,}")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _HEADER_SAFE = re.compile(r"[\x21-\x7e]+")  # visible ASCII: what an HTTP header value can carry
 _REFUSAL = re.compile(
@@ -74,7 +85,8 @@ class OpenAIJudgeParams(BaseModel):
     (``https://api.openai.com/v1``, ``http://127.0.0.1:8000/v1`` for vLLM,
     ``http://127.0.0.1:11434/v1`` for Ollama); ``/chat/completions`` is appended.
     ``api_key_env`` names an environment variable (never the key itself); leave it out for a local
-    server without auth. ``cache_path`` ``None`` turns the response cache off.
+    server without auth. ``cache_path`` ``None`` turns the response cache off. ``response_format``
+    (see :func:`response_format_body`) is part of the request body, so changing it misses the cache.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -91,6 +103,9 @@ class OpenAIJudgeParams(BaseModel):
     max_failed_share: float = Field(default=0.05, ge=0.0, le=1.0)
     cache_path: str | None = DEFAULT_CACHE_PATH
     progress: bool = True
+    response_format: Literal["json_schema", "json_object"] | None = Field(
+        default=None, description="structured output: json_schema (OpenAI, vLLM, llama.cpp server) or json_object "
+                                  "(llama-cpp-python's server); None sends no response_format")
 
     @field_validator("base_url")
     @classmethod
@@ -120,6 +135,61 @@ class Completion:
     finish_reason: str | None
     refusal: str | None
     model: str | None
+
+
+def response_format_body(kind: str) -> dict:
+    """The ``response_format`` request field asking for a reply that follows the verdict schema.
+
+    ``json_schema`` is the OpenAI shape (hosted APIs, vLLM, the llama.cpp server);
+    ``json_object`` with a ``schema`` is what llama-cpp-python's server takes (it answers
+    ``json_schema`` with a 500).
+
+    >>> response_format_body("json_object")["type"], sorted(response_format_body("json_schema")["json_schema"])
+    ('json_object', ['name', 'schema'])
+    """
+    from assay.judge.prompts import VERDICT_SCHEMA
+
+    if kind == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": "verdict", "schema": VERDICT_SCHEMA}}
+    if kind == "json_object":
+        return {"type": "json_object", "schema": VERDICT_SCHEMA}
+    raise ValueError(f"response_format {kind!r} is not one of json_schema, json_object")
+
+
+def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """``text`` with each of ``secrets`` and anything that looks like a key or bearer token replaced by ``***``.
+
+    >>> redact("key sk-abcdefghijkl and Bearer xyz123 and api_key=hunter22 ok")
+    'key *** and *** and api_key=*** ok'
+    """
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return _SECRET.sub(lambda m: f"{m.group(0)[:m.start(1) - m.start(0)]}{m.group(1)}***" if m.group(1) else "***", text)
+
+
+def invalid_replies(verdicts: list[Verdict], limit: int = 5, width: int = 300) -> list[dict]:
+    """A sample of the replies that were ``invalid`` or ``refused``, for a report a person reads.
+
+    The first ``limit`` distinct replies in ``verdicts`` order, each ``{"status", "reason", "reply",
+    "chars"}``: ``reply`` truncated to ``width`` characters (``…`` marks a cut) with secrets
+    redacted (:func:`redact`), ``chars`` the length of the reply as kept on the verdict (the judge
+    keeps at most 500). Failed requests have no reply and are not sampled. ``[]`` when every reply
+    was valid.
+    """
+    out, seen = [], set()
+    for v in verdicts:
+        if v.status not in ("invalid", "refused"):
+            continue
+        reply = str(v.extra.get("reply") or "")
+        if (v.status, reply) in seen:
+            continue
+        seen.add((v.status, reply))
+        cut = redact(reply[:width]) + ("…" if len(reply) > width else "")
+        out.append({"status": v.status, "reason": redact(v.reason or "")[:width], "reply": cut, "chars": len(reply)})
+        if len(out) == limit:
+            break
+    return out
 
 
 def read_completion(text: str) -> Completion | None:
@@ -171,9 +241,11 @@ def classify(completion: Completion, parse_verdict) -> Verdict:
     """
     extra = {"finish_reason": completion.finish_reason, "model_version": completion.model}
     if completion.finish_reason == "content_filter":
-        return Verdict("tie", "refused", "endpoint content filter (finish_reason content_filter)", extra)
+        return Verdict("tie", "refused", "endpoint content filter (finish_reason content_filter)",
+                       {**extra, "reply": (completion.content or "")[:500]})
     if completion.refusal:
-        return Verdict("tie", "refused", f"model refused: {completion.refusal[:200]}", extra)
+        return Verdict("tie", "refused", f"model refused: {completion.refusal[:200]}",
+                       {**extra, "reply": completion.refusal[:500]})
     content = completion.content or ""
     if not content.strip():
         return Verdict("tie", "invalid", f"empty reply (finish_reason {completion.finish_reason})", extra)
@@ -184,7 +256,7 @@ def classify(completion: Completion, parse_verdict) -> Verdict:
     if parsed.status == "ok":
         return Verdict(parsed.winner, "ok", parsed.reason, {**parsed.extra, **extra})
     if is_refusal(content):
-        return Verdict("tie", "refused", f"model refused: {content[:200]}", extra)
+        return Verdict("tie", "refused", f"model refused: {content[:200]}", {**extra, "reply": content[:500]})
     reason = parsed.reason or "reply does not follow the output contract"
     if completion.finish_reason == "length":
         reason += " (reply cut off at max_tokens)"
@@ -217,7 +289,7 @@ class OpenAIJudge:
         last_counts: after each :meth:`judge_many`, scalar counts for the calibration record:
             ``items``, ``requests`` (distinct request bodies), ``cached`` (served from the cache),
             ``sent`` (HTTP attempts, retries included), and one count per status.
-        totals: the same counts summed over every call on this judge.
+        totals: the same counts summed over every call on this judge (see :meth:`counts`).
     """
 
     def __init__(self, params: OpenAIJudgeParams, *, progress: bool | None = None, require_key: bool = True):
@@ -226,6 +298,7 @@ class OpenAIJudge:
         self._models: set[str] = set()
         self.last_counts: dict[str, int] = {}
         self.totals: Counter = Counter()
+        self._bad_replies: list[Verdict] = []
         if require_key:  # fail before any work when the key is missing
             self._api_key()
 
@@ -265,16 +338,52 @@ class OpenAIJudge:
                                 "carry (spaces, quotes, non-ASCII) (fix: export the bare key)")
         return key
 
+    def counts(self) -> dict[str, int]:
+        """Request counts over every :meth:`judge_many` call on this judge, for the judge's record.
+
+        ``items`` judged; ``requests``: distinct request bodies; ``cache_hits``: of those, served
+        from the response cache; ``http_attempts``: HTTP requests sent, retries included;
+        ``failures``: requests with no usable completion after the retries; then one count per
+        verdict status (``ok``, ``invalid``, ``refused``, ``failed``, counted per item). All 0
+        before the first call.
+        """
+        t = self.totals
+        return {"items": t["items"], "requests": t["requests"], "cache_hits": t["cached"], "http_attempts": t["sent"],
+                "failures": t["failed_requests"], **{s: t[s] for s in STATUSES}}
+
+    def invalid_samples(self, limit: int = 5, width: int = 300) -> list[dict]:
+        """A sample of the invalid or refused replies seen so far (see :func:`invalid_replies`); never the key."""
+        return invalid_replies(self._bad_replies, limit, width)
+
     def request_body(self, item: JudgeItem, prompt: object) -> dict:
-        """The exact JSON body sent for ``item`` (and hashed into its cache key); no secret in it."""
+        """The exact JSON body sent for ``item`` (and hashed into its cache key); no secret in it.
+
+        ``response_format`` is included only when ``params.response_format`` is set, so bodies (and
+        cache keys) without it are unchanged.
+        """
         from assay.judge.prompts import render
 
-        return {
+        body = {
             "model": self.params.model,
             "messages": render(prompt, item.question, item.first, item.second),
             "temperature": self.params.temperature,
             "max_tokens": self.params.max_tokens,
         }
+        if self.params.response_format is not None:
+            body["response_format"] = response_format_body(self.params.response_format)
+        return body
+
+    def _failure_reason(self, outcome: Outcome) -> str:
+        """The reason of a failed request; a rejected key names the variable to check (never its value)."""
+        reason = outcome.error or "no completion"
+        if outcome.status_code not in AUTH_STATUSES:
+            return reason
+        name = self.params.api_key_env
+        if name is None:
+            return (f"{reason} (fix: the server wants an API key: export it in an environment variable and name that "
+                    "variable in judge.openai.api_key_env)")
+        return (f"{reason} (fix: the server rejected the key: check the key in environment variable {name} "
+                "(judge.openai.api_key_env) and that it may use this model)")
 
     def judge_many(self, items: list[JudgeItem], prompt: object) -> list[Verdict]:
         """Verdicts for ``items`` in order; requests not in the cache go to the endpoint concurrently.
@@ -286,8 +395,9 @@ class OpenAIJudge:
         none of them.
 
         Raises:
-            JudgeFailures: more than ``max_failed_share`` of the items are ``failed`` or ``invalid``;
-                the message gives the counts and the first reasons.
+            JudgeFailures: more than ``max_failed_share`` of the items are ``failed``, ``invalid`` or
+                ``refused``; the message gives the counts and the most common reasons (a rejected
+                key names its environment variable).
             MissingApiKey: the key variable is unset or empty.
         """
         from assay.judge.prompts import parse_verdict
@@ -318,7 +428,7 @@ class OpenAIJudge:
         by_key: dict[str, Verdict] = {}
         for k in unique:
             if k in failures:
-                by_key[k] = Verdict("tie", "failed", failures[k].error)
+                by_key[k] = Verdict("tie", "failed", self._failure_reason(failures[k]))
                 continue
             completion = read_completion(texts[k])
             if completion is None:  # a cache row written by something else; not a chat completion
@@ -334,12 +444,13 @@ class OpenAIJudge:
         self.last_counts = {"items": len(items), "requests": len(unique), "cached": n_cached,
                             "sent": sum(o.attempts for o in outcomes.values()),
                             **{s: statuses.get(s, 0) for s in STATUSES}}
-        self.totals.update(self.last_counts)
+        self.totals.update({**self.last_counts, "failed_requests": len(failures)})
+        self._bad_replies += [by_key[k] for k in unique if by_key[k].status in ("invalid", "refused")]
         self._check_failures(verdicts)
         return verdicts
 
     def _check_failures(self, verdicts: list[Verdict]) -> None:
-        bad = [v for v in verdicts if v.status in ("failed", "invalid")]
+        bad = [v for v in verdicts if v.status in BAD_STATUSES]
         share = len(bad) / len(verdicts)
         if share <= self.params.max_failed_share:
             return
@@ -347,8 +458,8 @@ class OpenAIJudge:
         shown = "; ".join(f"{n} x {r}" for r, n in reasons)
         counts = ", ".join(f"{s} {self.last_counts[s]}" for s in STATUSES)
         raise JudgeFailures(
-            f"OpenAIJudge.judge_many: {len(bad)} of {len(verdicts)} items ({share:.1%}) failed or gave unparseable "
-            f"replies, more than judge.max_failed_share {self.params.max_failed_share} ({counts}) at {self.url} "
+            f"OpenAIJudge.judge_many: {len(bad)} of {len(verdicts)} items ({share:.1%}) failed, gave unparseable "
+            f"replies or were refused, more than judge.max_failed_share {self.params.max_failed_share} ({counts}) at {self.url} "
             f"model {self.params.model}. Most common: {shown} (fix: check the endpoint, model and prompt; failed "
             "requests are retried on the next run, completed ones come from the cache)"
         )

@@ -31,12 +31,21 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from assay.core.errors import InputError, Problem
-from assay.core.io import sha256_bytes
+from assay.core.io import decode_utf8, sha256_bytes
 from assay.judge.base import Verdict
 
 PLACEHOLDERS = ("question", "first", "second")
 WINNERS = ("first", "second", "tie")
 REPLY_KEYS = frozenset({"winner", "reason"})
+
+# The reply contract as a JSON Schema, for servers that constrain their output to a schema
+# (``response_format``); parse_verdict enforces the same contract on every reply regardless.
+VERDICT_SCHEMA = {
+    "type": "object",
+    "properties": {"winner": {"type": "string", "enum": list(WINNERS)}, "reason": {"type": "string"}},
+    "required": ["winner", "reason"],
+    "additionalProperties": False,
+}
 
 _FILE = re.compile(r"^(?P<name>[a-z][a-z0-9_]*?)_v(?P<version>[0-9]+)\.md$")
 _SECTION = re.compile(r"^## (system|user)[ \t]*$", re.MULTILINE)
@@ -93,7 +102,8 @@ def load_prompt(path: str | Path) -> PromptVersion:
     """Read and check one prompt file.
 
     Raises:
-        InputError: the file is missing or badly named; a ``## system`` or ``## user`` section is
+        InputError: the file is missing or badly named; its bytes are not UTF-8 (named by line and
+            byte position); a ``## system`` or ``## user`` section is
             missing or repeated; the system section lists no criteria or holds a placeholder; the
             user template does not hold each of ``{{question}}``, ``{{first}}``, ``{{second}}``
             exactly once, or holds an unknown placeholder.
@@ -108,7 +118,7 @@ def load_prompt(path: str | Path) -> PromptVersion:
         raise InputError([Problem(where, None, None, "prompt file not found",
                                   "check judge.prompts_dir and judge.prompt_version in params.yaml")])
     raw = p.read_bytes()
-    text = raw.decode("utf-8")
+    text = decode_utf8(raw, where)
     heads = list(_SECTION.finditer(text))
     names = [h.group(1) for h in heads]
     if names != ["system", "user"]:

@@ -20,6 +20,7 @@ fail. Statistics:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +33,7 @@ from assay.data.cases import TASKS
 from assay.rag.metrics import rate
 from assay.stats.paired import mcnemar_exact, paired_diff_ci, sign_test
 from assay.stats.proportion import IntervalMethod
+from assay.core.records import suggest
 
 NO_REGRESSION = ("answer_correct", "abstain_correct", "citation_support", "format_ok")
 REQUIRED = ("id", "task", "passed", *NO_REGRESSION)
@@ -43,6 +45,27 @@ class CompareParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
     baseline: str = "baseline"
     candidate: str = "candidate"
+
+
+def version_problems(params: CompareParams, versions: Iterable[str], where: str = "params.yaml") -> list[Problem]:
+    """Problems for ``compare.baseline`` / ``compare.candidate`` values that are not in ``rag.versions``.
+
+    Each names the param, the bad value, the closest known version (when one is close) and every
+    known version, so a misspelt name does not surface later as a missing run file.
+
+    >>> [str(p) for p in version_problems(CompareParams(candidate="candiate"), ["baseline", "candidate"])]
+    ["params.yaml: field 'compare.candidate': 'candiate' is not a version in rag.versions; did you mean 'candidate'? (fix: use one of baseline, candidate, or add it under rag.versions)"]
+    """
+    known = sorted(versions)
+    problems = []
+    for side in ("baseline", "candidate"):
+        name = getattr(params, side)
+        if name not in known:
+            close = suggest(name, known)
+            problems.append(Problem(where, None, f"compare.{side}", f"{name!r} is not a version in rag.versions"
+                                    + (f"; did you mean {close!r}?" if close else ""),
+                                    f"use one of {', '.join(known) or '(none defined)'}, or add it under rag.versions"))
+    return problems
 
 
 class PairingError(AssayError):

@@ -1,7 +1,8 @@
 """The release decision: gate checks against the plan, input freshness (recorded input hashes
 against the current inputs), judge calibration staleness, gathering it all from a repository, the
 one-page summary, and verification (recomputing the pipeline in a scratch copy and comparing the
-committed outputs byte for byte).
+committed outputs byte for byte), and the check of the whole params file.
 
-May import: every package below it (``core``, ``stats``, ``artifacts``, ``data``, ``judge``, ``rag``).
+May import: every package below it (``core``, ``stats``, ``artifacts``, ``data``, ``judge``, ``rag``,
+``relevance``, ``queue``): the gate decides on everything they measure.
 """

@@ -59,9 +59,14 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
     from assay.data.plan import load_plan, plan_problems
     from assay.rag.runner import RagParams
 
+    from assay.release.params_check import check_params
+
     base = Path(root)
     params_file = base / "params.yaml"
     ev = Evidence()
+    problems = check_params(params_file)
+    if problems:  # a typo key is refused even when DVC thinks nothing changed
+        return [Check("params", "missing", str(p)) for p in problems], ev
     try:
         ev.params = load_section("gate", GateParams, params_file)
         ev.versions = load_section("compare", Versions, params_file)

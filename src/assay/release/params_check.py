@@ -1,0 +1,104 @@
+"""Checking every section of params.yaml against the model of the stage that reads it.
+
+DVC tracks params key by key, so a misspelt key (``split.holdout_shares``, ``leakage.treshold``)
+changes nothing DVC watches and no stage runs to refuse it. :func:`check_params` validates the
+whole file regardless of what DVC thinks changed; ``assay validate params.yaml`` runs it, and so
+can the gate. It reports, all in one run and each at its YAML line:
+
+- a section no stage reads (with the closest known section name);
+- an unknown key in a section (with the closest known key and the known keys);
+- every value the section's model refuses (types, ranges, required keys);
+- ``judge.openai`` settings against :class:`~assay.judge.openai.OpenAIJudgeParams` when given
+  (or when ``judge.kind`` is ``openai``);
+- ``compare.baseline`` / ``compare.candidate`` naming no version in ``rag.versions``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from assay.core.errors import InputError, Problem
+from assay.core.io import read_yaml
+from assay.core.records import problems_from, unknown_name
+from assay.data.leakage import LeakageParams
+from assay.data.plan import PlanParams, locate
+from assay.data.split import SplitParams
+from assay.judge.params import JudgeParams
+from assay.judge.openai import OpenAIJudgeParams
+from assay.rag.compare import CompareParams, version_problems
+from assay.rag.runner import RagParams
+from assay.release.checks import GateParams
+from assay.data.pairs import AgreementParams
+
+from assay.core.paths import InputPaths
+from assay.queue.snapshot import ReviewParams
+from assay.relevance.params import RelevanceParams
+
+# params.yaml section -> the model of the stage (or command) that reads it
+
+SECTIONS: dict[str, type[BaseModel]] = {
+    "inputs": InputPaths,
+    "plan": PlanParams,
+    "split": SplitParams,
+    "leakage": LeakageParams,
+    "agreement": AgreementParams,
+    "judge": JudgeParams,
+    "rag": RagParams,
+    "compare": CompareParams,
+    "gate": GateParams,
+    "review": ReviewParams,
+    "relevance": RelevanceParams,
+}
+
+
+def _validate(model: type[BaseModel], value: object, where: str, prefix: str) -> tuple[BaseModel | None, list[Problem]]:
+    try:
+        return model.model_validate(value), []
+    except ValidationError as error:
+        return None, problems_from(error, where, None, model, prefix=prefix)
+
+
+def check_params(path: str | Path = "params.yaml") -> list[Problem]:
+    """Every problem of params.yaml, each naming the dotted key, its line where found, and the fix.
+
+    A section that is absent is validated as ``{}`` (as the stages do), so a section whose model
+    has required keys (``split``, ``leakage``) is reported missing. Returns ``[]`` for a good file.
+    Never raises for a bad file: a missing file or broken YAML is returned as a Problem too.
+    """
+    where = str(path)
+    try:
+        data = read_yaml(path)
+    except InputError as error:
+        return list(error.problems)
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        return [Problem(where, None, None, f"expected a mapping of sections, got {type(data).__name__}",
+                        f"write one section per stage: {', '.join(SECTIONS)}")]
+    problems: list[Problem] = []
+    for name in data:
+        if name not in SECTIONS:
+            message, fix = unknown_name(str(name), SECTIONS, what="section")
+            problems.append(Problem(where, None, str(name), message, fix))
+    valid: dict[str, BaseModel] = {}
+    for name, model in SECTIONS.items():
+        section = data.get(name)
+        if section is not None and not isinstance(section, dict):
+            problems.append(Problem(where, None, name, f"expected a mapping, got {type(section).__name__}",
+                                    f"write the {name} settings as 'key: value' lines under '{name}:'"))
+            continue
+        record, found = _validate(model, section or {}, where, name)
+        problems += found
+        if record is not None:
+            valid[name] = record
+    judge = valid.get("judge")
+    if judge is not None and (judge.openai or judge.kind == "openai"):
+        problems += _validate(OpenAIJudgeParams, judge.openai or {}, where, "judge.openai")[1]
+    rag, compare = valid.get("rag"), valid.get("compare")
+    if compare is not None and isinstance(data.get("rag"), dict):
+        versions = rag.versions if rag is not None else data["rag"].get("versions")
+        if isinstance(versions, dict):
+            problems += version_problems(compare, versions, where)
+    return [locate(p, Path(path)) for p in problems]

@@ -1,0 +1,99 @@
+"""examples/ci/assay.yml run step by step in a fresh clone with GitHub's step semantics (tests/github_actions.py).
+
+The job must reach the gate, write the gate's table and the metrics diff to the job summary and
+fail with the gate's exit code (1 on the demo data, whose gate fails by design).
+"""
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import ROOT, make_clone, run
+from github_actions import evaluate, run_job
+
+WORKFLOW = ROOT / "examples/ci/assay.yml"
+VENV = Path(sys.prefix)  # the test's own environment, which has assay installed
+
+
+def emulate_checkout(with_: dict, workspace: Path) -> dict:
+    assert with_.get("fetch-depth") == 0  # the diff needs the base commit: a shallow clone would not have it
+    return {}
+
+
+def emulate_setup_python(with_: dict, workspace: Path, tools: Path) -> dict:
+    """setup-python puts a bare Python of the asked version first on PATH (here: the test's base interpreter)."""
+    assert str(with_["python-version"]) == f"{sys.version_info.major}.{sys.version_info.minor}"
+    tools.mkdir(exist_ok=True)
+    for name in ("python", "python3"):
+        (tools / name).unlink(missing_ok=True)
+        (tools / name).symlink_to(getattr(sys, "_base_executable", sys.executable))
+    return {}
+
+
+def emulate_cache_hit(with_: dict, workspace: Path) -> dict:
+    """A cache hit restores .venv: here the test's environment (a real install would take minutes)."""
+    assert with_["path"] == ".venv" and "hashFiles('pyproject.toml')" in with_["key"]
+    (workspace / ".venv").symlink_to(VENV, target_is_directory=True)
+    return {"cache-hit": "true"}
+
+
+@pytest.fixture
+def pull_request(tmp_path):
+    """A fresh clone whose origin/main is the project as committed, and a PR commit that lowers a candidate setting."""
+    clone = make_clone(tmp_path / "work")
+    run(["git", "update-ref", "refs/remotes/origin/main", "HEAD"], clone)
+    params = yaml.safe_load((clone / "params.yaml").read_text(encoding="utf-8"))
+    params["rag"]["versions"]["candidate"]["min_score"] = 0.25
+    (clone / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False), encoding="utf-8")
+    run(["git", "commit", "-qam", "candidate: min_score 0.25"], clone)
+    return clone
+
+
+@pytest.mark.e2e
+def test_the_example_workflow_reaches_the_gate_and_fails_with_its_exit_code(pull_request, tmp_path):
+    tools = tmp_path / "hostedtoolcache"
+    actions = {"actions/checkout": emulate_checkout, "actions/cache": emulate_cache_hit,
+               "actions/setup-python": lambda w, ws: emulate_setup_python(w, ws, tools)}
+    # a minimal PATH: the system tools (bash, git, coreutils) and setup-python's folder, nothing of the test's venv
+    base_path = [str(tools), "/usr/local/bin", "/usr/bin", "/bin"]
+    for tool in ("dvc", "assay"):
+        assert shutil.which(tool, path=os.pathsep.join(base_path[1:])) is None, f"{tool} must come from the job's venv"
+    env = {"HOME": str(tmp_path / "home"), "DVC_NO_ANALYTICS": "1", "LANG": "C.UTF-8"}
+    job = run_job(WORKFLOW, "evaluate", pull_request, github={"event_name": "pull_request", "base_ref": "main"},
+                  base_path=base_path, actions=actions, env=env)
+    outcomes = {s.name: s.outcome for s in job.steps}
+    log = "\n".join(f"{s.name}: {s.outcome} {s.exit_code}\n{s.stdout[-2000:]}{s.stderr[-2000:]}" for s in job.steps)
+    assert outcomes["Install"] == "skipped"  # the cache hit
+    assert outcomes["Reproduce the pipeline"] == "success", log
+    assert outcomes["Say that the pipeline did not reproduce"] == "skipped"
+    assert outcomes["Metrics diff"] == "success", log
+    gate = job.steps[-1]
+    assert gate.name == "Release gate" and gate.outcome == "failure", log
+    # the job fails with the gate's exit code: 1, a threshold unmet, on the demo data (not 2: nothing stale)
+    assert gate.exit_code == job.exit_code == 1, log
+    assert "## Metrics changed against origin/main" in job.summary
+    assert "metrics/rag/candidate.json" in job.summary  # the PR's change shows in the diff
+    assert "## Release gate: exit 1" in job.summary
+    assert "dvc status" in job.summary and "answer_correct (candidate)" in job.summary  # the gate's table
+    assert job.summary.index("## Metrics changed") < job.summary.index("## Release gate")
+
+
+@pytest.mark.parametrize("expression, failed, value", [
+    ("success()", False, True), ("failure()", False, False), ("always()", True, True),
+    ("steps.venv.outputs.cache-hit != 'true'", False, False), ("github.event_name == 'pull_request'", False, True),
+    ("failure() && steps.repro.outcome == 'failure'", True, True), ("!(github.base_ref == 'main')", False, False),
+    ("github.missing == ''", False, True),
+])
+def test_the_expression_emulator(expression, failed, value):
+    context = {"github": {"event_name": "pull_request", "base_ref": "main"},
+               "steps": {"venv": {"outputs": {"cache-hit": "true"}}, "repro": {"outcome": "failure"}}}
+    assert evaluate(expression, context, failed) == value
+
+
+def test_an_unknown_expression_is_refused():
+    with pytest.raises(ValueError, match="not emulated"):
+        evaluate("contains(github.ref, 'x')", {}, False)

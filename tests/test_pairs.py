@@ -1,0 +1,44 @@
+"""Labelled pairs: every bad row reported in one run; empty files and blank text refused."""
+
+import json
+
+import pytest
+
+from assay.core.errors import InputError
+from assay.data.pairs import load_pairs
+
+
+def pair(id: str, **over) -> dict:
+    row = {"id": id, "case_question": "How long is the trial?", "facts": ["14 days"], "a": "14 days.", "b": "7 days.",
+           "kind": "clear", "lang": "en", "ann1": "a", "ann2": "a", "final": "a"}
+    row.update(over)
+    return row
+
+
+def test_good_pairs(tmp_path):
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("".join(json.dumps(pair(i)) + "\n" for i in ("p1", "p2")), encoding="utf-8")
+    assert [p.id for p in load_pairs(path)] == ["p1", "p2"]
+
+
+def test_every_bad_row_in_one_run(tmp_path):
+    path = tmp_path / "pairs.jsonl"
+    rows = [json.dumps(pair("p1")).encode(), json.dumps(pair("p2")).encode().replace(b"trial", b"tri\xc3(al"),
+            b"{not json", json.dumps(pair("p4", a="   ")).encode(), json.dumps(pair("p5", facts=[""], final="A")).encode(),
+            json.dumps(pair("p1")).encode(), b'{"id": "p7", "x": Infinity}']
+    path.write_bytes(b"\n".join(rows) + b"\n")
+    with pytest.raises(InputError) as err:
+        load_pairs(path)
+    found = [(p.line, p.field, p.message.split(":")[0].split(" (")[0]) for p in err.value.problems]
+    assert found == [(2, None, "not valid UTF-8"), (3, None, "not valid JSON"), (4, "a", "is empty or only whitespace"),
+                     (5, "facts.0", "is empty or only whitespace"), (5, "final", "'A' is not one of a, b, tie"),
+                     (6, "id", "duplicate id 'p1'"), (7, None, "Infinity is not valid JSON")]
+
+
+@pytest.mark.parametrize("text", ["", "\n\n"])
+def test_an_empty_pairs_file_is_refused(tmp_path, text):
+    path = tmp_path / "pairs.jsonl"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        load_pairs(path)
+    assert str(err.value) == f"{path}: holds no pairs (fix: add at least one labelled pair, one JSON object per line)"
