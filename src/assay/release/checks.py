@@ -35,7 +35,7 @@ STATUSES: tuple[str, ...] = ("pass", "warn", "fail", "missing", "stale")
 #: The verdict for each exit code, in the words the table, the summary page and the CLI use.
 VERDICTS = {0: "PASS: the candidate may ship",
             1: "FAIL: a pre-registered threshold is unmet",
-            2: "NOT DECIDED: a metrics file is missing, broken or stale; re-run dvc repro"}
+            2: "NOT DECIDED: params, the plan or a metrics file is missing, broken or stale; fix it and re-run dvc repro"}
 
 
 class GateParams(BaseModel):
