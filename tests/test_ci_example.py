@@ -78,7 +78,7 @@ def test_the_example_workflow_reaches_the_gate_and_fails_with_its_exit_code(pull
     assert "## Metrics changed against origin/main" in job.summary
     assert "metrics/rag/candidate.json" in job.summary  # the PR's change shows in the diff
     assert "## Release gate: exit 1" in job.summary
-    assert "dvc status" in job.summary and "answer_correct (candidate)" in job.summary  # the gate's table
+    assert "dvc status" in job.summary and "answer_correct (candidate, holdout)" in job.summary  # the gate's table
     assert job.summary.index("## Metrics changed") < job.summary.index("## Release gate")
 
 

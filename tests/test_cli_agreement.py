@@ -132,9 +132,8 @@ def test_nan_is_an_error_naming_file_and_line(tmp_path, capsys):
     path.write_text('{"x": 1, "y": 1}\n{"x": NaN, "y": 2}\n{"x": 2, "y": Infinity}\n')
     assert main(["agreement", str(path), "--a", "x", "--b", "y"]) == 1
     assert capsys.readouterr().err == (
-        f"assay agreement: {path}:2: field 'x': nan is not a label (NaN or infinite) "
-        "(fix: give a label, or remove the row if it is unlabelled)\n"
-        f"{path}:3: field 'y': inf is not a label (NaN or infinite) (fix: give a label, or remove the row if it is unlabelled)\n")
+        f"assay agreement: {path}:2: NaN is not valid JSON (fix: write one JSON object per line)\n"
+        f"{path}:3: Infinity is not valid JSON (fix: write one JSON object per line)\n")
     csv_path = tmp_path / "nan.csv"
     csv_path.write_text("x,y\n1,1\nnan,2\n")
     assert main(["agreement", str(csv_path), "--a", "x", "--b", "y"]) == 1

@@ -10,6 +10,8 @@ import yaml
 from assay.cli import main
 from conftest import BIN, ROOT
 
+DEMO_CASES = sum(1 for line in (ROOT / "data" / "cases.jsonl").open(encoding="utf-8") if line.strip())
+
 
 @pytest.fixture
 def repo(tmp_path, monkeypatch):
@@ -52,7 +54,7 @@ BAD = [
     ("utf8 in a corpus document", CASES, lambda r: (r / DOC).write_bytes((r / DOC).read_bytes() + b"bad \xe9 byte\n"),
      "data/corpus/kb-roaming.md:"),
     ("100k-deep JSON", CASES, lambda r: (r / CASES).write_text((r / CASES).read_text() + "[" * 100_000 + "]" * 100_000 + "\n"),
-     "data/cases.jsonl:58: not valid JSON here: nested too deeply to read"),
+     f"data/cases.jsonl:{DEMO_CASES + 1}: not valid JSON here: nested too deeply to read"),
     ("NaN", CASES, lambda r: edit_line(r / CASES, 1, lambda b: b[:-1] + b', "score": NaN}'),
      "data/cases.jsonl:1: NaN is not valid JSON"),
     ("impossible date", CASES, lambda r: (r / DOC).write_text((r / DOC).read_text().replace("updated: 2025-12-10", "updated: 2024-13-45")),

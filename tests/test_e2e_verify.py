@@ -21,13 +21,17 @@ def test_a_clean_checkout_verifies_with_exit_0(repro_copy):
     proc = run([ASSAY, "verify"], repro_copy, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "DIFFERS" not in proc.stdout and "replayed" not in proc.stdout  # the fake judge is recomputed too
-    assert proc.stdout.startswith("verified: ") and "of 13 stages from the committed inputs" in proc.stdout
+    assert proc.stdout.startswith("verified: ") and " stages from the committed inputs" in proc.stdout
 
 
 def test_forged_metrics_committed_with_dvc_commit_fail_verify_naming_file_and_key(repro_copy):
     # the attack from issue 10: make an unusable judge usable and raise a pass rate, then make DVC agree
     edit_json(repro_copy / "metrics/calibration.json", usable=1)
-    edit_json(repro_copy / "metrics/rag/candidate.json", answer_correct=0.95, pass_rate=0.95)
+    rag = repro_copy / "metrics/rag/candidate.json"
+    forged = json.loads(rag.read_text(encoding="utf-8"))
+    honest = forged["holdout"]["answer_correct"]["value"]
+    forged["holdout"]["answer_correct"]["value"] = 0.95
+    rag.write_text(json.dumps(forged, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     run([DVC, "commit", "-f", "-q"], repro_copy)
     run(["git", "commit", "-qam", "forged"], repro_copy)
     assert json.loads(run([DVC, "status", "--json"], repro_copy).stdout or "{}") == {}  # DVC sees nothing wrong
@@ -35,5 +39,5 @@ def test_forged_metrics_committed_with_dvc_commit_fail_verify_naming_file_and_ke
     assert proc.returncode == 2, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()
     assert "DIFFERS   metrics/calibration.json: key 'usable': committed 1, recomputed 0" in lines
-    assert "DIFFERS   metrics/rag/candidate.json: key 'answer_correct': committed 0.95, recomputed 0.695652" in lines
+    assert f"DIFFERS   metrics/rag/candidate.json: key 'holdout.answer_correct.value': committed 0.95, recomputed {honest}" in lines
     assert lines[-1].startswith("verdict: 2 of ")

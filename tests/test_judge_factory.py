@@ -17,8 +17,6 @@ def test_defaults_and_prompt_file():
     assert (params.kind, params.preset, params.swap, params.min_kappa, params.usability, params.interval) == \
         ("fake", "mixed", True, 0.6, "conservative", "wilson")
     assert params.rule == UsabilityRule() and JudgeParams(max_flip_share=0.3).rule.max_flip_share == 0.3
-    # calibration no longer bootstraps: the old keys are gone (read as None by release code until it is rewired)
-    assert params.bootstrap_resamples is None and params.seed is None
     assert str(params.prompt_file) == "data/prompts/pairwise_v2.md"
     assert make_judge(JudgeParams(preset="self")) is PRESETS["self"]
 

@@ -102,7 +102,11 @@ def test_compare_source_pairs_baseline_and_candidate_and_marks_version_flips(rep
 
     items = from_compare(reproduced)
     report = json.loads((reproduced / "reports/compare.json").read_text(encoding="utf-8"))
-    assert {i.id for i in items if i.version_flip} == set(report["better"]) | set(report["worse"])
+    holdout = set(report["better"]) | set(report["worse"]) | set(report["unchanged"])  # compare reads the holdout only
+    on_holdout = [i for i in items if i.id in holdout]
+    assert len(on_holdout) == len(holdout) and len(items) > len(holdout)  # the queue offers every case
+    assert {i.id for i in on_holdout if i.version_flip} == set(report["better"]) | set(report["worse"])
     assert all(i.models == {"a": "baseline", "b": "candidate"} for i in items)
-    assert {i.id for i in items if i.judge.verdict == "b"} == set(report["better"])
-    assert {i.id for i in sample(items, "hard", 100, 0)} == set(report["better"]) | set(report["worse"])
+    assert {i.id for i in on_holdout if i.judge.verdict == "b"} == set(report["better"])
+    hard = {i.id for i in sample(items, "hard", len(items), 0)}
+    assert hard & holdout == set(report["better"]) | set(report["worse"])
