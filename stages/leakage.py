@@ -2,7 +2,9 @@
 
 from assay.data.cases import dataset_hash, read_cases_table
 from assay.core.io import sha256_tree, write_json
-from assay.data.leakage import LeakageParams, leakage_report, load_sources
+from assay.data.leakage.engine import engine_for
+from assay.data.leakage.report import LeakageParams, leakage_metrics, leakage_report
+from assay.data.leakage.sources import SourceFolder
 from assay.core.params import load_section
 from assay.core.provenance import provenance
 from assay.data.split import read_split
@@ -13,12 +15,11 @@ def main() -> None:
     params = load_section("leakage", LeakageParams)
     cases = read_cases_table("data/derived/cases.parquet")
     sides = read_split("data/derived/split.parquet")
-    sources = load_sources(params.sources)
-    report = leakage_report(cases, sides, sources, params.threshold)
-    by_source = {name: sum(r["source"] == name for r in report["sources"]) for name in sources}
+    sources = SourceFolder(params.sources, params.chunk_lines, params.max_line_bytes)
+    report = leakage_report(cases, sides, sources, params.threshold,
+                            engine=engine_for(params.engine, params.dask_scheduler), paraphrase=params.paraphrase)
     prov = provenance(cases=dataset_hash(cases), sources=sha256_tree(params.sources))
-    write_json("metrics/leakage.json", {"dev_holdout": len(report["dev_holdout"]), "sources": len(report["sources"]),
-                                        "by_source": by_source, "threshold": params.threshold, **prov})
+    write_json("metrics/leakage.json", {**leakage_metrics(report, sources.names), **prov})
     write_json("reports/leakage.json", {**report, **prov})
 
 
