@@ -1,7 +1,7 @@
 """Leakage at corpus scale: time, peak memory and exactness of the exact join, local and on Dask.
 
-Run: .venv/bin/python benchmarks/bench_leakage.py [--sizes 30000,100000,300000] [--big-lines 10000000]
-     [--big-cases 100000] [--no-reference] [--no-big]
+Run: .venv/bin/python benchmarks/bench_leakage.py [--sizes 30000,100000,300000] [--no-reference]
+     [--big [--big-lines 10000000] [--big-cases 100000]]   (--big adds part 3: tens of minutes)
 
 1. For each size N: N cases against an N-line source (the synthetic data of bench_pipeline.py:
    template questions over a 6,000-word Zipf vocabulary, planted near-duplicates), through
@@ -11,7 +11,7 @@ Run: .venv/bin/python benchmarks/bench_leakage.py [--sizes 30000,100000,300000] 
 2. Exactness on the same data: the pair set equals the previous implementation (sparse prefix
    products, kept below as the reference) for sizes up to 100k, and a 3,000 x 3,000 sub-block equals
    an all-pairs dense computation.
-3. A ``--big-lines`` source file (written to a temporary folder first) against ``--big-cases`` cases,
+3. With ``--big``, a ``--big-lines`` source file (written to a temporary folder first) against ``--big-cases`` cases,
    streamed from disk: local engine, then a 2-worker LocalCluster; time, peak RSS (client and each
    worker), and whether the two reports are identical.
 """
@@ -184,7 +184,7 @@ def main() -> None:
     ap.add_argument("--big-lines", type=int, default=10_000_000)
     ap.add_argument("--big-cases", type=int, default=100_000)
     ap.add_argument("--no-reference", action="store_true")
-    ap.add_argument("--no-big", action="store_true")
+    ap.add_argument("--big", action="store_true")
     ap.add_argument("--no-sizes", action="store_true")
     ap.add_argument("--one", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--big-run", help=argparse.SUPPRESS)
@@ -213,7 +213,7 @@ def main() -> None:
             exponent = math.log(b["seconds"] / a["seconds"]) / math.log(b["n"] / a["n"])
             cpu_exp = math.log(b["cpu_seconds"] / a["cpu_seconds"]) / math.log(b["n"] / a["n"])
             print(f"growth exponent {a['n']} -> {b['n']}: {exponent:.2f} (cpu {cpu_exp:.2f}); target <= 1.5")
-    if not args.no_big:
+    if args.big:
         with tempfile.TemporaryDirectory() as folder:
             rows, _ = synth(args.big_cases, 0)
             t0 = time.perf_counter()
