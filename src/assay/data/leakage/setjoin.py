@@ -166,10 +166,10 @@ def probe(index: PrefixIndex, texts: Sequence[str], budget: int = BUDGET) -> tup
     span = len(index.vocab) + 1
     ly = enc.sizes
     # a probe row goes to level 2 when every admissible partner is indexed there and must share 2 words
+    pairs = [level for level in index.levels if level.ell == 2]
     pair_ok = np.zeros(ly.size, dtype=bool)
-    for level in index.levels:
-        if level.ell == 2:
-            pair_ok = (np.floor(ly / t) <= level.max_size) & (_least(ly, t) >= 2)
+    if pairs:
+        pair_ok = (np.floor(ly / t) <= pairs[0].max_size) & (_least(ly, t) >= 2)
     ykeys = np.repeat(np.arange(ly.size, dtype=np.int64), np.diff(enc.indptr)) * np.int64(span) + enc.ids
     parts = []
     for level in index.levels:
