@@ -5,7 +5,8 @@ Run: .venv/bin/python benchmarks/bench_pipeline.py [--cases 100000] [--source-li
 Generates synthetic cases (template questions over a 6,000-word vocabulary, with planted
 near-duplicates), then times each library step. Leakage is checked for exactness two ways: every
 planted near-duplicate must be found, and on a random 3,000 x 3,000 sub-block the result must equal
-an all-pairs computation (dense matrix product).
+an all-pairs computation (dense matrix product). Leakage alone at larger scale, streamed sources
+and the Dask engine: benchmarks/bench_leakage.py.
 """
 
 from __future__ import annotations

@@ -35,8 +35,14 @@ class SplitMetrics(Metrics):
 
 
 class LeakageMetrics(Metrics):
-    """metrics/leakage.json: near-duplicate counts across the split and against each source."""
+    """metrics/leakage.json: near-duplicate counts across the split and against each source.
+
+    ``paraphrase`` (counts and threshold of the optional second detector) is ``None`` when it is off;
+    its pairs are never mixed into the exact counts.
+    """
 
     dev_holdout: int
     sources: int
     by_source: dict[str, int]
+    threshold: float
+    paraphrase: dict[str, float | int] | None = None

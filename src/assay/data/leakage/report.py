@@ -1,0 +1,146 @@
+"""The leakage report: near-duplicates across the split and between the cases and every source.
+
+Exact near-duplicates (word-set Jaccard at or above ``leakage.threshold``, see
+:mod:`~assay.data.leakage.setjoin`) are the report's ``dev_holdout`` and ``sources`` lists. The
+optional paraphrase detector (:mod:`~assay.data.leakage.paraphrase`) adds its own block,
+``paraphrase``, with its own threshold; it lists only what the exact detector did not find, and
+counts the overlap, so the two are never mixed.
+
+Sources are streamed chunk by chunk (:mod:`~assay.data.leakage.sources`) through an engine
+(:mod:`~assay.data.leakage.engine`); each chunk is joined against an index of all case questions,
+and the results are sorted at the end, so the bytes do not depend on the chunk size or the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from assay.data.leakage.engine import LocalEngine
+from assay.data.leakage.paraphrase import BUILTIN, load_detector
+from assay.data.leakage.setjoin import build_index, near_duplicates, probe
+from assay.data.leakage.sources import CHUNK_LINES, MAX_LINE_BYTES, Chunk, SourceTexts
+
+LIMITATION = ("Word overlap finds copies and near-copies only. A paraphrase that shares few words "
+              "(for example 'send a bike back' and 'return a bike') scores low and is not reported, "
+              "and no word check can see what a hosted model saw in its training data.")
+
+
+class ParaphraseParams(BaseModel):
+    """params.yaml ``leakage.paraphrase``: the optional second detector."""
+
+    model_config = ConfigDict(extra="forbid")
+    detector: str = BUILTIN
+    threshold: float = Field(gt=0, le=1)
+
+
+class LeakageParams(BaseModel):
+    """params.yaml section ``leakage``.
+
+    ``chunk_lines``, ``engine`` and ``dask_scheduler`` change how the work is done, never the result.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    threshold: float = Field(gt=0, le=1)
+    chunk_lines: int = Field(default=CHUNK_LINES, ge=1)
+    max_line_bytes: int = Field(default=MAX_LINE_BYTES, ge=1)
+    engine: Literal["local", "dask"] = "local"
+    dask_scheduler: str | None = None
+    paraphrase: ParaphraseParams | None = None
+
+
+def _join_chunk(shared, chunk: Chunk):
+    """One chunk against the cases (on a Dask worker with the dask engine); carries its place back."""
+    index, matcher = shared
+    i, j, s = probe(index, chunk.texts)
+    return chunk.source, chunk.first, len(chunk.texts), i, j, s, matcher(chunk.texts) if matcher is not None else []
+
+
+def _source_rows(cases: Sequence, name: str, first: int, hits) -> list[dict]:
+    return [{"case": cases[i].id, "source": name, "line": first + j, "score": round(s, 4)} for i, j, s in hits]
+
+
+def _cross_rows(dev: Sequence, hold: Sequence, hits) -> list[dict]:
+    return [{"dev": dev[i].id, "holdout": hold[j].id, "score": round(s, 4)} for i, j, s in hits]
+
+
+def leakage_report(cases: Sequence, sides: dict[str, str], sources, threshold: float, *,
+                   engine=None, paraphrase: ParaphraseParams | None = None) -> dict:
+    """Near-duplicates across the split and between any case and each source.
+
+    Args:
+        cases: case records (``id``, ``question``).
+        sides: case id to ``"dev"`` or ``"holdout"``.
+        sources: a :class:`~assay.data.leakage.sources.SourceFolder`, a
+            :class:`~assay.data.leakage.sources.SourceTexts`, or a plain ``{name: texts}`` mapping.
+        threshold: word-set Jaccard at or above which two texts are near-duplicates.
+        engine: :class:`~assay.data.leakage.engine.LocalEngine` (default) or ``DaskEngine``.
+        paraphrase: the optional second detector and its threshold; ``None`` leaves it off.
+
+    Returns:
+        ``{"dev_holdout": [{"dev", "holdout", "score"}], "sources": [{"case", "source", "line",
+        "score"}], "threshold", "limitation"}`` sorted by ids; ``line`` is the 1-based unit index
+        within the source (for JSONL, the n-th question). Added only when they apply: ``"warnings"``
+        (an empty sources folder or source) and ``"paraphrase"`` with ``"detectors"``.
+
+    Raises:
+        InputError: a bad source line (file:line), once the reader has collected them all.
+        DetectorError: the paraphrase detector cannot be loaded.
+    """
+    if not hasattr(sources, "chunks"):
+        sources = SourceTexts(sources)
+    engine = engine or LocalEngine()
+    dev = [c for c in cases if sides[c.id] == "dev"]
+    hold = [c for c in cases if sides[c.id] == "holdout"]
+    dev_q, hold_q, all_q = [c.question for c in dev], [c.question for c in hold], [c.question for c in cases]
+    cross = _cross_rows(dev, hold, near_duplicates(dev_q, hold_q, threshold))
+    detector = load_detector(paraphrase.detector) if paraphrase else None
+    shared = (build_index(all_q, threshold), detector(all_q, paraphrase.threshold) if detector else None)
+    src: list[dict] = []
+    para_src: list[dict] = []
+    units: dict[str, int] = {}
+    for name, first, n, i, j, s, para in engine.map(_join_chunk, shared, sources.chunks()):
+        units[name] = units.get(name, 0) + n
+        src += _source_rows(cases, name, first, zip(i.tolist(), j.tolist(), s.tolist()))
+        para_src += _source_rows(cases, name, first, para)
+    cross.sort(key=lambda r: (r["dev"], r["holdout"]))
+    src.sort(key=lambda r: (r["case"], r["source"], r["line"]))
+    report = {"dev_holdout": cross, "sources": src, "threshold": threshold, "limitation": LIMITATION}
+    if warnings := sources.warnings(units):
+        report["warnings"] = warnings
+    if paraphrase:
+        para_cross = _cross_rows(dev, hold, detector(dev_q, paraphrase.threshold)(hold_q))
+        report.update(_paraphrase_block(paraphrase, threshold, cross, src, para_cross, para_src))
+    return report
+
+
+def _paraphrase_block(params: ParaphraseParams, threshold: float, cross, src, para_cross, para_src) -> dict:
+    """The paraphrase detector's findings minus the exact ones, and which detector wrote which list."""
+    seen_cross = {(r["dev"], r["holdout"]) for r in cross}
+    seen_src = {(r["case"], r["source"], r["line"]) for r in src}
+    new_cross = [r for r in para_cross if (r["dev"], r["holdout"]) not in seen_cross]
+    new_src = [r for r in para_src if (r["case"], r["source"], r["line"]) not in seen_src]
+    new_cross.sort(key=lambda r: (r["dev"], r["holdout"]))
+    new_src.sort(key=lambda r: (r["case"], r["source"], r["line"]))
+    block = {"detector": params.detector, "threshold": params.threshold, "dev_holdout": new_cross,
+             "sources": new_src, "also_exact": {"dev_holdout": len(para_cross) - len(new_cross),
+                                                "sources": len(para_src) - len(new_src)}}
+    detectors = {"exact": f"word-set Jaccard >= {threshold}: dev_holdout, sources",
+                 "paraphrase": f"{params.detector} >= {params.threshold}: paraphrase.dev_holdout, "
+                               "paraphrase.sources (pairs the exact detector did not find; "
+                               "paraphrase.also_exact counts the others)"}
+    return {"paraphrase": block, "detectors": detectors}
+
+
+def leakage_metrics(report: dict, names: Sequence[str]) -> dict:
+    """Counts for metrics/leakage.json (numbers only): hits across the split, with sources, per source."""
+    by_source = {name: sum(r["source"] == name for r in report["sources"]) for name in names}
+    metrics = {"dev_holdout": len(report["dev_holdout"]), "sources": len(report["sources"]),
+               "by_source": by_source, "threshold": report["threshold"]}
+    if "paraphrase" in report:
+        p = report["paraphrase"]
+        metrics["paraphrase"] = {"dev_holdout": len(p["dev_holdout"]), "sources": len(p["sources"]),
+                                 "threshold": p["threshold"]}
+    return metrics
