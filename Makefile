@@ -5,14 +5,16 @@ BIN := $(CURDIR)/$(VENV)/bin
 STAMP := $(VENV)/.installed
 export PATH := $(BIN):$(PATH)
 
-.PHONY: setup repro test bench clean
+.PHONY: setup repro test bench lock clean
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+# constraints.txt pins every installed package, so a fresh clone gets the bytes the repository commits
+# (Parquet footers and dvc.lock depend on library versions).
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test]'
 	touch $(STAMP)
 
 repro: $(STAMP)
@@ -20,10 +22,19 @@ repro: $(STAMP)
 	$(BIN)/assay summary
 
 test: $(STAMP)
+	$(BIN)/ruff check src stages tests benchmarks examples
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
+
+# after changing dependencies in pyproject.toml: install the newest allowed versions, then pin them
+lock:
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade -e '.[test]'
+	(echo "# Pinned versions of everything make installs (pip constraints). Refresh with: make lock"; \
+	 $(BIN)/python -m pip freeze --exclude-editable) > constraints.txt
+	touch $(STAMP)
 
 clean:
 	rm -rf $(VENV)

@@ -18,7 +18,6 @@ Deterministic: the same inputs give the same bytes (the tests check this).
 
 from __future__ import annotations
 
-import json
 import sys
 import tempfile
 from pathlib import Path

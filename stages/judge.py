@@ -4,7 +4,8 @@ Reads params ``judge.kind``, ``judge.preset``, ``judge.openai``, ``judge.prompt_
 ``judge.prompts_dir``, ``judge.pairs``, ``judge.swap`` and ``judge.sensitivity_versions``, and the
 prompt files of the versions asked (see ``assay.judge.replies.requested``). Writes, under
 data/derived/judge/ (committed, ``cache: false``): judge.json (the judge's identity before any reply,
-its keys in the judge's own order, since JSON objects are written sorted, and the input hashes) and one ``pairwise_v<N>.jsonl`` of replies per prompt version asked. The
+its keys in the judge's own order, since JSON objects are written sorted, and the input hashes) and one
+``pairwise_v<N>.jsonl`` of replies per prompt version asked. The
 only stage that talks to a judge; with ``judge.kind: openai`` it needs the endpoint and its key.
 """
 

@@ -325,7 +325,7 @@ def test_reports():
     assert rows[0] == {"id": "clear-1", "kind": "clear", "lang": "en", "final": "a", "judge": run.labels[0],
                        "correctness": "a", "evidence": "tie", "concision": "tie"}
     text = report_markdown(run.record)
-    low, high = run.record["kappa_ci_low"], run.record["kappa_ci_high"]
+    low = run.record["kappa_ci_low"]
     assert ("**Not usable.** Reasons: order flips on 28 of 42 pairs (0.667 > max_flip_share 0.2): the verdict changed "
             f"when the answers swapped places; kappa lower bound {low:.3f} < 0.6 (kappa 0.357, 95% interval {low:.3f} "
             "to 0.555); slice kind cite 0/7 < 0.6; slice kind self 0/7 < 0.6; slice lang bn 1/7 < 0.6.") in text

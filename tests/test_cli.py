@@ -2,7 +2,6 @@
 
 import json
 
-import pytest
 
 from assay.cli import COMMANDS, build_parser, main
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import json
 import re
 from collections import Counter
 from pathlib import Path

@@ -5,7 +5,6 @@ private copies of it, so only the stages downstream of the change re-run.
 """
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest

@@ -9,13 +9,12 @@ change and exits 2 (:class:`~assay.core.errors.StaleError`).
 from __future__ import annotations
 
 import argparse
-import json
-from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("calibration-status", help="check that the judge calibration matches its prompt, judge and labels",
-                       description="Compare the calibration's provenance (reports/provenance/calibrate.json) with the current prompt file, judge settings "
+                       description="Compare the calibration's provenance (reports/provenance/calibrate.json) with the current "
+                                   "prompt file, judge settings "
                                    "and label set. Exit 0 when current, 2 when stale or missing.")
     p.add_argument("--root", default=".", help="repository root holding reports/provenance/calibrate.json (default: .)")
     p.add_argument("--params", default="params.yaml", help="params file with the judge section (default: %(default)s)")

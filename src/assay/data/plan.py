@@ -201,5 +201,6 @@ def plan_markdown(plan: Plan, problems: list[str]) -> str:
     lines += [f"| {m.name} | {m.family} | {m.gate} | {'—' if m.threshold is None else m.threshold} | {m.direction} | "
               f"{'yes' if m.no_regression else 'no'} |" for m in plan.metrics]
     lines += ["", "## Release rule", "", plan.release_rule.strip(), "", "## Problems", ""]
-    lines += [f"- {p}" for p in problems] or ["None: every failure names a known metric and every high-cost failure is guarded by a blocking metric."]
+    lines += [f"- {p}" for p in problems] or [
+        "None: every failure names a known metric and every high-cost failure is guarded by a blocking metric."]
     return "\n".join(lines) + "\n"

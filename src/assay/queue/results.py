@@ -38,7 +38,7 @@ COIN = ("with two answers to choose from a coin would agree half the time, so 60
 def agreement_reading(agreement: float) -> str:
     """The seed's reading of an agreement figure.
 
-    >>> agreement_reading(0.6).endswith("only a little better than chance")
+    >>> agreement_reading(0.6).endswith("only a little better than chance)")
     True
     """
     if math.isnan(agreement):

@@ -54,7 +54,8 @@ def version_problems(params: CompareParams, versions: Iterable[str], where: str 
     known version, so a misspelt name does not surface later as a missing run file.
 
     >>> [str(p) for p in version_problems(CompareParams(candidate="candiate"), ["baseline", "candidate"])]
-    ["params.yaml: field 'compare.candidate': 'candiate' is not a version in rag.versions; did you mean 'candidate'? (fix: use one of baseline, candidate, or add it under rag.versions)"]
+    ["params.yaml: field 'compare.candidate': 'candiate' is not a version in rag.versions; did you mean 'candidate'? \
+(fix: use one of baseline, candidate, or add it under rag.versions)"]
     """
     known = sorted(versions)
     problems = []

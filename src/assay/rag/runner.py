@@ -26,19 +26,16 @@ Per-case rules (each column of the run table; ``None`` means "not defined for th
 from __future__ import annotations
 
 import json
-import math
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Literal
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError, model_validator
 
 from assay.data.corpus import Document
-from assay.data.cases import LANGS, SETS, TASKS, CaseRecord
+from assay.data.cases import CaseRecord
 from assay.core.errors import InputError, Problem
 from assay.stats.proportion import IntervalMethod
 from assay.rag.systems import AnswersFileSystem, CallableSystem, ReferenceSystem, SystemOutput

@@ -89,7 +89,8 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
             ev.broken.add(name)
             continue
         if ev.metrics[name] is not None and prov is None:
-            checks.append(Check(f"read {name}", "missing", f"its provenance file is missing: run `dvc repro -f {artifact.stage.format(**fields)}`"))
+            stage = artifact.stage.format(**fields)
+            checks.append(Check(f"read {name}", "missing", f"its provenance file is missing: run `dvc repro -f {stage}`"))
         if prov is not None:
             ev.provenance[name] = prov
             ev.stages[name] = provenance_stage(artifact, **fields)

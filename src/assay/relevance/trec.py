@@ -101,7 +101,8 @@ def _arrow_table(data: bytes, names: tuple[str, ...], numeric: str, integer: boo
         table = pacsv.read_csv(pa.BufferReader(data), read_options=pacsv.ReadOptions(column_names=list(names)),
                                parse_options=pacsv.ParseOptions(delimiter=" ", quote_char=False),
                                convert_options=pacsv.ConvertOptions(column_types=types, strings_can_be_null=False,
-                                                                    include_columns=list(dict.fromkeys(["qid", "docno", numeric, names[-1]]))))
+                                                                    include_columns=list(dict.fromkeys(
+                                                                        ["qid", "docno", numeric, names[-1]]))))
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
     if table.column(names[-1]).null_count or table.column(numeric).null_count:

@@ -29,8 +29,11 @@ def _bigrams(words: list[str]) -> set[tuple[str, str]]:
 def overlap_score(query: str, document: str) -> float:
     """The default reranker's score without the hybrid tie-break (0 for a query with no content word).
 
+    All three content words are in the document (coverage 1.0) and one of the query's two bigrams
+    ("router replacement", not "replacement fee") is: 1.0 + 0.5 * 1/2.
+
     >>> overlap_score("router replacement fee", "The fee for router replacement is 400 BDT.")
-    1.5
+    1.25
     """
     q, d = content_words(query), content_words(document)
     if not q:
