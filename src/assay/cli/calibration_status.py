@@ -1,7 +1,7 @@
 """`assay calibration-status`: is the recorded judge calibration still about this prompt, judge and label set?
 
 It recomputes the SHA-256 of the prompt version named in params, the hash of the judge settings
-(identity, swap, bootstrap and usability settings) and the hash of the label set, compares them
+(identity, swap and the usability rule) and the hash of the label set, compares them
 with the record, prints one line and exits 0 when current; when anything changed it names every
 change and exits 2 (:class:`~assay.core.errors.StaleError`).
 """

@@ -2,9 +2,9 @@
 
 These are the intervals every pass rate and agreement share in assay uses. Both have known
 coverage near or above the nominal level at the small n and extreme p where release thresholds
-live; the percentile bootstrap of :mod:`assay.stats.bootstrap` does not (at p = 0.97, n = 20 it
-covers about half the time, and 20 of 20 gives the empty-width interval [1, 1]). The exact
-coverage of both methods over the binomial is enumerated in tests/test_proportion.py.
+live; a percentile bootstrap does not (at p = 0.97, n = 20 it covers less than half the time,
+and 20 of 20 gives the empty-width interval [1, 1]). The exact coverage of both methods, and of
+the bootstrap, over the binomial is enumerated in tests/test_proportion.py.
 
 - ``wilson``: the score interval (Wilson 1927), centred on a shrunk estimate; its coverage
   oscillates around the nominal level, slightly below it at some (n, p).
