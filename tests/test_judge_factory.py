@@ -1,7 +1,8 @@
 """The judge params section and make_judge."""
 
+import json
+import subprocess
 import sys
-import types
 
 import pytest
 
@@ -10,6 +11,7 @@ from assay.judge.factory import JudgeParams, make_judge
 from assay.judge.fake import PRESETS
 from assay.judge.usability import UsabilityRule
 from assay.core.params import load_section
+
 
 
 def test_defaults_and_prompt_file():
@@ -37,24 +39,34 @@ def test_mistyped_key_fails_loudly(tmp_path):
         load_section("judge", JudgeParams, f)
 
 
-def test_openai_is_imported_lazily_with_its_subsection(monkeypatch):
-    from pydantic import BaseModel, ConfigDict
+LAZY_CHECK = """
+import json, sys
+from assay.judge.base import JudgeItem
+from assay.judge.factory import JudgeParams, make_judge
+judge = make_judge(JudgeParams(kind="fake", preset="mixed"))
+judge.judge_many([JudgeItem("q", ("x",), "x", "y")], None)
+watched = ("assay.judge.openai", "assay.judge.http", "httpx")
+fake = {name: name in sys.modules for name in watched}
+make_judge(JudgeParams(kind="openai", openai={"base_url": "http://127.0.0.1:9/v1", "model": "m"}))
+print(json.dumps({"fake": fake, "openai": {name: name in sys.modules for name in ("assay.judge.openai",)}}))
+"""
 
-    class OpenAIJudgeParams(BaseModel):
-        model_config = ConfigDict(extra="forbid")
-        model: str
 
-    class OpenAIJudge:
-        def __init__(self, params):
-            self.params = params
+def test_the_fake_judge_never_imports_the_http_client():
+    # a fresh interpreter: this test process has long imported assay.judge.openai through other tests
+    proc = subprocess.run([sys.executable, "-c", LAZY_CHECK], capture_output=True, text=True, check=True)
+    seen = json.loads(proc.stdout)
+    assert seen["fake"] == {"assay.judge.openai": False, "assay.judge.http": False, "httpx": False}
+    assert seen["openai"] == {"assay.judge.openai": True}  # the check does see an import when there is one
 
-    module = types.ModuleType("assay.judge.openai")
-    module.OpenAIJudge, module.OpenAIJudgeParams = OpenAIJudge, OpenAIJudgeParams
-    monkeypatch.setitem(sys.modules, "assay.judge.openai", module)
-    judge = make_judge(JudgeParams(kind="openai", openai={"model": "m"}))
-    assert isinstance(judge, OpenAIJudge) and judge.params.model == "m"
+
+def test_openai_subsection_builds_the_openai_judge_and_names_bad_fields():
+    from assay.judge.openai import OpenAIJudge
+
+    judge = make_judge(JudgeParams(kind="openai", openai={"base_url": "http://127.0.0.1:9/v1", "model": "m"}))
+    assert isinstance(judge, OpenAIJudge) and judge.params.model == "m" and judge.url == "http://127.0.0.1:9/v1/chat/completions"
     with pytest.raises(InputError, match="params.yaml: field 'judge.openai.model': is required"):
-        make_judge(JudgeParams(kind="openai", openai={}))
+        make_judge(JudgeParams(kind="openai", openai={"base_url": "http://127.0.0.1:9/v1"}))
 
 
 def test_identity_of_an_openai_judge_needs_no_key(monkeypatch):

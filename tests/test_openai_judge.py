@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import subprocess
 import time
-from pathlib import Path
 
 import pytest
+import yaml
 from fake_openai_server import FakeOpenAIServer, make_prompt
 
 from assay.core.errors import InputError
@@ -18,6 +19,8 @@ from assay.judge.openai import (JudgeFailures, MissingApiKey, OpenAIJudge, OpenA
                                 read_completion, redact)
 from assay.judge.prompts import VERDICT_SCHEMA
 from assay.core.params import load_section
+
+from conftest import ROOT
 
 FAKE_KEY = "sk-assay-LEAKCHECK-5f3a9c7e1b2d"
 
@@ -135,11 +138,15 @@ def test_reply_slower_than_the_timeout_fails_after_retries(server, make_judge, p
     assert time.monotonic() - start < 30.0  # two 0.3 s attempts, not the server's 60 s (with room for a loaded machine)
 
 
-def test_latency_is_applied_per_reply(make_judge, server, prompt):
-    server.latency = 0.2
-    start = time.monotonic()
-    make_judge().judge_many([item("q")], prompt)
-    assert time.monotonic() - start >= 0.2
+def test_verdicts_follow_the_items_when_replies_arrive_out_of_order(server, make_judge, prompt):
+    # the first item's reply is held back until the three others have been answered, so replies
+    # arrive in the order 2, 3, 4, 1 (or any order with 1 last); each verdict must stay with its item
+    server.slow_seconds = 1.0
+    items = [item("q1 [[fake:slow]] [[winner:second]]"), item("q2 [[winner:first]]"), item("q3 [[winner:tie]]"),
+             item("q4", "[[plain]] wrong", "[[best]] right")]
+    judge = make_judge(concurrency=4)
+    assert [v.winner for v in judge.judge_many(items, prompt)] == ["second", "first", "tie", "second"]
+    assert server.requests == 4 and server.behaviours["slow"] == 1
 
 
 def test_connection_errors_are_retried_then_fail(tmp_path, prompt):
@@ -391,8 +398,25 @@ def test_retry_after_and_backoff_helpers():
         assert d / 2 <= backoff_delay(attempt, 0.5, 8.0) <= d
 
 
-def test_cache_file_default_is_outside_dvc_outputs():
-    assert Path(OpenAIJudgeParams(base_url="http://h/v1", model="m").cache_path) == Path(".assay/judge_cache.sqlite")
+def test_default_cache_is_written_under_dot_assay_which_git_and_dvc_leave_alone(server, prompt, tmp_path,
+                                                                                    monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    params = {"base_url": server.base_url, "model": "m", "progress": False}
+    assert OpenAIJudge(OpenAIJudgeParams(**params)).judge_many([item("q [[winner:first]]")], prompt)[0].winner == "first"
+    written = [p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()]
+    assert written == [".assay/judge_cache.sqlite"]
+    again = OpenAIJudge(OpenAIJudgeParams(**params))  # a new run in the same checkout reads the cache
+    assert again.judge_many([item("q [[winner:first]]")], prompt)[0].winner == "first"
+    assert server.requests == 1 and again.last_counts["cached"] == 1
+    # not committed: the repository's .gitignore ignores it
+    ignored = subprocess.run(["git", "check-ignore", "-q", ".assay/judge_cache.sqlite"], cwd=ROOT)
+    assert ignored.returncode == 0
+    # not a DVC output or dependency: no path dvc.yaml names lies under .assay/
+    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
+    bodies = [stage.get("do", stage) for stage in stages.values()]  # a foreach stage keeps its body under do
+    named = [next(iter(e)) if isinstance(e, dict) else e for body in bodies
+             for key in ("deps", "outs", "metrics", "plots") for e in (body.get(key) or [])]
+    assert named and not [n for n in named if n.startswith(".assay")]
 
 
 def test_redact_removes_keys_and_tokens():
