@@ -4,6 +4,8 @@ that fail (the stubs of issue 9, counted by hand), the usability rule, metrics w
 
 import json
 import math
+import re
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -132,9 +134,69 @@ def test_seed_usability_exercise():
     assert reasons["clean"] == []
     assert reasons["verbosity"] == ["slice kind verbose_tie 0/7 < 0.6"]
     assert reasons["self"] == ["slice kind self 0/7 < 0.6"]
+    # mixed: kappa 6/28 = 0.214 (derived in test_demo_kappa_and_bn_slice_from_a_restated_judge)
     assert reasons["mixed"][0].startswith("kappa 0.214 < 0.6") and "slice kind self 1/7 < 0.6" in reasons["mixed"]
     # the language slices are checked too: the mixed judge cannot read Bangla
     assert "slice lang bn 1/7 < 0.6" in reasons["mixed"]
+
+
+# The mixed preset restated from the score in assay.judge.fake's docstring, in exact rationals and
+# without assay: the oracle for the demo's calibration figures (kappa 0.214 without swap, 0.357 with
+# it, the bn slice 1 of 7). Weights: position 0.15, verbosity 0.2, self_pref 0.2, blind to Bangla,
+# margin 0.1. Exact arithmetic decides the one pair whose gap is exactly the margin (self-1: a tie).
+MIXED_SELF_MARK = "Certainly! Here is a clear answer:"
+
+
+def mixed_score(text: str, facts: list[str], shown_first: bool) -> Fraction:
+    length = min(Fraction(len(text.split()), 60), Fraction(1))
+    if re.search("[\u0980-\u09ff]", text):  # cannot read Bangla: judged by length only
+        base = length
+    else:
+        found = sum(f.lower() in text.lower() for f in facts)
+        base = (Fraction(found, len(facts)) if facts else Fraction(0)) + Fraction(15, 100) * bool(
+            re.search(r"\[source: *[\w.-]+\]", text))
+    return (base + Fraction(2, 10) * length + Fraction(2, 10) * text.startswith(MIXED_SELF_MARK)
+            + Fraction(15, 100) * shown_first)
+
+
+def mixed_label(p: Pair, swap: bool) -> str:
+    def pick(first, second):
+        gap = mixed_score(first, p.facts, True) - mixed_score(second, p.facts, False)
+        return 1 if gap > Fraction(1, 10) else -1 if gap < -Fraction(1, 10) else 0
+
+    forward = {1: "a", -1: "b", 0: "tie"}[pick(p.a, p.b)]
+    if not swap:
+        return forward
+    backward = {1: "b", -1: "a", 0: "tie"}[pick(p.b, p.a)]
+    return forward if forward == backward else "tie"  # an order flip is a tie
+
+
+@pytest.mark.parametrize(("swap", "confusion", "bn_hit"), [
+    # human a: judge a 12, tie 2; human b: a 7, b 5, tie 2; human tie: a 10, b 1, tie 3 -> 20 hits
+    (False, {"a": {"a": 12, "b": 0, "tie": 2}, "b": {"a": 7, "b": 5, "tie": 2}, "tie": {"a": 10, "b": 1, "tie": 3}},
+     "clear-7"),
+    # swapping turns every position-driven pick into a tie: 6 + 5 + 13 = 24 hits
+    (True, {"a": {"a": 6, "b": 0, "tie": 8}, "b": {"a": 2, "b": 5, "tie": 7}, "tie": {"a": 0, "b": 1, "tie": 13}},
+     "tie-7"),
+])
+def test_demo_kappa_and_bn_slice_from_a_restated_judge(swap, confusion, bn_hit):
+    finals = [p.final for p in PAIRS]
+    labels = [mixed_label(p, swap) for p in PAIRS]
+    assert {h: {j: sum(f == h and x == j for f, x in zip(finals, labels)) for j in LABELS} for h in LABELS} == confusion
+    hits = sum(confusion[x][x] for x in LABELS)
+    # the human labels are balanced (a 14, b 14, tie 14), so chance agreement is 14 * 42 / 42**2 = 1/3
+    # whatever the judge's marginals, and kappa = (hits / 42 - 1/3) / (2/3) = (hits - 14) / 28:
+    # 6/28 = 0.214 without swap, 10/28 = 0.357 with it
+    kappa = (hits - 14) / 28
+    assert cohen_kappa_score(finals, labels) == pytest.approx(kappa)
+    # the bn slice: 7 pairs, one hit, since the Bangla answers are judged by length only: without swap
+    # clear-7 (human a, shown first), with swap tie-7 (human tie)
+    bn = [p for p, x in zip(PAIRS, labels) if p.lang == "bn"]
+    assert len(bn) == 7 and [p.id for p, x in zip(PAIRS, labels) if p.lang == "bn" and p.final == x] == [bn_hit]
+    rec = calibrate(PAIRS, PRESETS["mixed"], PROMPT, swap=swap)
+    assert rec["kappa"] == pytest.approx(kappa)
+    assert {h: {j: rec["confusion"][h][j] for j in LABELS} for h in LABELS} == confusion
+    assert (rec["by_lang"]["bn"]["correct"], rec["by_lang"]["bn"]["n"]) == (1, 7)
 
 
 def test_conservative_rule_reads_kappas_lower_bound():
@@ -325,7 +387,8 @@ def test_reports():
     assert rows[0] == {"id": "clear-1", "kind": "clear", "lang": "en", "final": "a", "judge": run.labels[0],
                        "correctness": "a", "evidence": "tie", "concision": "tie"}
     text = report_markdown(run.record)
-    low = run.record["kappa_ci_low"]
+    # kappa 10/28 = 0.357 and the bn row's 1 of 7: see test_demo_kappa_and_bn_slice_from_a_restated_judge
+    low, high = run.record["kappa_ci_low"], run.record["kappa_ci_high"]
     assert ("**Not usable.** Reasons: order flips on 28 of 42 pairs (0.667 > max_flip_share 0.2): the verdict changed "
             f"when the answers swapped places; kappa lower bound {low:.3f} < 0.6 (kappa 0.357, 95% interval {low:.3f} "
             "to 0.555); slice kind cite 0/7 < 0.6; slice kind self 0/7 < 0.6; slice lang bn 1/7 < 0.6.") in text

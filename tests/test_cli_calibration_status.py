@@ -1,17 +1,13 @@
 """`assay calibration-status`: exit 0 and one line when current; exit 2 naming every change when stale."""
 
+import hashlib
 import json
 import runpy
 import shutil
 
 import pytest
 
-from assay.judge.calibration import judge_settings, labels_hash, settings_hash
 from assay.cli import main
-from assay.core.io import sha256_file
-from assay.judge.fake import PRESETS
-from assay.judge.usability import UsabilityRule
-from assay.data.pairs import load_pairs
 
 from conftest import ROOT
 
@@ -26,6 +22,35 @@ PARAMS = """judge:
   min_slice_agreement: 0.6
 """
 FIX = "fix: run `dvc repro calibrate` to calibrate again\n"
+
+# The hashes the status line names, restated with hashlib from their documented definitions rather
+# than from assay's own hash functions.
+# Judge settings: the judge's identity (the mixed preset's fields), swap and the usability rule with
+# the defaults PARAMS leaves in place, as sorted-key compact JSON.
+MIXED_SETTINGS = {
+    "judge": {"kind": "fake", "preset": "mixed", "position": 0.15, "verbosity": 0.2, "self_pref": 0.2,
+              "bangla_blind": True, "margin": 0.1},
+    "swap": True,
+    "rule": {"min_kappa": 0.6, "min_slice_agreement": 0.6, "min_slice_n": 5, "max_invalid_share": 0.05,
+             "max_flip_share": 0.2, "usability": "conservative", "interval": "wilson"},
+}
+# Labels: every field of a pair in this order, one row per pair sorted by id, as compact JSON.
+PAIR_FIELDS = ["id", "case_question", "facts", "a", "b", "kind", "lang", "ann1", "ann2", "final", "note"]
+
+
+def file_sha(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def settings_sha(settings: dict) -> str:
+    return hashlib.sha256(json.dumps(settings, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def labels_sha(path) -> str:
+    pairs = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = sorted([p.get(f) for f in PAIR_FIELDS] for p in pairs)  # ids are unique, so this sorts by id
+    text = json.dumps({"fields": PAIR_FIELDS, "rows": rows}, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @pytest.fixture
@@ -46,15 +71,15 @@ def status(capsys, *args):
 
 
 def test_current(workspace, capsys):
-    sha = sha256_file("data/prompts/pairwise_v2.md")
-    settings = judge_settings(PRESETS["mixed"].identity, swap=True, rule=UsabilityRule())
-    labels = labels_hash(load_pairs("data/pairs.jsonl"))
+    sha = file_sha(workspace / "data" / "prompts" / "pairwise_v2.md")
+    labels = labels_sha(workspace / "data" / "pairs.jsonl")
     assert status(capsys) == (0, f"reports/provenance/calibrate.json is current: prompt pairwise v2 sha {sha[:10]}, "
-                                 f"judge settings {settings_hash(settings)[:10]}, labels {labels[:10]}\n", "")
+                                 f"judge settings {settings_sha(MIXED_SETTINGS)[:10]}, labels {labels[:10]}\n", "")
 
 
 def test_stage_outputs(workspace):
     record = json.loads((workspace / "metrics" / "calibration.json").read_text(encoding="utf-8"))
+    # kappa 10/28 = 0.357: derived in test_calibration.py::test_demo_kappa_and_bn_slice_from_a_restated_judge
     assert (record["n"], record["usable"], round(record["kappa"], 3)) == (42, 0, 0.357)
     csv_lines = (workspace / "reports" / "plots" / "confusion_judge.csv").read_text(encoding="utf-8").splitlines()
     assert csv_lines[0] == "final,judge" and len(csv_lines) == 43
@@ -64,10 +89,10 @@ def test_stage_outputs(workspace):
 
 def test_one_word_prompt_edit_is_stale(workspace, capsys):
     f = workspace / "data" / "prompts" / "pairwise_v2.md"
-    old = sha256_file(f)
+    old = file_sha(f)
     f.write_text(f.read_text(encoding="utf-8").replace("short sentence", "brief sentence"), encoding="utf-8")
     assert status(capsys) == (2, "", "assay calibration-status: reports/provenance/calibrate.json is stale:\n"
-                                     f"  prompt pairwise v2 sha {old[:10]} -> {sha256_file(f)[:10]}\n" + FIX)
+                                     f"  prompt pairwise v2 sha {old[:10]} -> {file_sha(f)[:10]}\n" + FIX)
 
 
 def test_editing_an_unused_prompt_version_is_not_stale(workspace, capsys):
@@ -85,11 +110,11 @@ def test_changed_setting_is_stale(workspace, capsys):
 
 def test_changed_label_is_stale(workspace, capsys):
     f = workspace / "data" / "pairs.jsonl"
-    old = labels_hash(load_pairs(f))
+    old = labels_sha(f)
     lines = f.read_text(encoding="utf-8").splitlines(keepends=True)
     lines[0] = lines[0].replace('"final": "a"', '"final": "tie"')
     f.write_text("".join(lines), encoding="utf-8")
-    new = labels_hash(load_pairs(f))
+    new = labels_sha(f)
     assert status(capsys) == (2, "", "assay calibration-status: reports/provenance/calibrate.json is stale:\n"
                                      f"  labels {old[:10]} -> {new[:10]}\n" + FIX)
 

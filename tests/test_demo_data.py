@@ -11,7 +11,6 @@ near-duplicate crosses the split.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import re
 from collections import Counter
@@ -27,9 +26,19 @@ from assay.core.io import read_jsonl
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"
 
-# The split rule used by the demo (params `split`): sha256(salt + ":" + (group or id)), first
-# 8 bytes as an unsigned integer over 2**64, below the holdout share -> holdout.
-SALT, HOLDOUT_SHARE = "assay-demo-v1", 0.3
+# The demo's split (params `split`): salt assay-demo-v1, holdout share 0.3. A case goes to the holdout
+# when the first 8 bytes of sha256("assay-demo-v1:" + (group or id)), over 2**64, are below 0.3.
+# Worked by hand with coreutils, `printf 'assay-demo-v1:KEY' | sha256sum`, first 16 hex digits:
+SPLIT_EXAMPLES = {
+    # key: (first 16 hex digits, their share of 2**64, the side this key alone gives)
+    "late-fee": ("012e6bebbd185331", 0.0046, "holdout"),  # group of g02 and p01
+    "g02": ("dd2f05d9dfee81b7", 0.8640, "dev"),  # its own id alone would put it on dev ...
+    "p01": ("a1638fa7c522d8b9", 0.6304, "dev"),  # ... and this one too: the group decides
+    "router-return": ("a69fa6c7d8beb538", 0.6509, "dev"),  # group of g06 and p07
+    "p07": ("34ba9b2b1ee9ab1c", 0.2060, "holdout"),  # alone it would be on the holdout
+    "g12": ("1127f4d5f092737b", 0.0670, "holdout"),  # the planted near-duplicate pair,
+    "p09": ("981191cf62e26800", 0.5940, "dev"),  # on opposite sides
+}
 
 # Multi-fact cases whose facts sit in different sentences of one paragraph, by design: paragraph
 # chunking can answer them, sentence chunking cannot.
@@ -58,16 +67,6 @@ def jaccard(a: str, b: str) -> float:
     return len(wa & wb) / len(wa | wb)
 
 
-def in_holdout(key: str) -> bool:
-    digest = hashlib.sha256(f"{SALT}:{key}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") / 2**64 < HOLDOUT_SHARE
-
-
-def side(case) -> str:
-    """The case's side by the restated rule above (its group when it has one, else its id)."""
-    return "holdout" if in_holdout(case.group or case.id) else "dev"
-
-
 @pytest.fixture(scope="module")
 def docs():
     return load_corpus(DATA / "corpus")
@@ -76,6 +75,15 @@ def docs():
 @pytest.fixture(scope="module")
 def cases(docs):
     return load_cases(DATA / "cases.jsonl", doc_ids=docs)
+
+
+@pytest.fixture(scope="module")
+def sides(cases):
+    """Case id -> side, by the library with the repository's split params."""
+    from assay.data.split import assign
+
+    params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))["split"]
+    return assign(cases, params["salt"], params["holdout_share"])
 
 
 def test_corpus_size_languages_and_shape(docs):
@@ -121,8 +129,7 @@ def test_coverage_is_full(cases):
     assert min(n for row in cov["matrix"].values() for n in row.values()) >= 4
 
 
-def test_holdout_alone_can_carry_a_release_decision(cases):
-    sides = {c.id: side(c) for c in cases}
+def test_holdout_alone_can_carry_a_release_decision(cases, sides):
     counts = Counter(sides.values())
     assert counts["holdout"] >= 45 and counts["dev"] >= 45
     for s in ("dev", "holdout"):
@@ -133,10 +140,14 @@ def test_holdout_alone_can_carry_a_release_decision(cases):
         assert thin == [], (s, thin)
 
 
-def test_restated_split_rule_matches_the_library(cases):
-    from assay.data.split import assign
-
-    assert assign(cases, SALT, HOLDOUT_SHARE) == {c.id: side(c) for c in cases}
+def test_split_matches_the_sides_worked_by_hand(cases, sides):
+    params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))["split"]
+    assert params == {"salt": "assay-demo-v1", "holdout_share": 0.3}
+    for key, (hex16, share, side) in SPLIT_EXAMPLES.items():
+        assert round(int(hex16, 16) / 2**64, 4) == share and (share < 0.3) == (side == "holdout"), key
+    assert {i: sides[i] for i in ("g02", "p01", "g06", "p07", "g12", "p09")} == {
+        "g02": "holdout", "p01": "holdout", "g06": "dev", "p07": "dev", "g12": "holdout", "p09": "dev"}
+    assert Counter(sides.values()) == {"dev": 110, "holdout": 66}  # the README's demo figures
 
 
 def test_every_fact_is_in_one_of_its_documents(cases, docs):
@@ -145,7 +156,7 @@ def test_every_fact_is_in_one_of_its_documents(cases, docs):
             assert any(fact.lower() in docs[d].text.lower() for d in c.doc_ids), (c.id, fact)
 
 
-def test_answer_cases_fit_one_sentence_except_the_paragraph_only_ones(cases, docs):
+def test_answer_cases_fit_one_sentence_except_the_paragraph_only_ones(cases, docs, sides):
     def units(case, split):
         for d in case.doc_ids:
             for p in docs[d].paragraphs():
@@ -158,7 +169,7 @@ def test_answer_cases_fit_one_sentence_except_the_paragraph_only_ones(cases, doc
     # most answer cases fit one sentence; the paragraph-only ones reach the holdout too, so the
     # sentence-chunking candidate's weakness shows where the release decision is taken
     assert len(PARAGRAPH_ONLY) <= 0.15 * len(answer_cases)
-    assert sum(side(c) == "holdout" for c in answer_cases if c.id in PARAGRAPH_ONLY) >= 2
+    assert sum(sides[c.id] == "holdout" for c in answer_cases if c.id in PARAGRAPH_ONLY) >= 2
     for c in answer_cases:
         in_sentence = any(holds_all(s, c) for s in units(c, sentences))
         in_paragraph = any(holds_all(p, c) for p in units(c, None))
@@ -190,13 +201,13 @@ def test_superseded_policy_has_an_adversarial_case(cases, docs):
     assert trap and all(not (set(c.doc_ids) & old_ids) for c in cases)
 
 
-def test_planted_near_duplicate_crosses_the_split(cases):
+def test_planted_near_duplicate_crosses_the_split(cases, sides):
     by_id = {c.id: c for c in cases}
     a, b = (by_id[i] for i in NEAR_DUPLICATE)
     # word sets differ only by "plan": 10 shared words of 11 -> 0.909
     assert jaccard(a.question, b.question) == pytest.approx(10 / 11)
     assert a.group is None and b.group is None
-    assert in_holdout(a.id) != in_holdout(b.id)
+    assert sides[a.id] != sides[b.id]
     # no other pair of cases is that close, so the leakage check has exactly one finding
     close = [(x.id, y.id) for x, y in itertools.combinations(cases, 2)
              if jaccard(x.question, y.question) >= 0.7 and (x.group is None or x.group != y.group)]
@@ -237,12 +248,10 @@ def test_plan_follows_the_schema_and_guards_high_cost_failures():
             assert metrics[f["metric"]]["gate"] == "block", f["name"]
 
 
-def test_leakage_stage_finds_exactly_the_planted_copies(cases):
+def test_leakage_stage_finds_exactly_the_planted_copies(cases, sides):
     from assay.data.leakage import leakage_report, load_sources
-    from assay.data.split import assign
 
     params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
-    sides = assign(cases, params["split"]["salt"], params["split"]["holdout_share"])
     report = leakage_report(cases, sides, load_sources(DATA / "sources"), params["leakage"]["threshold"])
     assert [(r["dev"], r["holdout"]) for r in report["dev_holdout"]] == [("p09", "g12")]
     assert sorted((r["case"], r["source"]) for r in report["sources"]) == [
