@@ -45,6 +45,21 @@ def tiny_corpus(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.fixture
+def committed_repo(tmp_path: Path) -> Path:
+    """What the repository commits for the gate, copied to ``tmp_path / "repo"``: params.yaml, the data
+    inputs (not data/derived/, whose split and run tables DVC keeps out of git), metrics/ and
+    reports/provenance/."""
+    import shutil
+
+    dest = tmp_path / "repo"
+    shutil.copytree(ROOT / "data", dest / "data", ignore=shutil.ignore_patterns("derived"))
+    shutil.copytree(ROOT / "metrics", dest / "metrics")
+    shutil.copytree(ROOT / "reports" / "provenance", dest / "reports" / "provenance")
+    shutil.copy(ROOT / "params.yaml", dest / "params.yaml")
+    return dest
+
+
 # ---- end-to-end helpers: the real dvc CLI in a temporary git repository ----
 import os
 import shutil

@@ -1,0 +1,101 @@
+"""The gate's input gatherer in process, on a copy of what the repository commits (params, data inputs,
+metrics/, reports/provenance/): the demo's checks, freshness after an edit, absent, forged and
+unusable inputs."""
+
+import json
+
+import pytest
+
+from assay.release.gather import gather
+
+from conftest import ROOT, hand_wilson
+
+# The committed gate's verdict on everything but freshness (reports/provenance/gate.json holds it too):
+# answer_correct 26 of 54 and abstain_correct 7 of 12 on the candidate's holdout miss 0.85 and 0.9.
+DEMO_CHECKS = {
+    "answer_correct (candidate, holdout)": "fail",
+    "abstain_correct (candidate, holdout)": "fail",
+    "citation_support (candidate, holdout)": "pass",
+    "format_ok (candidate, holdout)": "pass",
+    "no regression on answer_correct": "fail",
+    "human agreement": "pass",
+    "judge calibration": "fail",
+}
+# data/derived/ is not committed (DVC rebuilds it), so the outputs that recorded the split table or a
+# run table count as stale in the copy; every other output matches its committed inputs.
+FRESHNESS = {
+    "fresh agreement": "pass", "fresh compare": "stale", "fresh evaluate_baseline": "stale",
+    "fresh evaluate_candidate": "stale", "fresh leakage": "pass", "fresh plan": "pass", "fresh sensitivity": "pass",
+    "fresh split": "pass", "fresh validate": "pass", "fresh judge calibration": "pass",
+}
+
+
+def statuses(checks) -> dict[str, str]:
+    return {c.name: c.status for c in checks}
+
+
+@pytest.fixture
+def repo(committed_repo, monkeypatch):
+    # the judge params' paths are read from the working directory (assay.release.judge_staleness);
+    # see test_gather_does_not_depend_on_the_working_directory
+    monkeypatch.chdir(committed_repo)
+    return committed_repo
+
+
+def test_the_committed_demo_gives_the_committed_verdict(repo):
+    checks, ev = gather(repo)
+    assert statuses(checks) == {**DEMO_CHECKS, **FRESHNESS}
+    committed = json.loads((ROOT / "reports" / "provenance" / "gate.json").read_text(encoding="utf-8"))
+    assert {k: v for k, v in committed["details"]["statuses"].items() if not k.startswith("fresh")} == DEMO_CHECKS
+    by_name = {c.name: c for c in checks}
+    assert by_name["answer_correct (candidate, holdout)"].value == pytest.approx(26 / 54)
+    assert by_name["abstain_correct (candidate, holdout)"].value == pytest.approx(7 / 12)
+    assert by_name["fresh compare"].detail == "changed since the last run: run_baseline, run_candidate, split"
+    # the evidence is what the summary page reads: the candidate's holdout figure and its Wilson interval
+    answer = ev.metrics["metrics/rag/candidate.json"].holdout.answer_correct
+    assert (answer.n, answer.value) == (54, pytest.approx(26 / 54))
+    assert (answer.ci_low, answer.ci_high) == pytest.approx(hand_wilson(26, 54), abs=1e-12)
+    assert (ev.versions.baseline, ev.versions.candidate) == ("baseline", "candidate")
+    assert ev.stages["metrics/calibration.json"] == "calibrate" and ev.broken == set()
+
+
+def test_an_edited_input_makes_exactly_its_outputs_stale(repo):
+    plan = repo / "data" / "plan.yaml"
+    plan.write_text(plan.read_text(encoding="utf-8") + "# a comment is an edit too\n", encoding="utf-8")
+    pairs = repo / "data" / "pairs.jsonl"
+    pairs.write_text("".join(reversed(pairs.read_text(encoding="utf-8").splitlines(keepends=True))), encoding="utf-8")
+    checks, _ = gather(repo)
+    before = {**DEMO_CHECKS, **FRESHNESS}
+    changed = {name: status for name, status in statuses(checks).items() if before.get(name) != status}
+    # reordered pairs change the file (agreement, sensitivity) but not the label set the judge was
+    # calibrated on, which is order-independent
+    assert changed == {"fresh plan": "stale", "fresh agreement": "stale", "fresh sensitivity": "stale"}
+    details = {c.name: c.detail for c in checks}
+    assert details["fresh plan"] == "changed since the last run: plan"
+    assert details["fresh agreement"] == "changed since the last run: pairs"
+
+
+def test_absent_and_forged_metrics_are_missing_not_a_verdict(repo):
+    (repo / "metrics" / "compare.json").unlink()
+    (repo / "metrics" / "split.json").write_text('{"dev": "many"}\n', encoding="utf-8")
+    checks, ev = gather(repo)
+    found = statuses(checks)
+    assert found["read metrics/compare.json"] == "missing" and found["read metrics/split.json"] == "missing"
+    assert ev.metrics["metrics/compare.json"] is None and ev.broken == {"metrics/split.json"}
+    assert "no regression on answer_correct" in found  # the other checks still run
+
+
+def test_unusable_params_are_one_missing_check(repo):
+    (repo / "params.yaml").write_text("gate: [\n", encoding="utf-8")
+    checks, _ = gather(repo)
+    assert [(c.name, c.status) for c in checks] == [("inputs", "missing")]
+    assert checks[0].detail.startswith("params or plan unusable: ")
+
+
+@pytest.mark.xfail(strict=True, reason="assay.release.judge_staleness reads the judge's prompt and pairs paths "
+                                       "from the working directory, not from gather's root")
+def test_gather_does_not_depend_on_the_working_directory(committed_repo, tmp_path, monkeypatch):
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    checks, _ = gather(committed_repo)
+    assert statuses(checks) == {**DEMO_CHECKS, **FRESHNESS}

@@ -1,0 +1,90 @@
+"""Freshness inputs (assay.release.input_hashes.current_inputs) in process, on a copy of the committed
+repository: each hash restated with hashlib and checked against the committed provenance files, paths
+taken from params `inputs`, missing inputs, per-version answers files, no dependence on the working
+directory."""
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from assay.core.errors import AssayError
+from assay.release.input_hashes import current_inputs
+
+from conftest import ROOT
+
+
+def file_sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def tree_sha(folder: Path) -> str:
+    """The documented tree hash: for every non-hidden file, sorted by relative path,
+    ``relative/path NUL hex-sha256 LF``, all hashed together."""
+    lines = b"".join(f.relative_to(folder).as_posix().encode() + b"\0" + file_sha(f).encode() + b"\n"
+                     for f in sorted(folder.rglob("*")) if f.is_file() and not f.name.startswith("."))
+    return hashlib.sha256(lines).hexdigest()
+
+
+def recorded(stage: str) -> dict[str, str]:
+    """The inputs the committed provenance file of ``stage`` names."""
+    return json.loads((ROOT / "reports" / "provenance" / f"{stage}.json").read_text(encoding="utf-8"))["inputs"]
+
+
+@pytest.fixture
+def elsewhere(tmp_path, monkeypatch):
+    """Run from a folder that is not the repository: nothing may be read relative to it."""
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    return folder
+
+
+def test_hashes_restated_and_as_the_committed_stages_recorded_them(committed_repo, elsewhere):
+    inputs = current_inputs(committed_repo)
+    data = committed_repo / "data"
+    assert set(inputs) == {"plan", "cases_file", "corpus", "sources", "pairs", "guidelines", "split", "cases",
+                           "run_baseline", "run_candidate"}
+    expected = {"plan": file_sha(data / "plan.yaml"), "cases_file": file_sha(data / "cases.jsonl"),
+                "corpus": tree_sha(data / "corpus"), "sources": tree_sha(data / "sources"),
+                "pairs": file_sha(data / "pairs.jsonl"), "guidelines": file_sha(data / "guidelines.md"),
+                "cases": "8e0aad3692f207862b6ea4ead7f019da35e6aa75c737bbed086924ce8f1c18ab"}  # test_dataset.py
+    assert {name: inputs[name]() for name in expected} == expected
+    committed = {**recorded("plan"), **recorded("validate"), **recorded("leakage"), **recorded("agreement")}
+    assert {k: expected[k] for k in committed} == committed
+
+
+def test_paths_come_from_the_inputs_params(committed_repo, elsewhere):
+    moved = committed_repo / "elsewhere" / "the-plan.yaml"
+    moved.parent.mkdir()
+    shutil.move(committed_repo / "data" / "plan.yaml", moved)
+    params = yaml.safe_load((committed_repo / "params.yaml").read_text(encoding="utf-8"))
+    params["inputs"]["plan"] = "elsewhere/the-plan.yaml"
+    (committed_repo / "params.yaml").write_text(yaml.safe_dump(params), encoding="utf-8")
+    assert current_inputs(committed_repo)["plan"]() == recorded("plan")["plan"]
+
+
+def test_a_missing_input_raises_when_asked_for_and_only_then(committed_repo, elsewhere):
+    inputs = current_inputs(committed_repo)  # data/derived/ is not committed: no split or run tables
+    with pytest.raises((AssayError, OSError)):
+        inputs["split"]()
+    with pytest.raises((AssayError, OSError)):
+        inputs["run_candidate"]()
+    (committed_repo / "data" / "derived").mkdir()
+    (committed_repo / "data" / "derived" / "split.parquet").write_bytes(b"table")
+    assert inputs["split"]() == hashlib.sha256(b"table").hexdigest()
+
+
+def test_a_version_with_an_answers_file_names_it_for_that_version_only(tmp_path, elsewhere):
+    (tmp_path / "answers.jsonl").write_text('{"id": "g01"}\n', encoding="utf-8")
+    (tmp_path / "params.yaml").write_text(
+        "rag:\n  versions:\n    mine:\n      answers: answers.jsonl\n    reference:\n      system: reference\n",
+        encoding="utf-8")
+    inputs = current_inputs(tmp_path)
+    assert {k for k in inputs if k.startswith(("run_", "evaluate_"))} == {
+        "run_mine", "run_reference", "evaluate_mine:answers"}
+    assert inputs["evaluate_mine:answers"]() == file_sha(tmp_path / "answers.jsonl")
+    assert "evaluate_reference:answers" not in inputs
