@@ -7,7 +7,7 @@ Writes two committed files:
 - data/queues/demo.jsonl: the queue source. Each labelled pair of data/pairs.jsonl with the
   demo judge's label from reports/judge_dimensions.jsonl (the calibrate stage) and judge rubric
   scores made up by a rule (SYNTHETIC: the fake judge gives no scores). The rule is lenient on
-  correctness and strict on format, the pattern the seed says real judges often show.
+  correctness and strict on format, a pattern real judges often show.
 - data/reviews/demo.jsonl: a snapshot of SYNTHETIC reviews, labelled ``synthetic`` in its first
   line. A random-fill queue of 30 items is created in a throwaway SQLite database and two scripted
   reviewers work it through the real lease and save code: each picks the annotators' final label,

@@ -1,7 +1,7 @@
 """DVC stage `training`: SFT and DPO examples from every review snapshot in params ``review.snapshots``.
 
 Writes reports/training/sft.jsonl (corrections), reports/training/dpo.jsonl (every exported
-example, corrections included), both in the seed's ``messages`` format with ``rejected`` and
+example, corrections included), both in the chat ``messages`` format with ``rejected`` and
 ``rejectedSource`` on the assistant turn and sorted by stable id, and metrics/training.json (counts,
 including the ties without correction and the scores-only reviews left out).
 """

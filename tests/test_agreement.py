@@ -1,4 +1,4 @@
-"""Tests for assay.stats.agreement: seed 000's worked numbers, scikit-learn and statsmodels, properties, the stage."""
+"""Tests for assay.stats.agreement: the evaluation-design notes' worked numbers, scikit-learn and statsmodels, properties, the stage."""
 
 from __future__ import annotations
 
@@ -34,17 +34,17 @@ from assay.core.io import sha256_file
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Seed 000, "hand check": 10 items, 4 yes-yes, 1 yes-no, 2 no-yes, 3 no-no.
+# The evaluation-design notes' "hand check": 10 items, 4 yes-yes, 1 yes-no, 2 no-yes, 3 no-no.
 X10 = ["y"] * 5 + ["n"] * 5
 Z10 = ["y"] * 4 + ["n"] + ["y"] * 2 + ["n"] * 3
 
-# Seed 000, exercise 2: eight pairs labelled by two annotators.
+# The evaluation-design notes' exercise 2: eight pairs labelled by two annotators.
 ANN1_8 = "a a b b tie tie a b".split()
 ANN2_8 = "a b b b tie a a b".split()
 
 
 def seed_thirty() -> tuple[list[str], list[str]]:
-    """The seed's 30 pairs, rebuilt from its confusion table (rows ann1, columns ann2):
+    """The notes' 30 pairs, rebuilt from its confusion table (rows ann1, columns ann2):
     a: a 10; b: b 11; tie: a 3, b 1, tie 5. So ann1 gives a 10, b 11, tie 9 and ann2 a 13, b 12, tie 5."""
     cells = [("a", "a", 10), ("b", "b", 11), ("tie", "a", 3), ("tie", "b", 1), ("tie", "tie", 5)]
     ann1 = [x for x, _, c in cells for _ in range(c)]
@@ -53,14 +53,14 @@ def seed_thirty() -> tuple[list[str], list[str]]:
 
 
 def reference_kappa(a: list, b: list) -> float:
-    """The seed's definition, written out with Counter as an independent check."""
+    """The notes' definition, written out with Counter as an independent check."""
     n, ca, cb = len(a), Counter(a), Counter(b)
     po = sum(x == y for x, y in zip(a, b)) / n
     pe = sum(ca[k] / n * cb[k] / n for k in ca.keys() | cb.keys())
     return (po - pe) / (1 - pe)
 
 
-# --- seed 000's worked numbers ----------------------------------------------------------------
+# --- the evaluation-design notes' worked numbers ------------------------------------------------
 
 def test_seed_hand_check_ten_items():
     # observed: 4 yes-yes + 3 no-no = 7 of 10 = 0.7
@@ -191,6 +191,21 @@ def test_confusion_matches_sklearn():
     assert [list(row.values()) for row in got.values()] == confusion_matrix(a, b, labels=[0, 1, 2]).tolist()
 
 
+@pytest.mark.slow
+def test_a_million_labels_match_scikit_learn_and_statsmodels():
+    # scale: 1,000,000 labels over five classes, unweighted and quadratic; counts in the millions must
+    # not overflow or lose precision (run with `pytest -m slow`; timings are in benchmarks/bench_agreement.py)
+    a, b = random_raters(11, n=1_000_000, k=5)
+    table = np.zeros((5, 5), dtype=np.int64)
+    np.add.at(table, (np.asarray(a), np.asarray(b)), 1)
+    assert [list(row.values()) for row in confusion(a, b).values()] == table.tolist()
+    for weights in (None, "quadratic"):
+        assert kappa(a, b, weights) == pytest.approx(cohen_kappa_score(a, b, weights=weights), abs=1e-12)
+    ref = cohens_kappa(table)
+    assert kappa_se(a, b) == pytest.approx(ref.std_kappa, rel=1e-9)
+    assert kappa_ci(a, b) == pytest.approx((ref.kappa_low, ref.kappa_upp), abs=1e-9)
+
+
 def test_disagreements_keep_input_order_and_default_to_positions():
     assert disagreements(["z", "y", "x"], ["a", "b", "a"], ["b", "b", "tie"]) == [("z", "a", "b"), ("x", "a", "tie")]
     assert disagreements(None, ["a", "b"], ["b", "b"]) == [(1, "a", "b")]
@@ -223,7 +238,7 @@ def test_unequal_lengths_raise():
 
 @pytest.mark.parametrize("weights", [None, "linear", "quadratic"])
 def test_chance_agreement_of_one_is_undefined_not_one(weights):
-    # both raters said "a" every time: po = pe = 1, kappa = 0/0 (the seed returns 1.0 here)
+    # both raters said "a" every time: po = pe = 1, kappa = 0/0 (the notes' reference code returns 1.0 here)
     a = ["a"] * 6
     assert expected(a, a) == 1.0
     assert math.isnan(kappa(a, a, weights))
@@ -360,7 +375,7 @@ def test_stage_writes_metrics_disagreements_and_plot(tmp_path, monkeypatch):
     assert not any(isinstance(v, list) for v in metrics.values())
 
     rows = [json.loads(line) for line in (tmp_path / "reports/disagreements.jsonl").read_text().splitlines()]
-    assert [r["id"] for r in rows] == ["p21", "p22", "p23", "p24"]  # the seed's tie-vs-a/b rows, sorted
+    assert [r["id"] for r in rows] == ["p21", "p22", "p23", "p24"]  # the notes' tie-vs-a/b rows, sorted
     assert rows[0] == {"id": "p21", "ann1": "tie", "ann2": "a", "kind": "clear", "lang": "bn"}
 
     with open(tmp_path / "reports/plots/confusion_annotators.csv", newline="") as fh:

@@ -1,5 +1,5 @@
 """Calibration against human labels: a hand-computed tiny set, kappa and its interval against scikit-learn
-and statsmodels, agreement intervals against a hand Wilson formula and scipy, the seed's numbers, judges
+and statsmodels, agreement intervals against a hand Wilson formula and scipy, the evaluation-design notes' numbers, judges
 that fail (the stubs of issue 9, counted by hand), the usability rule, metrics without lists, staleness."""
 
 import json
@@ -53,7 +53,7 @@ TINY = [pair("1", "a"), pair("2", "b", a="x x x x", b="x"), pair("3", "tie", kin
 TINY_JUDGE = ["a", "a", "tie", "tie", "b"]
 
 
-POINT = UsabilityRule(usability="point", min_slice_n=1)  # the seed's rule: kappa's estimate, every slice judged
+POINT = UsabilityRule(usability="point", min_slice_n=1)  # the notes' rule: kappa's estimate, every slice judged
 
 
 def test_tiny_set_by_hand():
@@ -124,7 +124,7 @@ def test_clopper_pearson_when_the_params_say_so():
 
 
 def test_seed_usability_exercise():
-    # seed 000 ("hard" exercise, no swap, point rule): only clean passes; verbosity agrees 0.833 with kappa 0.75
+    # the evaluation-design notes ("hard" exercise, no swap, point rule): only clean passes; verbosity agrees 0.833 with kappa 0.75
     # yet fails its own slice. Here: human a14 b14 tie14; the verbosity judge turns the 7 verbose ties into
     # 3 a + 4 b, so judge a17 b18 tie7, po = 35/42 = 0.833, pe = 14 * (17 + 18 + 7) / 42**2 = 1/3,
     # kappa = (5/6 - 1/3) / (2/3) = 0.75
@@ -387,11 +387,13 @@ def test_reports():
     assert rows[0] == {"id": "clear-1", "kind": "clear", "lang": "en", "final": "a", "judge": run.labels[0],
                        "correctness": "a", "evidence": "tie", "concision": "tie"}
     text = report_markdown(run.record)
-    # kappa 10/28 = 0.357 and the bn row's 1 of 7: see test_demo_kappa_and_bn_slice_from_a_restated_judge
-    low, high = run.record["kappa_ci_low"], run.record["kappa_ci_high"]
+    # kappa 10/28 = 0.357 and the bn row's 1 of 7: see test_demo_kappa_and_bn_slice_from_a_restated_judge;
+    # its interval from statsmodels on the confusion table written out there (with swap)
+    ref = cohens_kappa(np.array([[6, 0, 8], [2, 5, 7], [0, 1, 13]]))
+    low, high = ref.kappa_low, ref.kappa_upp
     assert ("**Not usable.** Reasons: order flips on 28 of 42 pairs (0.667 > max_flip_share 0.2): the verdict changed "
-            f"when the answers swapped places; kappa lower bound {low:.3f} < 0.6 (kappa 0.357, 95% interval {low:.3f} "
-            "to 0.555); slice kind cite 0/7 < 0.6; slice kind self 0/7 < 0.6; slice lang bn 1/7 < 0.6.") in text
+            f"when the answers swapped places; kappa lower bound {low:.3f} < 0.6 (kappa {ref.kappa:.3f}, 95% interval "
+            f"{low:.3f} to {high:.3f}); slice kind cite 0/7 < 0.6; slice kind self 0/7 < 0.6; slice lang bn 1/7 < 0.6.") in text
     bn_low, bn_high = hand_wilson(1, 7)
     assert f"| bn | 1 | 7 | 0.143 | {bn_low:.3f} to {bn_high:.3f} | |" in text
     assert "order flips (the verdict changed when the answers swapped places; scored as tie): 28 of 42 pairs (0.667)" in text

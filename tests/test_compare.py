@@ -1,4 +1,4 @@
-"""Paired comparison of two run tables: counts, the seed's exercise, pairing errors (sign test and McNemar: test_paired.py)."""
+"""Paired comparison of two run tables: counts, the evaluation-design notes' exercise, pairing errors (sign test and McNemar: test_paired.py)."""
 
 from __future__ import annotations
 
@@ -47,11 +47,11 @@ def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
 
 
 def test_seed_exercise_numbers():
-    # seed 000: 31 cases; v1 passes 25, v2 passes 27; better p02, p09; worse none; 4 fail in both.
+    # the evaluation-design notes' exercise: 31 cases; v1 passes 25, v2 passes 27; better p02, p09; worse none; 4 fail in both.
     tasks = {**{f"l{i:02d}": "lookup" for i in range(12)}, **{f"e{i}": "exact_term" for i in range(3)},
              **{f"m{i}": "multi_fact" for i in range(6)}, **{i: "paraphrase" for i in ("p02", "p08", "p09", "g08")},
              **{f"a{i:02d}": "unanswerable" for i in range(1, 7)}}
-    still_failing = {"a02", "a05", "g08", "p08"}  # the seed's by-task numbers make g08 a paraphrase
+    still_failing = {"a02", "a05", "g08", "p08"}  # its by-task numbers make g08 a paraphrase
     old = {i: i not in still_failing | {"p02", "p09"} for i in tasks}
     new = {i: i not in still_failing for i in tasks}
     base, cand = _run(old, tasks), _run(new, tasks)

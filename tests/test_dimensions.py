@@ -1,4 +1,4 @@
-"""Rule-based per-dimension verdicts: the seed's four examples and the symmetry of the rules."""
+"""Rule-based per-dimension verdicts: the evaluation-design notes' four examples and the symmetry of the rules."""
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -12,7 +12,7 @@ PAIRS = {p.id: p for p in load_pairs(ROOT / "data" / "pairs.jsonl")}
 
 
 def test_seed_examples():
-    # seed 000: padded_wrong-1 b/tie/b, verbose_tie-1 tie/tie/a, cite-1 tie/a/tie, self-1 tie/b/tie
+    # the notes: padded_wrong-1 b/tie/b, verbose_tie-1 tie/tie/a, cite-1 tie/a/tie, self-1 tie/b/tie
     assert dimensions(PAIRS["padded_wrong-1"]) == {"correctness": "b", "evidence": "tie", "concision": "b"}
     assert dimensions(PAIRS["verbose_tie-1"]) == {"correctness": "tie", "evidence": "tie", "concision": "a"}
     assert dimensions(PAIRS["cite-1"]) == {"correctness": "tie", "evidence": "a", "concision": "tie"}

@@ -1,4 +1,4 @@
-"""The fake judge: the seed's score, each bias switch, the margin, and the Judge protocol."""
+"""The fake judge: the evaluation-design notes' score, each bias switch, the margin, and the Judge protocol."""
 
 import pytest
 from hypothesis import given

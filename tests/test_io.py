@@ -61,9 +61,10 @@ def test_tree_hash_sees_names_and_bytes_not_order(tmp_path):
 
 
 def test_parquet_carries_its_provenance(tmp_path):
-    from assay.core.io import read_parquet_provenance
+    import pyarrow.parquet as pq
 
     write_parquet(tmp_path / "p.parquet", pa.table({"id": ["a"]}), {"inputs": {"cases": "h"}})
-    assert read_parquet_provenance(tmp_path / "p.parquet") == {"inputs": {"cases": "h"}}
+    meta = pq.read_schema(tmp_path / "p.parquet").metadata
+    assert set(meta) == {b"assay"} and json.loads(meta[b"assay"]) == {"inputs": {"cases": "h"}}
     write_parquet(tmp_path / "q.parquet", pa.table({"id": ["a"]}))
-    assert read_parquet_provenance(tmp_path / "q.parquet") is None
+    assert pq.read_schema(tmp_path / "q.parquet").metadata is None

@@ -103,7 +103,7 @@ def test_coverage_with_correlated_outcomes(n, p_first, delta):
 
 
 def test_sign_test_hand_and_scipy():
-    assert sign_test(2, 0) == 0.5  # seed 000: 2 better, 0 worse -> 2 * 0.5**2 = 0.5
+    assert sign_test(2, 0) == 0.5  # the evaluation-design notes: 2 better, 0 worse -> 2 * 0.5**2 = 0.5
     assert sign_test(0, 0) == 1.0  # no discordant pairs: no evidence, stated as 1.0
     # 8 vs 2: P(X <= 2 | n=10) = (1 + 10 + 45) / 1024; two-sided doubles it: 112 / 1024 = 0.109375
     assert sign_test(8, 2) == pytest.approx(112 / 1024, abs=1e-12)

@@ -1,4 +1,4 @@
-"""Judge-versus-people results against independent computations and the seed's definitions."""
+"""Judge-versus-people results against independent computations and the annotation-queue notes' definitions."""
 
 from __future__ import annotations
 

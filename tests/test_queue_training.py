@@ -1,4 +1,4 @@
-"""The seed's export rules, one test each, and stable ids across re-exports."""
+"""The annotation-queue notes' export rules, one test each, and stable ids across re-exports."""
 
 from __future__ import annotations
 

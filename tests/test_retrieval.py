@@ -23,6 +23,8 @@ from assay.rag.retrieval import (
     top_k_row,
 )
 
+from conftest import ROOT
+
 CORPUS = Path(__file__).parent / "fixtures" / "tiny_corpus" / "corpus"
 
 
@@ -120,8 +122,8 @@ def test_search_documents_equals_grouping_the_full_chunk_ranking():
     from assay.data.corpus import load_corpus
     from assay.data.cases import load_cases
 
-    corpus = load_corpus("data/corpus")
-    questions = [c.question for c in load_cases("data/cases.jsonl", corpus)]
+    corpus = load_corpus(ROOT / "data" / "corpus")
+    questions = [c.question for c in load_cases(ROOT / "data" / "cases.jsonl", corpus)]
     for chunking in ("paragraph", "sentence"):
         index = LexicalIndex(chunk_corpus(corpus, chunking))
         full = index.search(questions, k=len(index))

@@ -54,8 +54,3 @@ def write_record(artifact: Artifact, metrics, prov: Provenance, root: str = ".",
     """Write a stage's metrics and its provenance file (``reports/provenance/<stage>.json``)."""
     artifact.write(metrics, root, **fields)
     PROVENANCE.write(prov, root, stage=provenance_stage(artifact, **fields))
-
-
-def read_provenance(artifact: Artifact, root: str = ".", **fields: str) -> Provenance | None:
-    """The provenance file of the stage that writes ``artifact``, or ``None`` when it does not exist."""
-    return PROVENANCE.read_optional(root, stage=provenance_stage(artifact, **fields))

@@ -85,8 +85,8 @@ def write_parquet(path: str | os.PathLike, table: Any, provenance: dict | None =
     """Write a pyarrow Table or pandas DataFrame to Parquet atomically, without the pandas index.
 
     ``provenance`` (for example the hashes of the inputs) is stored as stable JSON under the
-    schema metadata key ``assay``; read it back with :func:`read_parquet_provenance`. The pandas
-    metadata is dropped, since it would carry library versions into the bytes.
+    schema metadata key ``assay`` (``pyarrow.parquet.read_schema(path).metadata[b"assay"]``). The
+    pandas metadata is dropped, since it would carry library versions into the bytes.
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -97,14 +97,6 @@ def write_parquet(path: str | os.PathLike, table: Any, provenance: dict | None =
     table = table.replace_schema_metadata(meta)
     with atomic_path(path) as tmp:
         pq.write_table(table, tmp, compression="zstd")
-
-
-def read_parquet_provenance(path: str | os.PathLike) -> dict | None:
-    """The provenance stored by :func:`write_parquet`, or ``None`` when the file has none."""
-    import pyarrow.parquet as pq
-
-    meta = pq.read_schema(path).metadata or {}
-    return json.loads(meta[b"assay"]) if b"assay" in meta else None
 
 
 class _NotJSON(ValueError):

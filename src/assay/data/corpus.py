@@ -3,10 +3,10 @@
 File ``data/corpus/<doc_id>.md``::
 
     ---
-    title: Returns for new bikes
+    title: Refunds and the cooling-off period (2024 policy)
     lang: en                 # en or bn
-    updated: 2026-03-01
-    superseded_by: kc-returns-v3   # optional: a newer document replaces this one
+    updated: 2024-02-01
+    superseded_by: kb-refunds-v2   # optional: a newer document replaces this one
     ---
     First paragraph.
 

@@ -21,7 +21,6 @@ from assay.core.errors import Problem, raise_problems
 from assay.core.io import scan_jsonl
 from assay.core.records import NonBlank, check_rows
 
-KINDS = ("clear", "verbose_tie", "padded_wrong", "cite", "tie", "self")
 LABELS = ("a", "b", "tie")
 
 Label = Literal["a", "b", "tie"]

@@ -24,8 +24,6 @@ from assay.core.errors import InputError, Problem
 from assay.core.io import read_yaml
 from assay.core.records import problems_from
 
-FAMILIES = ("retrieval", "groundedness", "correctness", "format", "tool_use", "latency")
-
 # The values a metric of each family can take, so a threshold outside them (which every value would
 # meet, or none) is refused: every family but latency is a share of cases in [0, 1]; latency is a
 # duration (milliseconds in the demo), at least 0 and unbounded above.

@@ -21,7 +21,6 @@ import re
 from assay.judge.fake import cited, fact_share
 from assay.data.pairs import Pair
 
-DIMENSIONS = ("correctness", "evidence", "concision")
 CONCISION_RATIO = 1.5
 
 _CITATION = re.compile(r"\[source:[^\]]*\]")

@@ -1,6 +1,6 @@
 """A deterministic fake pairwise judge whose biases are switches, so each one can be shown and measured.
 
-Score of an answer (the seed's FakeJudge)::
+Score of an answer (the FakeJudge of the evaluation-design notes)::
 
     base  = share of the listed facts it contains (case-insensitive) + 0.15 if it cites a source id
     score = base + verbosity * min(words / 60, 1)      # length bonus, capped at 60 words
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
-from typing import Literal
 
 import numpy as np
 
@@ -37,8 +36,6 @@ WORDS_CAP = 60
 
 _CITATION = re.compile(r"\[source:\s*[A-Za-z0-9][A-Za-z0-9_.-]*\]")
 _BANGLA = re.compile(r"[\u0980-\u09FF]")
-
-PresetName = Literal["clean", "position", "verbosity", "self", "mixed"]
 
 
 def n_words(text: str) -> int:

@@ -151,28 +151,6 @@ def load_prompt(path: str | Path) -> PromptVersion:
                          sha=sha256_bytes(raw), criteria=criteria, system=system, user=user)
 
 
-def load_prompts(folder: str | Path) -> dict[int, PromptVersion]:
-    """Every ``*_v<N>.md`` prompt in ``folder``, keyed by version.
-
-    A stage should read only the version it uses (:func:`load_prompt` with :func:`prompt_path`),
-    so that editing another version does not touch it. Raises InputError when the folder holds no
-    prompt or two files claim the same version.
-    """
-    root = Path(folder)
-    files = sorted(f for f in root.glob("*_v*.md") if _FILE.match(f.name)) if root.is_dir() else []
-    if not files:
-        raise InputError([Problem(str(folder), None, None, "no prompt files <name>_v<N>.md found",
-                                  "check judge.prompts_dir in params.yaml")])
-    out: dict[int, PromptVersion] = {}
-    for f in files:
-        prompt = load_prompt(f)
-        if prompt.version in out:
-            raise InputError([Problem(str(f), None, None, f"version {prompt.version} also in {out[prompt.version].path}",
-                                      "give every prompt file its own version number")])
-        out[prompt.version] = prompt
-    return out
-
-
 def neutralise(text: str) -> str:
     """Make untrusted text unable to close or open a delimiter or fill a placeholder.
 

@@ -1,4 +1,4 @@
-"""Annotation queues (seed 002): the review queue service, its storage, results and export.
+"""Annotation queues: the review queue service, its storage, results and export.
 
 Owns the database schema and its migrations, the locked rubric, filling a queue from a pipeline
 output or a JSONL file, item leases, the blind-review web app and its JSON API, judge-versus-people

@@ -1,6 +1,6 @@
 """Filling a queue: a seeded uniform random sample, or hard cases (biased on purpose).
 
-Seed 002: only a random sample measures how often the judge is right in general. ``hard`` takes
+Only a random sample measures how often the judge is right in general. ``hard`` takes
 the cases most likely to expose problems: judge-human disagreements, order flips (the judge's
 two presentation orders disagreed), small judge margins and cases that flipped between versions.
 It is good for finding problems and writing corrections, and misleading as an estimate of overall

@@ -1,4 +1,4 @@
-"""Judge versus people: agreement, kappa, score gaps and the disagreements (seed 002).
+"""Judge versus people: agreement, kappa, score gaps and the disagreements.
 
 Definitions::
 
@@ -36,7 +36,7 @@ COIN = ("with two answers to choose from a coin would agree half the time, so 60
 
 
 def agreement_reading(agreement: float) -> str:
-    """The seed's reading of an agreement figure.
+    """A plain-words reading of an agreement figure: 80% or more, below 60%, or in between.
 
     >>> agreement_reading(0.6).endswith("only a little better than chance)")
     True
@@ -102,7 +102,7 @@ def summarize(snapshot: Snapshot) -> dict:
     """Everything the review stage and the coordinator see, as plain data.
 
     Keys: ``queue`` (name, fill, ``random_fill``, ``biased``), ``counts``, ``agreement`` (value,
-    interval, ``n_decided``, kappa, the seed's ``reading``), ``score_gaps`` and ``disagreements``
+    interval, ``n_decided``, kappa, its plain-words ``reading``), ``score_gaps`` and ``disagreements``
     (each with the reviewer's and the judge's rationale).
     """
     from assay.stats.agreement import kappa

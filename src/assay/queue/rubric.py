@@ -8,7 +8,7 @@ A rubric is a YAML file (``data/rubric.yaml`` by default)::
       - {name: correctness, question: "Are the facts right ...?"}
 
 A queue stores the file's exact text and its SHA-256 when it is created. Once any item in the
-queue is reviewed the rubric is locked (seed 002: changing what a criterion means half way makes
+queue is reviewed the rubric is locked (changing what a criterion means half way makes
 earlier scores mean something else); :class:`RubricLocked` says to start a new queue.
 """
 
@@ -31,7 +31,7 @@ class RubricLocked(AssayError):
 
 
 class Scale(BaseModel):
-    """The score range, inclusive at both ends (seed 002: 1 to 5)."""
+    """The score range, inclusive at both ends (1 to 5 in data/rubric.yaml)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     min: int = 1

@@ -1,7 +1,7 @@
 """Where queue items come from: a pipeline output (``calibration``, ``compare``) or a JSONL file.
 
 Every source becomes a list of :class:`SourceItem` copies; the queue stores those copies, so
-editing or deleting the source later changes nothing in the queue (seed 002).
+editing or deleting the source later changes nothing in the queue.
 
 - ``calibration``: each labelled pair in ``data/pairs.jsonl`` with the judge's label from
   ``reports/judge_dimensions.jsonl`` (written by the calibrate stage). The pairs carry no model

@@ -1,6 +1,6 @@
-"""Turning reviews into training data: SFT and DPO examples in the seed's format.
+"""Turning reviews into training data: SFT and DPO examples in the chat ``messages`` format.
 
-Rules (seed 002), for each saved review:
+Rules, for each saved review:
 
 - a correction becomes the answer to train on, and the answer the reviewer liked less is kept as
   its rejected pair, so the same example also serves preference tuning (DPO). The less-liked

@@ -4,7 +4,7 @@ Everything is computed from one contingency table (rows: rater ``a``, columns: r
 once per call by turning labels into integer codes and counting ``code_a * k + code_b`` with
 ``np.bincount``; a million pairs take a fraction of a second.
 
-Definitions (seed 000):
+Definitions (those of the evaluation-design notes):
 
 - observed agreement ``po``: the share of items both raters gave the same label.
 - chance agreement ``pe``: the sum over labels of the product of the two raters' shares of it.
@@ -275,7 +275,7 @@ def kappa(a: Sequence[Hashable], b: Sequence[Hashable], weights: Weights = None,
 
         - no pairs: there is nothing to measure.
         - chance agreement is 1 (both raters gave every item one and the same label): kappa is
-          0 / 0. The seed returns 1.0 here, but the data cannot tell agreement from chance when
+          0 / 0. The evaluation-design notes' reference code returns 1.0 here, but the data cannot tell agreement from chance when
           neither rater ever varied, so 1 ("perfect beyond chance") would overclaim and 0 ("no
           better than chance") would underclaim; nan with this reason, as scikit-learn does.
 
