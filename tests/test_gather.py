@@ -85,11 +85,17 @@ def test_absent_and_forged_metrics_are_missing_not_a_verdict(repo):
     assert "no regression on answer_correct" in found  # the other checks still run
 
 
-def test_unusable_params_are_one_missing_check(repo):
-    (repo / "params.yaml").write_text("gate: [\n", encoding="utf-8")
+def test_unusable_params_or_plan_are_missing_checks_and_nothing_else(repo):
+    params = repo / "params.yaml"
+    text = params.read_text(encoding="utf-8")
+    params.write_text("gate: [\n", encoding="utf-8")
+    checks, _ = gather(repo)
+    assert [(c.name, c.status) for c in checks] == [("params", "missing")]
+    params.write_text(text, encoding="utf-8")
+    (repo / "data" / "plan.yaml").unlink()
     checks, _ = gather(repo)
     assert [(c.name, c.status) for c in checks] == [("inputs", "missing")]
-    assert checks[0].detail.startswith("params or plan unusable: ")
+    assert checks[0].detail.startswith("params or plan unusable: ") and "plan.yaml" in checks[0].detail
 
 
 @pytest.mark.xfail(strict=True, reason="assay.release.judge_staleness reads the judge's prompt and pairs paths "

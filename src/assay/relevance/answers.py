@@ -1,4 +1,4 @@
-"""What a mode would answer, and the answer-level rates of seed 003: citation/provenance accuracy,
+"""What a mode would answer, and the answer-level rates of the relevance study: citation/provenance accuracy,
 stale-answer rate and abstention quality.
 
 The answer rule (the same for every mode): the cited document is the first document of the

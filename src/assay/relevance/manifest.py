@@ -1,4 +1,4 @@
-"""The runtime manifest that binds every mode to one corpus and one runtime (seed 003).
+"""The runtime manifest that binds every mode to one corpus and one runtime.
 
 A manifest holds the SHA-256 of the corpus file, the queries file and the ``relevance`` params
 (canonical JSON), and the versions of Python and of the libraries the modes use. Modes are

@@ -10,7 +10,7 @@ trec_eval semantics, followed exactly (checked against pytrec_eval to 1e-12 in t
   (byte order, as trec_eval's ``strcmp``); the run's rank column is ignored.
 * Relevant means ``grade >= relevance_level`` (default 1) for P, R, RR and AP. A retrieved document
   missing from the qrels (unjudged) is not relevant and has gain 0.
-* Grade -1 (misleading or stale, seed 003) is a gain of 0 and counts toward no ideal ranking:
+* Grade -1 (misleading or stale) is a gain of 0 and counts toward no ideal ranking:
   trec_eval treats a negative judgment as "in the pool but unjudged".
 * nDCG uses the grade itself as the gain (not ``2**grade - 1``), the discount ``log2(rank + 1)``,
   and an ideal ranking of every positive grade of the query, highest first; ``relevance_level``

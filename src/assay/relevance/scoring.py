@@ -24,7 +24,7 @@ from assay.relevance.params import RelevanceParams
 from assay.relevance.study import StudyDocument, StudyQuery
 from assay.relevance.trec import Qrels, Run
 
-# seed 003's pre-registered thresholds: key -> (source figure, threshold, direction)
+# the relevance study's pre-registered thresholds: key -> (source figure, threshold, direction)
 THRESHOLDS = {
     "recall_at_10": ("R@10", 0.80, ">="),
     "ndcg_at_10": ("nDCG@10", 0.70, ">="),

@@ -1,4 +1,4 @@
-"""The five retrieval modes of seed 003, each a small class with ``fit(documents)`` and ``search(query)``.
+"""The five retrieval modes of the relevance study, each a small class with ``fit(documents)`` and ``search(query)``.
 
 ``search`` returns one score per corpus document (numpy array, corpus order; higher is better) and
 the set of document positions it labels heuristic. :func:`assay.relevance.modes.runner.run_mode`
