@@ -44,15 +44,17 @@ def test_unit_hash_matches_sha256sum():
 
 
 def test_the_stage_writes_one_row_per_case_sorted_with_the_hash_rule(tmp_path):
-    cases = make([f"c{i}" for i in range(60)] + ["g1", "g2"], {"g1": "refunds", "g2": "refunds"})
-    rows = split_stage(tmp_path, cases, salt="s", share=0.3)
+    # g02 and p01 share the group late-fee, which hashes to the holdout while each id alone would go to
+    # dev (worked with sha256sum in test_demo_data.py)
+    groups = {"g02": "late-fee", "p01": "late-fee"}
+    cases = make([f"c{i}" for i in range(60)] + list(groups), groups)
+    rows = split_stage(tmp_path, cases, salt="assay-demo-v1", share=0.3)
     found = [i for i, _ in rows]
     assert found == sorted(c.id for c in cases)  # every case once: no id on both sides, none dropped
     for key, side in rows:
-        group = "refunds" if key in ("g1", "g2") else key
-        digest = hashlib.sha256(f"s:{group}".encode()).digest()
+        digest = hashlib.sha256(f"assay-demo-v1:{groups.get(key, key)}".encode()).digest()
         assert side == ("holdout" if int.from_bytes(digest[:8], "big") < 0.3 * 2**64 else "dev"), key
-    assert dict(rows)["g1"] == dict(rows)["g2"]  # one group, one side
+    assert dict(rows)["g02"] == dict(rows)["p01"] == "holdout"
     assert {side for _, side in rows} == {"dev", "holdout"}
 
 
