@@ -9,7 +9,7 @@ Modules, each one concept:
 * :mod:`~assay.data.leakage.paraphrase`: the optional second detector (character n-grams, a plug-in).
 * :mod:`~assay.data.leakage.report`: params, the report and its metrics.
 
-What word overlap cannot see: a paraphrase ("send a bike back" vs "return a bike") scores low and
+What word overlap cannot see: a paraphrase ("send the router back" vs "return the router") scores low and
 passes, and nothing here knows what a hosted model saw in training.
 
 Imports numpy and pydantic; scikit-learn only when the paraphrase detector runs, ``distributed``

@@ -32,8 +32,8 @@ _UNKNOWN = -1
 def words(text: str) -> frozenset[str]:
     """The word set of ``text`` used by Jaccard (see the module docstring).
 
-    >>> sorted(words("How do I return a bike?"))
-    ['bike', 'return']
+    >>> sorted(words("How do I return a router?"))
+    ['return', 'router']
     """
     return frozenset(set(TOKEN.findall(text.lower())) - STOPWORDS)
 
@@ -41,7 +41,7 @@ def words(text: str) -> frozenset[str]:
 def jaccard(a: str, b: str) -> float:
     """Word-set Jaccard of two texts; ``nan`` when both have no words.
 
-    >>> round(jaccard("How many days do I have to send a bike back?", "How long do I have to return a new bike?"), 2)
+    >>> round(jaccard("How many days do I have to send the router back?", "How long do I have to return a new router?"), 2)
     0.22
     """
     x, y = words(a), words(b)
