@@ -10,7 +10,7 @@ from assay.data.leakage.sources import SourceTexts
 
 from conftest import case
 
-distributed = pytest.importorskip("distributed")
+import distributed  # noqa: E402  (a test dependency, pinned in constraints.txt: a missing one fails, never skips)
 
 
 def random_data(seed, n_cases=300, n_lines=1500):
