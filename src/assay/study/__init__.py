@@ -1,0 +1,10 @@
+"""The human relevance study (seed 003): roles, the family split, pooled blind packets, the
+de-identification scan, judgment checks, the agreement receipt, the arbiter bundle, frozen qrels,
+the evidence manifest, the sealed holdout's opening and the pre-registered verdict.
+
+Raw evidence (packets, judgments, arbiter decisions, sealed queries and results) lives under the
+folder named by the environment variable ``ASSAY_EVIDENCE_ROOT`` (:mod:`assay.study.evidence`),
+never in the repository; the repository holds the protocol, checksums and summary metrics.
+
+May import: ``assay.core``, ``assay.stats``, ``assay.artifacts``, ``assay.data``, ``assay.relevance``.
+"""

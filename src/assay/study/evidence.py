@@ -1,0 +1,101 @@
+"""Where a study's raw evidence lives, and how to name it without revealing it.
+
+The evidence root is the folder named by the environment variable :data:`ENV` (``ASSAY_EVIDENCE_ROOT``).
+Its value is a secret of the same kind as an API key: it is never written to a file, log, report or
+error. Code that shows a path under the root shows it through :meth:`EvidenceRoot.show`, which
+writes ``$ASSAY_EVIDENCE_ROOT/...`` instead, and :func:`redact` scrubs the root from any message.
+
+Layout under the root, one folder per split (:data:`SPLITS`)::
+
+    <root>/<split>/queries.jsonl        the split's queries (sealed_holdout: never in the repository)
+    <root>/<split>/pool.jsonl           coordinator's key: opaque document_id -> real doc_id, per query
+    <root>/<split>/packet_A.jsonl       blind packet for annotator A (identical bytes to packet_B)
+    <root>/<split>/packet_B.jsonl
+    <root>/<split>/judgments_A.jsonl    annotator A's judgments, one row per (query_id, document_id)
+    <root>/<split>/judgments_B.jsonl
+    <root>/<split>/receipt.json         agreement receipt, written before any discussion
+    <root>/<split>/bundle.jsonl         disagreements only, blind to who said what
+    <root>/<split>/decisions.jsonl      arbiter C's final relevance and reason code per bundle row
+    <root>/<split>/qrels_frozen.jsonl   A, B, C and final grade side by side
+    <root>/<split>/qrels.trec           final grades in TREC qrels form
+    <root>/<split>/manifest.json        SHA-256 of every file above, protocol version, runtime
+    <root>/opening.json                 the recorded decision to open the sealed holdout
+    <root>/access.log                   one appended line per read of sealed data
+
+Edge cases: an unset or empty variable, or a root that is not a directory, is an
+:class:`EvidenceRootError` (exit 2) whose message names the variable, never a value.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from assay.core.errors import AssayError
+
+ENV = "ASSAY_EVIDENCE_ROOT"
+SPLITS = ("development", "sealed_holdout")
+SEALED = "sealed_holdout"
+
+
+class EvidenceRootError(AssayError):
+    """The evidence root is not set or not a folder; the message names the variable, not its value."""
+
+    exit_code = 2
+
+
+class EvidenceRoot:
+    """The evidence folder named by :data:`ENV`, with paths that print without revealing it."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+
+    @classmethod
+    def from_env(cls, environ: dict | None = None) -> "EvidenceRoot":
+        """The root named by ``ASSAY_EVIDENCE_ROOT``.
+
+        Raises:
+            EvidenceRootError: the variable is unset or empty, or does not name a directory.
+        """
+        value = (os.environ if environ is None else environ).get(ENV, "")
+        if not value.strip():
+            raise EvidenceRootError(f"{ENV} is not set: set it to the folder that holds the study's evidence "
+                                    "(outside the repository); its value is never written anywhere")
+        root = cls(value)
+        if not root.path.is_dir():
+            raise EvidenceRootError(f"{ENV} does not name a folder: create it or point the variable at the "
+                                    "study's evidence folder")
+        return root
+
+    def split(self, name: str) -> Path:
+        """The folder of one split (``development`` or ``sealed_holdout``)."""
+        if name not in SPLITS:
+            raise ValueError(f"unknown split {name!r}: use one of {', '.join(SPLITS)}")
+        return self.path / name
+
+    def file(self, split: str, name: str) -> Path:
+        """A file of one split, e.g. ``file("development", "packet_A.jsonl")``."""
+        return self.split(split) / name
+
+    def show(self, path: str | os.PathLike) -> str:
+        """``path`` as ``$ASSAY_EVIDENCE_ROOT/<relative>`` when under the root, else unchanged.
+
+        >>> EvidenceRoot("/secret/vault").show("/secret/vault/development/packet_A.jsonl")
+        '$ASSAY_EVIDENCE_ROOT/development/packet_A.jsonl'
+        """
+        p = Path(path)
+        try:
+            return f"${ENV}/{p.relative_to(self.path).as_posix()}"
+        except ValueError:
+            return str(p)
+
+    def redact(self, text: str) -> str:
+        """``text`` with every occurrence of the root's path replaced by ``$ASSAY_EVIDENCE_ROOT``.
+
+        >>> EvidenceRoot("/secret/vault").redact("cannot read /secret/vault/x.jsonl")
+        'cannot read $ASSAY_EVIDENCE_ROOT/x.jsonl'
+        """
+        for form in {str(self.path), str(self.path.resolve()), self.path.as_posix()}:
+            if form and form != ".":
+                text = text.replace(form, f"${ENV}")
+        return text
