@@ -1,6 +1,7 @@
 """DVC stage `calibrate`: the configured judge against the final human labels.
 
-Reads params ``judge.*`` (every key of the section) and only the prompt file of the version in use.
+Reads params ``judge.*`` (every key of the section), ``inputs.pairs`` and ``inputs.prompts``, and only
+the prompt file of the version in use.
 Writes metrics/calibration.json (numbers: totals, slices, error shape, usable as 1/0),
 reports/provenance/calibrate.json (prompt, judge, labels and settings hashes; usability reasons),
 reports/calibration.md (readable summary with the usability reasons), reports/judge_dimensions.jsonl
@@ -13,6 +14,7 @@ def main() -> None:
     from assay.artifacts.registry import CALIBRATION, write_record
     from assay.core.io import write_csv, write_jsonl, write_text
     from assay.core.params import load_section
+    from assay.core.paths import input_paths
     from assay.data.pairs import load_pairs
     from assay.judge.calibration import calibration_run, outputs, pair_rows, report_markdown
     from assay.judge.params import JudgeParams
@@ -20,8 +22,9 @@ def main() -> None:
     from assay.judge.prompts import load_prompt
 
     params = load_section("judge", JudgeParams)
-    pairs = sorted(load_pairs(params.pairs), key=lambda p: p.id)
-    prompt = load_prompt(params.prompt_file)
+    paths = input_paths()
+    pairs = sorted(load_pairs(paths.pairs), key=lambda p: p.id)
+    prompt = load_prompt(params.prompt_file(paths.prompts))
     run = calibration_run(pairs, ReplayJudge.open(pairs=pairs), prompt, swap=params.swap, rule=params.rule)
     write_record(CALIBRATION, *outputs(run.record))
     write_text("reports/calibration.md", report_markdown(run.record))

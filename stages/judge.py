@@ -1,7 +1,7 @@
 """DVC stage `judge`: ask the configured judge everything calibrate, probe and sensitivity need, and store the replies.
 
 Reads params ``judge.kind``, ``judge.preset``, ``judge.openai``, ``judge.prompt_version``,
-``judge.prompts_dir``, ``judge.pairs``, ``judge.swap`` and ``judge.sensitivity_versions``, and the
+``judge.swap``, ``judge.sensitivity_versions``, ``inputs.pairs`` and ``inputs.prompts``, and the
 prompt files of the versions asked (see ``assay.judge.replies.requested``). Writes, under
 data/derived/judge/ (committed, ``cache: false``): judge.json (the judge's identity before any reply,
 its keys in the judge's own order, since JSON objects are written sorted, and the input hashes) and one
@@ -15,6 +15,7 @@ def main() -> None:
 
     from assay.core.io import sha256_file, write_json, write_jsonl
     from assay.core.params import load_section
+    from assay.core.paths import input_paths
     from assay.core.provenance import provenance
     from assay.data.pairs import load_pairs
     from assay.judge.factory import JudgeParams, make_judge
@@ -22,9 +23,10 @@ def main() -> None:
     from assay.judge.replies import IDENTITY_FILE, REPLIES_DIR, ask, replies_file, requested, status_line
 
     params = load_section("judge", JudgeParams)
-    pairs = sorted(load_pairs(params.pairs), key=lambda p: p.id)
+    paths = input_paths()
+    pairs = sorted(load_pairs(paths.pairs), key=lambda p: p.id)
     versions = requested(params.prompt_version, params.sensitivity_versions, params.swap)
-    prompts = {v: load_prompt(params.prompt_path(v)) for v in versions}
+    prompts = {v: load_prompt(params.prompt_file(paths.prompts, v)) for v in versions}
     judge = make_judge(params)
     identity = judge.identity  # before any reply: what params alone determine
     answers = {v: ask(judge, identity, pairs, prompts[v], both_orders) for v, both_orders in versions.items()}
@@ -37,7 +39,7 @@ def main() -> None:
     for stale in set(Path(REPLIES_DIR).glob("*.jsonl")) - written:  # a version no longer asked
         stale.unlink()
     write_json(Path(REPLIES_DIR) / IDENTITY_FILE, {"judge": identity, "judge_keys": list(identity),
-                                                   **provenance(pairs=sha256_file(params.pairs))})
+                                                   **provenance(pairs=sha256_file(paths.pairs))})
 
 if __name__ == "__main__":
     from assay.core.stage import run_stage

@@ -1,7 +1,7 @@
 """DVC stage `probe`: bias probes (first_pick, order_flip, longer_wins, self_wins) for the configured judge.
 
 Reads params ``judge.kind``, ``judge.preset``, ``judge.openai``, ``judge.prompt_version``,
-``judge.prompts_dir`` and ``judge.pairs``; reads only the prompt file of the version in use. Writes
+``inputs.pairs`` and ``inputs.prompts``; reads only the prompt file of the version in use. Writes
 metrics/bias.json (the configured judge's probe shares and counts), reports/provenance/probe.json
 (judge identity, prompt, label hash) and reports/bias.md (a table for every fake preset, plus the
 configured judge when it is not a fake).
@@ -14,6 +14,7 @@ def main() -> None:
     from assay.artifacts.registry import BIAS, write_record
     from assay.core.io import write_text
     from assay.core.params import load_section
+    from assay.core.paths import input_paths
     from assay.data.pairs import load_pairs
     from assay.judge.calibration import labels_hash
     from assay.judge.params import JudgeParams
@@ -22,8 +23,9 @@ def main() -> None:
     from assay.judge.prompts import load_prompt
 
     params = load_section("judge", JudgeParams)
-    pairs = load_pairs(params.pairs)
-    prompt = load_prompt(params.prompt_file)
+    paths = input_paths()
+    pairs = load_pairs(paths.pairs)
+    prompt = load_prompt(params.prompt_file(paths.prompts))
     judge = ReplayJudge.open(pairs=pairs)
     probes = bias_probes(judge, pairs, prompt)
     labels_sha = labels_hash(pairs)

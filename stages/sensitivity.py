@@ -8,6 +8,7 @@ def main() -> None:
     from assay.artifacts.registry import SENSITIVITY, write_record
     from assay.core.io import sha256_file, write_text
     from assay.core.params import load_section
+    from assay.core.paths import input_paths
     from assay.data.pairs import load_pairs
     from assay.judge.params import JudgeParams
     from assay.judge.replay import ReplayJudge
@@ -15,10 +16,11 @@ def main() -> None:
     from assay.judge.sensitivity import outputs, sensitivity_markdown, wording_sensitivity
 
     params = load_section("judge", JudgeParams)
-    pairs = sorted(load_pairs(params.pairs), key=lambda p: p.id)
-    a, b = (load_prompt(params.prompt_path(v)) for v in params.sensitivity_versions)
+    paths = input_paths()
+    pairs = sorted(load_pairs(paths.pairs), key=lambda p: p.id)
+    a, b = (load_prompt(params.prompt_file(paths.prompts, v)) for v in params.sensitivity_versions)
     report = wording_sensitivity(ReplayJudge.open(pairs=pairs), pairs, a, b, swap=params.swap)
-    write_record(SENSITIVITY, *outputs(report, pairs=sha256_file(params.pairs)))
+    write_record(SENSITIVITY, *outputs(report, pairs=sha256_file(paths.pairs)))
     write_text("reports/sensitivity.md", sensitivity_markdown(report))
 
 

@@ -11,12 +11,13 @@ from assay.cli import main
 
 from conftest import ROOT
 
-PARAMS = """judge:
+PARAMS = """inputs:
+  pairs: data/pairs.jsonl
+  prompts: data/prompts
+judge:
   kind: fake
   preset: mixed
   prompt_version: 2
-  prompts_dir: data/prompts
-  pairs: data/pairs.jsonl
   swap: true
   min_kappa: 0.6
   min_slice_agreement: 0.6
@@ -129,3 +130,19 @@ def test_missing_record(workspace, capsys):
     (workspace / "reports" / "provenance" / "calibrate.json").unlink()
     assert status(capsys) == (
         2, "", "assay calibration-status: reports/provenance/calibrate.json not found (fix: run `dvc repro calibrate`)\n")
+
+
+def test_paths_are_relative_to_root_not_to_the_working_directory(workspace, capsys, tmp_path_factory, monkeypatch):
+    monkeypatch.chdir(tmp_path_factory.mktemp("elsewhere"))
+    code, out, err = status(capsys, "--root", str(workspace))
+    assert (code, err) == (0, "") and "is current" in out
+
+
+def test_the_prompts_folder_and_pairs_file_come_from_inputs(workspace, capsys):
+    (workspace / "data" / "prompts").rename(workspace / "judge_prompts")
+    (workspace / "data" / "pairs.jsonl").rename(workspace / "labels.jsonl")
+    moved = PARAMS.replace("pairs: data/pairs.jsonl", "pairs: labels.jsonl").replace("prompts: data/prompts",
+                                                                                      "prompts: judge_prompts")
+    (workspace / "params.yaml").write_text(moved, encoding="utf-8")
+    code, out, _ = status(capsys)
+    assert code == 0 and "is current" in out

@@ -19,24 +19,26 @@ def test_defaults_and_prompt_file():
     assert (params.kind, params.preset, params.swap, params.min_kappa, params.usability, params.interval) == \
         ("fake", "mixed", True, 0.6, "conservative", "wilson")
     assert params.rule == UsabilityRule() and JudgeParams(max_flip_share=0.3).rule.max_flip_share == 0.3
-    assert str(params.prompt_file) == "data/prompts/pairwise_v2.md"
+    assert params.prompt_file("prompts").as_posix() == "prompts/pairwise_v2.md"
+    assert params.prompt_file("prompts", 1).as_posix() == "prompts/pairwise_v1.md"
     assert make_judge(JudgeParams(preset="self")) is PRESETS["self"]
 
 
-def test_mistyped_key_fails_loudly(tmp_path):
+@pytest.mark.parametrize("section, message", [
+    ("preset: mixed\n  presett: clean", "field 'judge.presett': unknown field"),
+    ("bootstrap_resamples: 2000", "field 'judge.bootstrap_resamples': unknown field"),
+    ("usability: strict", "'strict' is not one of conservative, point"),
+    ("preset: fair", "'fair' is not one of clean, position, verbosity, self, mixed"),
+    # the pairs file and the prompts folder are written once, in `inputs` (assay.core.paths.InputPaths)
+    ("pairs: data/pairs.jsonl", "field 'judge.pairs': unknown field"),
+    ("prompts_dir: data/prompts", "field 'judge.prompts_dir': unknown field"),
+])
+def test_a_bad_judge_section_fails_loudly(tmp_path, section, message):
     f = tmp_path / "params.yaml"
-    f.write_text("judge:\n  preset: mixed\n  presett: clean\n", encoding="utf-8")
-    with pytest.raises(InputError, match="field 'judge.presett': unknown field"):
+    f.write_text(f"judge:\n  {section}\n", encoding="utf-8")
+    with pytest.raises(InputError) as raised:
         load_section("judge", JudgeParams, f)
-    f.write_text("judge:\n  bootstrap_resamples: 2000\n", encoding="utf-8")
-    with pytest.raises(InputError, match="field 'judge.bootstrap_resamples': unknown field"):
-        load_section("judge", JudgeParams, f)
-    f.write_text("judge:\n  usability: strict\n", encoding="utf-8")
-    with pytest.raises(InputError, match="'strict' is not one of conservative, point"):
-        load_section("judge", JudgeParams, f)
-    f.write_text("judge:\n  preset: fair\n", encoding="utf-8")
-    with pytest.raises(InputError, match="'fair' is not one of clean, position, verbosity, self, mixed"):
-        load_section("judge", JudgeParams, f)
+    assert message in str(raised.value)
 
 
 LAZY_CHECK = """

@@ -17,7 +17,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "prompt file, judge settings "
                                    "and label set. Exit 0 when current, 2 when stale or missing.")
     p.add_argument("--root", default=".", help="repository root holding reports/provenance/calibrate.json (default: .)")
-    p.add_argument("--params", default="params.yaml", help="params file with the judge section (default: %(default)s)")
+    p.add_argument("--params", default="params.yaml",
+                   help="params file with the judge and inputs sections, relative to --root (default: %(default)s)")
     p.set_defaults(func=run)
 
 
@@ -31,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     stage = provenance_stage(CALIBRATION)
     where = PROVENANCE.relpath(stage=stage)
     record = PROVENANCE.read(args.root, stage=stage).settings
-    prompt, settings, labels_sha = current_state(args.params)
+    prompt, settings, labels_sha = current_state(args.root, args.params)
     changes = staleness(record, prompt, settings, labels_sha)
     if changes:
         raise StaleError(f"{where} is stale:\n" + "".join(f"  {c}\n" for c in changes)

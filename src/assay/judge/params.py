@@ -5,9 +5,7 @@
     judge:
       kind: fake               # fake | openai
       preset: mixed            # fake only: clean | position | verbosity | self | mixed
-      prompt_version: 2        # reads <prompts_dir>/pairwise_v<N>.md
-      prompts_dir: data/prompts
-      pairs: data/pairs.jsonl
+      prompt_version: 2        # reads <inputs.prompts>/pairwise_v<N>.md
       swap: true               # judge both orders; a flip is a tie
       min_kappa: 0.6           # the usability rule (assay.judge.usability.UsabilityRule)
       min_slice_agreement: 0.6
@@ -18,6 +16,9 @@
       interval: wilson         # wilson | clopper-pearson
       openai: {}               # openai only: passed to assay.judge.openai.OpenAIJudgeParams
       sensitivity_versions: [1, 2]   # the sensitivity stage labels every pair under both wordings
+
+The pairs file and the prompts folder are not here: they are ``inputs.pairs`` and ``inputs.prompts``
+(:class:`assay.core.paths.InputPaths`), written once for every stage that reads them.
 
 Kept apart from :mod:`assay.judge.factory` so that stages which only replay stored replies can read
 the section without importing (and so depending on) the judge clients.
@@ -45,8 +46,6 @@ class JudgeParams(UsabilityRule):
     kind: Literal["fake", "openai"] = "fake"
     preset: Literal["clean", "position", "verbosity", "self", "mixed"] = "mixed"
     prompt_version: int = Field(default=2, ge=1)
-    prompts_dir: str = "data/prompts"
-    pairs: str = "data/pairs.jsonl"
     swap: bool = True
     openai: dict | None = None
     sensitivity_versions: tuple[int, int] = (1, 2)
@@ -56,11 +55,14 @@ class JudgeParams(UsabilityRule):
         """The usability rule these params set."""
         return UsabilityRule(**self.model_dump(include=set(UsabilityRule.model_fields)))
 
-    @property
-    def prompt_file(self) -> Path:
-        """``<prompts_dir>/pairwise_v<prompt_version>.md``, the only prompt file calibrate and probe read."""
-        return self.prompt_path(self.prompt_version)
+    def prompt_file(self, prompts: str | Path, version: int | None = None) -> Path:
+        """``<prompts>/pairwise_v<version>.md``, ``version`` defaulting to ``prompt_version``.
 
-    def prompt_path(self, version: int) -> Path:
-        """``<prompts_dir>/pairwise_v<version>.md``."""
-        return prompt_path(self.prompts_dir, version)
+        ``prompts`` is the prompts folder, ``inputs.prompts`` (relative to the repository root, so
+        join it to the root first when the working directory may be elsewhere). With the default
+        version this is the only prompt file calibrate and probe read.
+
+        >>> str(JudgeParams(prompt_version=3).prompt_file("data/prompts"))
+        'data/prompts/pairwise_v3.md'
+        """
+        return prompt_path(prompts, self.prompt_version if version is None else version)

@@ -116,7 +116,7 @@ def load_prompt(path: str | Path) -> PromptVersion:
                                   "rename it, for example pairwise_v3.md")])
     if not p.exists():
         raise InputError([Problem(where, None, None, "prompt file not found",
-                                  "check judge.prompts_dir and judge.prompt_version in params.yaml")])
+                                  "check inputs.prompts and judge.prompt_version in params.yaml")])
     raw = p.read_bytes()
     text = decode_utf8(raw, where)
     heads = list(_SECTION.finditer(text))

@@ -3,7 +3,7 @@
 Every source becomes a list of :class:`SourceItem` copies; the queue stores those copies, so
 editing or deleting the source later changes nothing in the queue.
 
-- ``calibration``: each labelled pair in ``data/pairs.jsonl`` with the judge's label from
+- ``calibration``: each labelled pair in the pairs file (``inputs.pairs``) with the judge's label from
   ``reports/judge_dimensions.jsonl`` (written by the calibrate stage). The pairs carry no model
   names, so the models are named by their place in the pairs file ("pairs.jsonl answer a"). The
   human label is the annotators' final label.
@@ -22,6 +22,7 @@ from pathlib import Path
 
 from assay.core.errors import InputError, Problem
 from assay.core.io import read_jsonl, sha256_file
+from assay.core.paths import input_paths
 from assay.core.records import validate_rows
 from assay.queue.items import Conversation, JudgeOpinion, SourceItem
 
@@ -63,7 +64,7 @@ def from_calibration(root: Path) -> list[SourceItem]:
     """Judged pairs from the calibrate stage's outputs (see the module docstring)."""
     from assay.data.pairs import load_pairs
 
-    pairs = load_pairs(root / "data/pairs.jsonl")
+    pairs = load_pairs(root / input_paths(root / "params.yaml").pairs)
     path = root / "reports/judge_dimensions.jsonl"
     if not path.exists():
         raise InputError([Problem(str(path), None, None, "not found", "run `dvc repro calibrate` first")])
@@ -110,11 +111,11 @@ def load_source(source: str, root: str | Path = ".") -> tuple[list[SourceItem], 
     """
     root = Path(root)
     if source == "calibration":
-        files = ["data/pairs.jsonl", "reports/judge_dimensions.jsonl"]
+        files = [input_paths(root / "params.yaml").pairs, "reports/judge_dimensions.jsonl"]
         items = from_calibration(root)
     elif source == "compare":
         items = from_compare(root)
-        files = ["data/cases.jsonl"]
+        files = [input_paths(root / "params.yaml").cases]
     elif Path(source).is_file():
         return from_jsonl(source), f"{source} sha256:{sha256_file(source)}"
     else:

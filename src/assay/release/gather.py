@@ -138,7 +138,7 @@ def calibration_freshness(base: Path, record: Provenance) -> list[Check]:
     from assay.release.judge_staleness import current_staleness
 
     try:
-        changed = current_staleness(record.settings, str(base / "params.yaml"))
+        changed = current_staleness(record.settings, base)
     except AssayError as error:
         changed = [f"cannot check ({error})"]
     return [Check("fresh judge calibration", "stale" if changed else "pass",
