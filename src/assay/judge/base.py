@@ -9,12 +9,18 @@ Judging both orders is done by the caller, which sends (a, b) and (b, a) as two 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, get_args, runtime_checkable
 
 Winner = Literal["first", "second", "tie"]
 # ok: a parsed verdict; invalid: the reply broke the output contract; refused: the model declined;
 # failed: no reply after retries. Everything but ok is scored as a tie and counted separately.
 Status = Literal["ok", "invalid", "refused", "failed"]
+#: Every verdict status, in the order counts are reported.
+STATUSES: tuple[Status, ...] = get_args(Status)
+#: The statuses scored as a tie and counted apart (what a judge's failure share counts).
+FAILURE_STATUSES: tuple[Status, ...] = ("invalid", "refused", "failed")
+#: A reply came back but could not be used; ``failed`` has no reply to show.
+UNUSABLE_REPLY_STATUSES: tuple[Status, ...] = ("invalid", "refused")
 
 
 @dataclass(frozen=True)

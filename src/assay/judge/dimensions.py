@@ -16,18 +16,14 @@ A release rule can then say "correctness must not regress" while "concision may"
 
 from __future__ import annotations
 
-import re
-
-from assay.judge.fake import cited, fact_share
+from assay.judge.fake import CITATION, cited, fact_share
 from assay.data.pairs import Pair
 
 CONCISION_RATIO = 1.5
 
-_CITATION = re.compile(r"\[source:[^\]]*\]")
-
 
 def _words_without_citations(text: str) -> int:
-    return len(_CITATION.sub(" ", text).split())
+    return len(CITATION.sub(" ", text).split())
 
 
 def _pick(a: float, b: float, higher_wins: bool = True) -> str:

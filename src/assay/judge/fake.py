@@ -34,7 +34,9 @@ SELF_MARK = "Certainly! Here is a clear answer:"
 CITE_BONUS = 0.15
 WORDS_CAP = 60
 
-_CITATION = re.compile(r"\[source:\s*[A-Za-z0-9][A-Za-z0-9_.-]*\]")
+#: A citation marker, ``[source: <id>]`` with an id of letters, digits, ``_``, ``.`` and ``-``; the
+#: fake judge's cite bonus and the evidence and concision rules of :mod:`assay.judge.dimensions` use it.
+CITATION = re.compile(r"\[source:\s*[A-Za-z0-9][A-Za-z0-9_.-]*\]")
 _BANGLA = re.compile(r"[\u0980-\u09FF]")
 
 
@@ -45,7 +47,7 @@ def n_words(text: str) -> int:
 
 def cited(text: str) -> bool:
     """True when the text holds a source id like ``[source: kb-refunds-v2]``."""
-    return _CITATION.search(text) is not None
+    return CITATION.search(text) is not None
 
 
 def is_bangla(text: str) -> bool:

@@ -47,14 +47,12 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from assay.core.errors import AssayError
-from assay.judge.base import JudgeItem, Verdict
+from assay.judge.base import FAILURE_STATUSES, STATUSES, UNUSABLE_REPLY_STATUSES, JudgeItem, Verdict
 from assay.judge.cache import DEFAULT_CACHE_PATH, ResponseCache, request_key
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judge.http import Outcome
 
-STATUSES = ("ok", "invalid", "refused", "failed")
-BAD_STATUSES = ("failed", "invalid", "refused")  # what max_failed_share counts
 AUTH_STATUSES = (401, 403)
 # secrets a server might echo besides the key itself: bearer tokens and key-like strings
 _SECRET = re.compile(r"(?i)\bbearer\s+[^\s\"',;}]+|\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{8,}"
@@ -179,7 +177,7 @@ def invalid_replies(verdicts: list[Verdict], limit: int = 5, width: int = 300) -
     """
     out, seen = [], set()
     for v in verdicts:
-        if v.status not in ("invalid", "refused"):
+        if v.status not in UNUSABLE_REPLY_STATUSES:
             continue
         reply = str(v.extra.get("reply") or "")
         if (v.status, reply) in seen:
@@ -445,12 +443,12 @@ class OpenAIJudge:
                             "sent": sum(o.attempts for o in outcomes.values()),
                             **{s: statuses.get(s, 0) for s in STATUSES}}
         self.totals.update({**self.last_counts, "failed_requests": len(failures)})
-        self._bad_replies += [by_key[k] for k in unique if by_key[k].status in ("invalid", "refused")]
+        self._bad_replies += [by_key[k] for k in unique if by_key[k].status in UNUSABLE_REPLY_STATUSES]
         self._check_failures(verdicts)
         return verdicts
 
     def _check_failures(self, verdicts: list[Verdict]) -> None:
-        bad = [v for v in verdicts if v.status in BAD_STATUSES]
+        bad = [v for v in verdicts if v.status in FAILURE_STATUSES]  # what max_failed_share counts
         share = len(bad) / len(verdicts)
         if share <= self.params.max_failed_share:
             return

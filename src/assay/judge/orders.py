@@ -15,10 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assay.core.errors import AssayError
-from assay.judge.base import Judge, JudgeItem, Verdict
+from assay.judge.base import FAILURE_STATUSES, Judge, JudgeItem, Status, Verdict
 from assay.data.pairs import Pair
-
-FAILURE_STATUSES = ("invalid", "refused", "failed")
 
 _FORWARD = {"first": "a", "second": "b", "tie": "tie"}  # a shown first
 _BACKWARD = {"first": "b", "second": "a", "tie": "tie"}  # b shown first
@@ -113,7 +111,11 @@ def judge_pairs(judge: Judge, pairs: Sequence[Pair], prompt: object, swap: bool)
     return out
 
 
-def status_counts(results: Sequence[PairJudgement]) -> dict[str, int]:
-    """How many verdicts (not pairs) had each non-ok status: ``{"invalid": .., "refused": .., "failed": ..}``."""
+def status_counts(results: Sequence[PairJudgement], statuses: Sequence[Status] = FAILURE_STATUSES) -> dict[str, int]:
+    """How many verdicts (not pairs: two per pair with swap) had each of ``statuses``.
+
+    The default counts the non-ok ones, ``{"invalid": .., "refused": .., "failed": ..}``; a status
+    no verdict had counts 0. Pass :data:`assay.judge.base.STATUSES` to count ``ok`` too.
+    """
     counts = Counter(s for r in results for s in r.statuses)
-    return {s: counts.get(s, 0) for s in FAILURE_STATUSES}
+    return {s: counts.get(s, 0) for s in statuses}

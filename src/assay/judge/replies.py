@@ -40,7 +40,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.data.pairs import Pair
-from assay.judge.base import Judge, JudgeItem
+from assay.judge.base import STATUSES, Judge, JudgeItem, Status
 from assay.judge.orders import ask_items
 
 STAGE = "judge"
@@ -59,7 +59,7 @@ class StoredReply(BaseModel):
     order: Literal["ab", "ba"]
     prompt_version: int = Field(ge=1)
     prompt_sha: str
-    status: Literal["ok", "invalid", "refused", "failed"]
+    status: Status
     winner: Literal["first", "second", "tie"]
     reason: str | None = None
     reply: str | None = None
@@ -139,5 +139,5 @@ def ask(judge: Judge, identity: dict, pairs: Sequence[Pair], prompt: object, bot
 def status_line(prompt: object, rows: Sequence[StoredReply]) -> str:
     """``pairwise v2: 84 replies (ok 84, invalid 0, refused 0, failed 0)``, for the stage's log."""
     counts = Counter(r.status for r in rows)
-    shown = ", ".join(f"{s} {counts.get(s, 0)}" for s in ("ok", "invalid", "refused", "failed"))
+    shown = ", ".join(f"{s} {counts.get(s, 0)}" for s in STATUSES)
     return f"{prompt.label}: {len(rows)} replies ({shown})"

@@ -13,26 +13,17 @@ reason "no valid replies". The fake judge does not read the prompt, so with it t
 
 from __future__ import annotations
 
-from collections import Counter
-
 from assay.stats.agreement import contingency
-from assay.judge.base import Judge
-from assay.judge.orders import PairJudgement, judge_pairs
+from assay.judge.base import STATUSES, Judge
+from assay.judge.orders import judge_pairs, status_counts
 from assay.data.pairs import LABELS, Pair
 
-STATUSES = ("ok", "invalid", "refused", "failed")
 NO_PAIRS = "no pairs"
 NO_VALID = "no valid replies"
 
 
 def _prompt_record(prompt: object) -> dict:
     return {k: getattr(prompt, k, None) for k in ("name", "version", "sha")}
-
-
-def _statuses(results: list[PairJudgement]) -> dict[str, int]:
-    """Verdict counts by status, one per request (two per pair with swap)."""
-    counts = Counter(s for r in results for s in r.statuses)
-    return {s: counts.get(s, 0) for s in STATUSES}
 
 
 def wording_sensitivity(judge: Judge, pairs: list[Pair], prompt_a: object, prompt_b: object,
@@ -86,7 +77,7 @@ def wording_sensitivity(judge: Judge, pairs: list[Pair], prompt_a: object, promp
         "kappa": table.kappa(),
         "kappa_undefined": undefined or table.undefined(),
         "confusion": table.confusion(),
-        "statuses": {"a": _statuses(results_a), "b": _statuses(results_b)},
+        "statuses": {"a": status_counts(results_a, STATUSES), "b": status_counts(results_b, STATUSES)},
         "order_disagreements": {"a": sum(r.order_disagreement for r in results_a),
                                 "b": sum(r.order_disagreement for r in results_b)},
         "changed": sorted(({"id": p.id, "a": x, "b": y} for p, x, y in kept if x != y), key=lambda row: row["id"]),
