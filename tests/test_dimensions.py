@@ -54,3 +54,16 @@ def test_swapping_answers_mirrors_every_dimension(a, b, facts):
     mirror = {"a": "b", "b": "a", "tie": "tie"}
     assert {k: mirror[v] for k, v in dimensions(mk(a, b)).items()} == dimensions(mk(b, a))
     assert set(dimensions(mk(a, a)).values()) == {"tie"}
+
+
+def test_evidence_and_concision_agree_on_what_a_citation_is():
+    # "[source: ]" names no document: it is not a citation for the evidence rule, so its two words
+    # count towards concision too (before, concision stripped any "[source:...]" with a looser pattern)
+    def mk(a, b):
+        return Pair(id="x", case_question="q", facts=["f"], a=a, b=b, kind="tie", lang="en", ann1="tie", ann2="tie",
+                    final="tie")
+
+    # a: 2 words + an empty marker (2 more words) = 4 >= 1.5 * 2, so b is the concise one
+    assert dimensions(mk("f here [source: ]", "f here")) == {"correctness": "tie", "evidence": "tie", "concision": "b"}
+    # a real marker is dropped before counting: 2 words each, a tie; the cited answer wins evidence
+    assert dimensions(mk("f here [source: kb-1]", "f here")) == {"correctness": "tie", "evidence": "a", "concision": "tie"}
