@@ -4,8 +4,8 @@ Chunking is ``"paragraph"`` (:meth:`assay.data.corpus.Document.paragraphs`) or `
 paragraph split after ``.``, ``?``, ``!`` or the Bangla danda ``।`` when whitespace follows). Every
 chunk keeps its document id and its position in that document.
 
-The retriever is scikit-learn's ``TfidfVectorizer`` fitted on the chunks, with a token pattern that
-keeps Bangla words whole (Bangla vowel signs are not ``\\w``, so the default pattern would cut
+The retriever is scikit-learn's ``TfidfVectorizer`` fitted on the chunks, with the token pattern of
+:mod:`assay.data.tokens` (it keeps Bangla words whole, where the default pattern would cut
 ``বিক্রি`` into pieces), and cosine similarity (the rows are L2-normalised, so a dot product).
 
 Ranking rule (deterministic): score descending, then document id, then chunk index. Chunks that
@@ -27,14 +27,11 @@ from typing import Literal
 import numpy as np
 
 from assay.data.corpus import Document
+from assay.data.tokens import TOKEN_PATTERN
 from assay.core.errors import AssayError
 
 Chunking = Literal["paragraph", "sentence"]
 CHUNKINGS = ("paragraph", "sentence")
-
-#: Words are runs of word characters or Bangla block characters (U+0980..U+09FF), so vowel signs
-#: and the virama stay inside the word; the danda (U+0964) is outside the block and splits.
-TOKEN_PATTERN = r"(?u)[\w\u0980-\u09ff]+"
 
 _SENTENCE_END = re.compile(r"(?<=[.?!\u0964])\s+")
 

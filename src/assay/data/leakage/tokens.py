@@ -1,7 +1,7 @@
 """Word sets: what the exact leakage detector compares, and their encoding as sorted token-id arrays.
 
-A text's word set is its lower-cased tokens of letters and digits (Bangla vowel signs kept inside
-words), minus a short list of English function words ("how", "do", "i", "to", "a", ...). Two texts
+A text's word set is its lower-cased tokens (:data:`assay.data.tokens.TOKEN`: letters and digits, Bangla
+vowel signs kept inside words), minus a short list of English function words ("how", "do", "i", "to", "a", ...). Two texts
 leak when ``|A & B| / |A | B| >= threshold``.
 
 :func:`encode` turns many texts into one compressed array (CSR: ``indptr``, ``ids``) in a few
@@ -20,8 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-TOKEN = re.compile(r"[\w\u0980-\u09ff]+")
-_TOKEN_OR_NEWLINE = re.compile(r"[\w\u0980-\u09ff]+|\n")
+from assay.data.tokens import TOKEN, TOKEN_PATTERN
+
+_TOKEN_OR_NEWLINE = re.compile(TOKEN_PATTERN + r"|\n")
 STOPWORDS = frozenset(
     "a an the to of in on at for and or is are was were be been do does did i my me you your we our it its "
     "how what when where which who can could will would with by from this that".split()
