@@ -10,8 +10,7 @@ from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
 from assay.queue.items import JudgeOpinion
-from assay.queue.results import (AgreementEvidence, agreement_evidence, agreement_reading, review_metrics, summarize,
-                                 wilson)
+from assay.queue.results import AgreementEvidence, agreement_evidence, agreement_reading, review_metrics, summarize
 from assay.queue.snapshot import QueueMeta, ReviewRow, Snapshot
 from assay.core.io import write_json
 
@@ -48,14 +47,16 @@ def test_agreement_counts_only_items_both_decided():
     assert {d["reviewer_rationale"] for d in s["disagreements"]} == {"mine"}
 
 
-def test_wilson_interval_matches_the_formula_by_hand():
-    # Wilson: (p + z^2/2n -/+ z*sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n), p = 4/6, n = 6
+def test_agreement_interval_is_wilson_by_hand():
+    # 4 of 6 decided items agree. Wilson: (p + z^2/2n -/+ z*sqrt(p(1-p)/n + z^2/4n^2)) / (1 + z^2/n), p = 4/6
+    rows = [row(0, "a", "a"), row(1, "b", "b"), row(2, "a", "a"), row(3, "b", "b"), row(4, "a", "b"), row(5, "b", "a")]
+    a = summarize(snap(rows))["agreement"]
     z, n, p = stats.norm.ppf(0.975), 6, 4 / 6
     centre, half = p + z * z / (2 * n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    low, high = wilson(4, 6)
-    assert low == pytest.approx((centre - half) / (1 + z * z / n))
-    assert high == pytest.approx((centre + half) / (1 + z * z / n))
-    assert all(math.isnan(x) for x in wilson(0, 0))
+    assert a["ci_low"] == pytest.approx((centre - half) / (1 + z * z / n))
+    assert a["ci_high"] == pytest.approx((centre + half) / (1 + z * z / n))
+    none = summarize(snap([row(0, "tie", "a")]))["agreement"]
+    assert math.isnan(none["ci_low"]) and math.isnan(none["ci_high"])
 
 
 def test_no_decided_item_is_nan_with_a_reason():

@@ -7,8 +7,8 @@ Definitions::
     score gap = reviewers' mean - judge's mean, per criterion, on the same answers
                 (|gap| >= 1 point: the judge scores that criterion differently from people)
 
-- Agreement has a 95% Wilson score interval (statsmodels ``proportion_confint``); with no item
-  both decided it is ``nan`` with that reason.
+- Agreement has a 95% Wilson score interval (:func:`assay.stats.proportion.proportion_ci`); with no
+  item both decided it is ``nan`` with that reason.
 - Kappa (Cohen's, :func:`assay.stats.agreement.kappa`) is computed over the same decided items,
   so it says how far the agreement is above what chance would give on these two-way choices.
 - A score gap is the mean of paired differences (reviewer minus judge, one per answer scored by
@@ -51,16 +51,6 @@ def agreement_reading(agreement: float) -> str:
     else:
         head = "between about 60% and 80%: use the judge's numbers with care and read the disagreements"
     return f"{head} ({COIN})"
-
-
-def wilson(successes: int, n: int) -> tuple[float, float]:
-    """95% Wilson score interval for ``successes`` of ``n``; ``(nan, nan)`` when ``n`` is 0."""
-    if n == 0:
-        return math.nan, math.nan
-    from statsmodels.stats.proportion import proportion_confint
-
-    low, high = proportion_confint(successes, n, alpha=1 - LEVEL, method="wilson")
-    return float(low), float(high)
 
 
 def mean_interval(diffs: list[float]) -> tuple[float, float, float]:
@@ -106,13 +96,14 @@ def summarize(snapshot: Snapshot) -> dict:
     (each with the reviewer's and the judge's rationale).
     """
     from assay.stats.agreement import kappa
+    from assay.stats.proportion import proportion_ci
 
     pairs = [r for r in snapshot.reviews if r.kind == "pair"]
     decided = [r for r in pairs if r.choice in ("a", "b") and r.judge.verdict in ("a", "b")]
     same = sum(r.choice == r.judge.verdict for r in decided)
     n = len(decided)
     value = same / n if n else math.nan
-    low, high = wilson(same, n)
+    low, high = proportion_ci(same, n, "wilson", LEVEL)
     k = kappa([r.choice for r in decided], [r.judge.verdict for r in decided]) if n else math.nan
     disagreements = [{"item": r.item, "reviewer": r.reviewer, "question": r.question, "answers": r.answers,
                       "models": r.models, "reviewer_choice": r.choice, "judge_verdict": r.judge.verdict,
