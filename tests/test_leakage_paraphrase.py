@@ -4,7 +4,8 @@ from collections import Counter
 
 import pytest
 
-from assay.data.leakage.paraphrase import BUILTIN, DetectorError, char_ngrams, load_detector
+from assay.core.plugins import PluginError
+from assay.data.leakage.paraphrase import BUILTIN, char_ngrams, load_detector
 
 CASES = ["Can I get my money refunded?", "Is delivery free on weekends?", "How long is the router warranty?"]
 TEXTS = ["can i get a refund of my money", "weekend deliveries: are they free", "opening hours", ""]
@@ -67,10 +68,10 @@ def test_a_user_detector_plugs_in(tmp_path, monkeypatch):
 @pytest.mark.parametrize("spec, message", [
     ("no_colon", "is not of the form 'module:function'"),
     ("not_a_module_xyz:f", "module 'not_a_module_xyz' could not be imported (ModuleNotFoundError"),
-    ("assay.data.leakage.paraphrase:nothing", "is not a function"),
-    ("assay.data.leakage.paraphrase:CELLS", "is not a function"),
+    ("assay.data.leakage.paraphrase:nothing", "has no attribute 'nothing'"),
+    ("assay.data.leakage.paraphrase:CELLS", "is a int, not a function"),
 ])
 def test_bad_detector_names_the_param_and_the_fix(spec, message):
-    with pytest.raises(DetectorError, match="leakage.paraphrase.detector") as error:
+    with pytest.raises(PluginError, match="leakage.paraphrase.detector") as error:
         load_detector(spec)
     assert message in str(error.value) and "fix:" in str(error.value)

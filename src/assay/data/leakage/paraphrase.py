@@ -20,14 +20,11 @@ few-shot prompts and earlier test sets rather than crawls.
 
 from __future__ import annotations
 
-import importlib
-import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
 
-from assay.core.errors import AssayError
+from assay.core.plugins import load_callable
 
 BUILTIN = "assay.data.leakage.paraphrase:char_ngrams"
 CELLS = 4_000_000  # case x text scores held at once
@@ -35,30 +32,14 @@ CELLS = 4_000_000  # case x text scores held at once
 Matcher = Callable[[Sequence[str]], list[tuple[int, int, float]]]
 
 
-class DetectorError(AssayError):
-    """The paraphrase detector named in params cannot be loaded or returned something unusable."""
-
-
 def load_detector(spec: str) -> Callable[[Sequence[str], float], Matcher]:
-    """Import the detector ``"module:function"``; the working directory is put on ``sys.path`` first.
+    """Import the detector ``"module:function"`` (:func:`assay.core.plugins.load_callable`).
 
     Raises:
-        DetectorError: a malformed spec, a module that does not import, a missing or non-callable name.
+        PluginError: a malformed spec, a module that does not import, a missing or non-callable
+            name; the message names ``leakage.paraphrase.detector`` and the fix.
     """
-    fix = "(fix: set leakage.paraphrase.detector to 'package.module:function', e.g. " + BUILTIN + ")"
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise DetectorError(f"leakage.paraphrase.detector: {spec!r} is not of the form 'module:function' {fix}")
-    if str(Path.cwd()) not in sys.path:
-        sys.path.insert(0, str(Path.cwd()))
-    try:
-        fn = getattr(importlib.import_module(module_name), attr, None)
-    except Exception as error:  # user code may fail to import in any way; report it the same way
-        raise DetectorError(f"leakage.paraphrase.detector: module {module_name!r} could not be imported "
-                            f"({type(error).__name__}: {error}) {fix}") from error
-    if not callable(fn):
-        raise DetectorError(f"leakage.paraphrase.detector: {spec!r} is not a function {fix}")
-    return fn
+    return load_callable(spec, "leakage.paraphrase.detector")
 
 
 class _CharNgramMatcher:

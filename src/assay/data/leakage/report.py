@@ -24,7 +24,7 @@ from assay.data.leakage.setjoin import build_index, near_duplicates, probe
 from assay.data.leakage.sources import CHUNK_LINES, MAX_LINE_BYTES, Chunk, SourceTexts
 
 LIMITATION = ("Word overlap finds copies and near-copies only. A paraphrase that shares few words "
-              "(for example 'send a bike back' and 'return a bike') scores low and is not reported, "
+              "(for example 'send the router back' and 'return the router') scores low and is not reported, "
               "and no word check can see what a hosted model saw in its training data.")
 
 
@@ -87,7 +87,7 @@ def leakage_report(cases: Sequence, sides: dict[str, str], sources, threshold: f
 
     Raises:
         InputError: a bad source line (file:line), once the reader has collected them all.
-        DetectorError: the paraphrase detector cannot be loaded.
+        PluginError: the paraphrase detector cannot be loaded (:func:`assay.core.plugins.load_callable`).
     """
     if not hasattr(sources, "chunks"):
         sources = SourceTexts(sources)
