@@ -149,6 +149,57 @@ def _fast_table(path: str, names: tuple[str, ...], numeric: str, integer: bool) 
     return table
 
 
+@dataclass(frozen=True)
+class _Format:
+    """How one TREC file kind is read: its fields, its number column and what its problems say."""
+
+    fields: tuple[str, ...]
+    shape: str
+    numeric: str  # the number column: an integer (qrels grade) or a finite float (run score)
+    integer: bool
+    problem: str
+    fix: str
+    what: str  # what a line is, for the repeated-docno fix
+    keep: tuple[str, ...] = ()  # text columns kept besides qid and docno
+
+
+_QRELS = _Format(QRELS_FIELDS, QRELS_SHAPE, "grade", True, "is not an integer",
+                 "use an integer grade such as 2, 1, 0 or -1", "judgment")
+_RUN = _Format(RUN_FIELDS, RUN_SHAPE, "score", False, "is not a finite number",
+               "give every retrieved document a numeric score", "line", keep=("tag",))
+
+
+def _number(text: str, integer: bool) -> int | float | None:
+    """``text`` as an int (``integer``) or a finite float; None when it is not one."""
+    try:
+        value = int(text) if integer else float(text)
+    except ValueError:
+        return None
+    return value if integer or math.isfinite(value) else None
+
+
+def _read(path: str, fmt: _Format) -> pd.DataFrame:
+    """Columns ``qid``, ``docno``, the number column and ``fmt.keep``; every bad line raised at once."""
+    if not Path(path).is_file():
+        raise _missing(path)
+    table = _fast_table(path, fmt.fields, fmt.numeric, integer=fmt.integer)
+    if table is not None:
+        return table
+    lines, rows, problems = _slow_rows(path, fmt.fields, fmt.shape)
+    column = fmt.fields.index(fmt.numeric)
+    values = []
+    for line, parts in zip(lines, rows):
+        values.append(_number(parts[column], fmt.integer))
+        if values[-1] is None:
+            problems.append(Problem(path, line, fmt.numeric, f"{parts[column]!r} {fmt.problem}", fmt.fix))
+    problems += _duplicates(path, lines, [p[0] for p in rows], [p[2] for p in rows], fmt.what)
+    if problems:
+        raise InputError(sorted(problems, key=lambda p: p.line or 0))
+    return pd.DataFrame({"qid": [p[0] for p in rows], "docno": [p[2] for p in rows],
+                         fmt.numeric: np.asarray(values, dtype=np.int64 if fmt.integer else np.float64),
+                         **{k: [p[fmt.fields.index(k)] for p in rows] for k in fmt.keep}})
+
+
 def read_qrels(path: str | os.PathLike) -> Qrels:
     """Read a TREC qrels file (``qid iter docno grade``).
 
@@ -157,24 +208,7 @@ def read_qrels(path: str | os.PathLike) -> Qrels:
             integer; the same docno judged twice for one query. Each problem names ``file:line``.
     """
     path = str(path)
-    if not Path(path).is_file():
-        raise _missing(path)
-    table = _fast_table(path, QRELS_FIELDS, "grade", integer=True)
-    if table is None:
-        lines, rows, problems = _slow_rows(path, QRELS_FIELDS, QRELS_SHAPE)
-        grades = []
-        for line, parts in zip(lines, rows):
-            try:
-                grades.append(int(parts[3]))
-            except ValueError:
-                grades.append(None)
-                problems.append(Problem(path, line, "grade", f"{parts[3]!r} is not an integer",
-                                        "use an integer grade such as 2, 1, 0 or -1"))
-        problems += _duplicates(path, lines, [p[0] for p in rows], [p[2] for p in rows], "judgment")
-        if problems:
-            raise InputError(sorted(problems, key=lambda p: p.line or 0))
-        table = pd.DataFrame({"qid": [p[0] for p in rows], "docno": [p[2] for p in rows],
-                              "grade": np.asarray(grades, dtype=np.int64)})
+    table = _read(path, _QRELS)
     return Qrels(table[["qid", "docno", "grade"]].reset_index(drop=True), path)
 
 
@@ -189,26 +223,7 @@ def read_run(path: str | os.PathLike) -> Run:
             finite number; a docno retrieved twice for one query. Each problem names ``file:line``.
     """
     path = str(path)
-    if not Path(path).is_file():
-        raise _missing(path)
-    table = _fast_table(path, RUN_FIELDS, "score", integer=False)
-    if table is None:
-        lines, rows, problems = _slow_rows(path, RUN_FIELDS, RUN_SHAPE)
-        scores = []
-        for line, parts in zip(lines, rows):
-            try:
-                score = float(parts[4])
-            except ValueError:
-                score = math.nan
-            if not math.isfinite(score):
-                problems.append(Problem(path, line, "score", f"{parts[4]!r} is not a finite number",
-                                        "give every retrieved document a numeric score"))
-            scores.append(score)
-        problems += _duplicates(path, lines, [p[0] for p in rows], [p[2] for p in rows], "line")
-        if problems:
-            raise InputError(sorted(problems, key=lambda p: p.line or 0))
-        table = pd.DataFrame({"qid": [p[0] for p in rows], "docno": [p[2] for p in rows],
-                              "score": np.asarray(scores, dtype=np.float64), "tag": [p[5] for p in rows]})
+    table = _read(path, _RUN)
     tag = str(table["tag"].iloc[0]) if len(table) else ""
     return Run(table[["qid", "docno", "score"]].reset_index(drop=True), tag, path)
 
