@@ -9,7 +9,7 @@ Writes under ``data/relevance/``:
   dated versions of one policy (the two older ones carry ``valid_to`` and ``superseded_by``), a
   paraphrase of the current version, the source notice that set the current value, and a support
   note that names another family's policy.
-* ``queries.jsonl``: 86 queries over the five tasks of seed 003: ``current`` (current operational
+* ``queries.jsonl``: 86 queries over the study's five tasks: ``current`` (current operational
   fact), ``historical`` (the fact in force at a date), ``trace`` (the source of a claim),
   ``abstain`` (nothing in the corpus answers) and ``link`` (a link between notes).
 * ``qrels.synthetic.trec``: SYNTHETIC judgments derived from the generator's own structure

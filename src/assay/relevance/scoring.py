@@ -4,9 +4,10 @@ IR measures are computed over the answerable queries (task other than ``abstain`
 query has no relevant document, so trec_eval would score it 0 on every measure and the mean would
 mix two questions. Abstain queries are scored by abstention quality instead.
 
-Every metrics key is spelled here and only here. Thresholds are the seven pre-registered in seed
-003; each is reported with its value, interval and a 0/1 pass, and ``synthetic_qrels`` is 1 while
-the qrels file is the generator's, so nothing here is evidence of retrieval quality.
+Every metrics key is spelled here and only here. Thresholds are the study's seven pre-registered
+ones (fixed before the sealed holdout is opened); each is reported with its value, interval and a
+0/1 pass, and ``synthetic_qrels`` is 1 while the qrels file is the generator's, so nothing here is
+evidence of retrieval quality.
 """
 
 from __future__ import annotations
@@ -139,7 +140,8 @@ def summary_markdown(result: dict, params: RelevanceParams, synthetic: bool) -> 
         cells = [f"{_fmt(t['value'])} [{_fmt(t['low'])}, {_fmt(t['high'])}] {'pass' if t['pass'] else 'FAIL'}"
                  for t in m["thresholds"].values()]
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {m['thresholds_met']}/{len(THRESHOLDS)} |")
-    lines += ["", "Thresholds (pre-registered, seed 003): " + ", ".join(f"{k} {d} {v}" for k, (_, v, d) in THRESHOLDS.items()),
+    lines += ["", "Thresholds (pre-registered: fixed before the sealed holdout is opened): "
+              + ", ".join(f"{k} {d} {v}" for k, (_, v, d) in THRESHOLDS.items()),
               "", "## Modes", ""]
     lines += [f"- {name}: {label}" for name, label in sorted(result["labels"].items())]
     latency_kind = next(iter(result["metrics"].values()))["latency_ms"]["modelled"] if result["metrics"] else 1
