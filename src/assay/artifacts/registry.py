@@ -15,7 +15,7 @@ from assay.artifacts.judge import AgreementMetrics, BiasMetrics, CalibrationMetr
 from assay.artifacts.provenance import Provenance
 from assay.artifacts.queue import ReviewMetrics, TrainingMetrics
 from assay.artifacts.relevance import ModeComparison, ModeMetrics
-from assay.artifacts.rag import CompareMetrics, RagMetrics, SideMetrics
+from assay.artifacts.rag import CompareMetrics, HeadlineMetrics, RagMetrics, SideMetrics
 from assay.artifacts.release import GateMetrics
 
 PLAN = Artifact("metrics/plan.json", PlanMetrics, "plan")
@@ -29,6 +29,7 @@ CALIBRATION = Artifact("metrics/calibration.json", CalibrationMetrics, "calibrat
 SENSITIVITY = Artifact("metrics/sensitivity.json", SensitivityMetrics, "sensitivity")
 RAG = Artifact("metrics/rag/{version}.json", RagMetrics, "evaluate@{version}")
 COMPARE = Artifact("metrics/compare.json", CompareMetrics, "compare")
+HEADLINE = Artifact("metrics/headline.json", HeadlineMetrics, "compare")
 GATE = Artifact("metrics/gate.json", GateMetrics, "gate")
 REVIEW = Artifact("metrics/review/{name}.json", ReviewMetrics, "review@{name}")
 TRAINING = Artifact("metrics/training.json", TrainingMetrics, "training")
