@@ -5,7 +5,7 @@ BIN := $(CURDIR)/$(VENV)/bin
 STAMP := $(VENV)/.installed
 export PATH := $(BIN):$(PATH)
 
-.PHONY: setup repro test bench lock clean
+.PHONY: setup repro test bench lock clean exp metrics
 
 setup: $(STAMP)
 
@@ -20,6 +20,15 @@ $(STAMP): pyproject.toml constraints.txt
 repro: $(STAMP)
 	$(BIN)/dvc repro
 	$(BIN)/assay summary
+
+# DVC's tables in 80 columns: every declared metric is a column, so these show the headline only
+# (metrics/headline.json: holdout pass rates before and after, change, cases gained and lost; the gate's verdict).
+# `dvc metrics diff` and `dvc exp diff` list every other figure, one row each.
+exp: $(STAMP)
+	$(BIN)/dvc exp show --md --no-pager --drop '.*' --keep '^(Experiment|after|change|lost|passed)$$'
+
+metrics: $(STAMP)
+	$(BIN)/dvc metrics show --md metrics/headline.json
 
 test: $(STAMP)
 	$(BIN)/ruff check src stages tests benchmarks examples

@@ -7,6 +7,7 @@ params.yaml::
         keyword:
           system: callable
           callable: examples.keyword_rag:answer
+          source: examples/keyword_rag.py   # editing this file re-runs evaluate@keyword
 
 assay calls ``answer(request)`` once per case. ``request`` has ``question``, ``lang``, ``k`` and
 ``corpus`` (document id -> Document). Return the reply contract as a dict, plus the optional

@@ -2,7 +2,8 @@
 
 Reads params ``compare.baseline``, ``compare.candidate`` and ``rag.interval``, the two run tables,
 the split table and the versions' provenance files (for the dataset hash each run was made on);
-writes metrics/compare.json (counts and statistics), reports/compare.json (the id lists),
+writes metrics/compare.json (counts and statistics), metrics/headline.json (five of them, narrow
+enough for ``dvc metrics show --md`` in 80 columns), reports/compare.json (the id lists),
 reports/provenance/compare.json and the pass-rate-by-task plot data of both versions.
 """
 
@@ -12,7 +13,8 @@ SPLIT_TABLE = "data/derived/split.parquet"
 
 
 def main() -> None:
-    from assay.artifacts.registry import COMPARE, write_record
+    from assay.artifacts.rag import HeadlineMetrics
+    from assay.artifacts.registry import COMPARE, HEADLINE, write_record
     from assay.core.io import sha256_file, write_csv, write_json
     from assay.core.params import load_section
     from assay.data.split import read_split
@@ -28,6 +30,7 @@ def main() -> None:
     prov.settings.update({"baseline": names.baseline, "candidate": names.candidate, "interval": rag.interval,
                           "side": "holdout"})
     write_record(COMPARE, metrics, prov)
+    HEADLINE.write(HeadlineMetrics.of(metrics))
     write_json("reports/compare.json", report)
     for side, by_task in (("baseline", metrics.baseline_by_task), ("candidate", metrics.candidate_by_task)):
         write_csv(f"reports/plots/pass_by_task_{side}.csv", ("task", "pass_rate", "n"),

@@ -1,7 +1,8 @@
 """Stage evaluate@VERSION: run one RAG version over the cases and score every case.
 
 Usage: ``python stages/evaluate.py VERSION`` from the repository root. Reads params ``rag``,
-``inputs.cases``, ``inputs.corpus`` and the split table; writes ``data/derived/runs/VERSION.parquet``
+``inputs.cases``, ``inputs.corpus``, the split table and the version's ``source`` (hashed into
+the provenance; see :class:`assay.rag.runner.VersionParams`); writes ``data/derived/runs/VERSION.parquet``
 (one row per case, sorted by id), ``metrics/rag/VERSION.json`` (dev and holdout figures) and
 ``reports/provenance/evaluate_VERSION.json``.
 """
@@ -16,26 +17,26 @@ SPLIT_TABLE = "data/derived/split.parquet"
 def main(version: str) -> None:
     from assay.artifacts.provenance import provenance
     from assay.artifacts.registry import RAG, write_record
-    from assay.core.io import sha256_file, sha256_tree, write_parquet
+    from assay.core.io import sha256_file, sha256_path, sha256_tree, write_parquet
     from assay.core.params import load_section
     from assay.core.paths import input_paths
     from assay.data.cases import dataset_hash, load_cases
     from assay.data.corpus import load_corpus
     from assay.data.split import read_split
     from assay.rag.metrics import version_metrics
-    from assay.rag.runner import RagParams, results_table, run_version
+    from assay.rag.runner import RagParams, check_source, results_table, run_version
 
     params = load_section("rag", RagParams)
     paths = input_paths()
     settings = params.version(version)
+    check_source(version, settings)
     corpus = load_corpus(paths.corpus)
     cases = load_cases(paths.cases, corpus)
     results = run_version(version, settings, cases, corpus, params.k)
     table = results_table(results)
     inputs = {"cases": dataset_hash(cases), "cases_file": sha256_file(paths.cases), "corpus": sha256_tree(paths.corpus),
               "split": sha256_file(SPLIT_TABLE)}
-    if settings.answers is not None:
-        inputs["answers"] = sha256_file(settings.answers)
+    inputs["source"] = sha256_path(settings.source)  # a DVC dep of this version too (dvc.yaml ${item.source})
     prov = provenance(settings={"version": version, "k": params.k, "interval": params.interval, **settings.settings()},
                       **inputs)
     write_parquet(f"data/derived/runs/{version}.parquet", table,

@@ -5,8 +5,11 @@ Reads params ``judge.kind``, ``judge.preset``, ``judge.openai``, ``judge.prompt_
 prompt files of the versions asked (see ``assay.judge.replies.requested``). Writes, under
 data/derived/judge/ (committed, ``cache: false``): judge.json (the judge's identity before any reply,
 its keys in the judge's own order, since JSON objects are written sorted, and the input hashes) and one
-``pairwise_v<N>.jsonl`` of replies per prompt version asked. The
-only stage that talks to a judge; with ``judge.kind: openai`` it needs the endpoint and its key.
+``pairwise_v<N>.jsonl`` of replies per prompt version asked. Also writes metrics/judge.json (item,
+request, cache-hit, HTTP-attempt, failure and status counts), reports/provenance/judge.json and
+reports/judge.md (those counts and a sample of invalid or refused replies, truncated, secrets
+redacted). The only stage that talks to a judge; with ``judge.kind: openai`` it needs the endpoint
+and its key.
 """
 
 
@@ -40,6 +43,21 @@ def main() -> None:
         stale.unlink()
     write_json(Path(REPLIES_DIR) / IDENTITY_FILE, {"judge": identity, "judge_keys": list(identity),
                                                    **provenance(pairs=sha256_file(paths.pairs))})
+    write_run_record(judge, identity, [r for rows in answers.values() for r in rows], paths.pairs, prompts)
+
+
+def write_run_record(judge, identity: dict, rows: list, pairs_file: str, prompts: dict) -> None:
+    """metrics/judge.json (counts), reports/provenance/judge.json and reports/judge.md (invalid replies, redacted)."""
+    from assay.artifacts.judge import JudgeRunMetrics
+    from assay.artifacts.provenance import provenance
+    from assay.artifacts.registry import JUDGE, write_record
+    from assay.core.io import sha256_file, write_text
+    from assay.judge.replies import invalid_sample, run_counts, run_report
+
+    counts = run_counts(judge, rows)
+    inputs = {"pairs": sha256_file(pairs_file), **{f"prompt_v{v}": p.sha for v, p in prompts.items()}}
+    write_record(JUDGE, JudgeRunMetrics(**counts), provenance(settings={"judge": identity}, **inputs))
+    write_text("reports/judge.md", run_report(counts, invalid_sample(judge)))
 
 if __name__ == "__main__":
     from assay.core.stage import run_stage

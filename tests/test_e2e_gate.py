@@ -4,6 +4,7 @@ import json
 import re
 
 import pytest
+import yaml
 
 from conftest import BIN, run
 
@@ -126,3 +127,45 @@ def test_calibration_staleness_rules(repro_copy):
     assert {"agreement", "calibrate"} <= changed_stages(repro_copy)
     proc = run([ASSAY, "calibration-status"], repro_copy, check=False)
     assert proc.returncode == 2 and "labels" in proc.stderr
+
+
+def committed_outputs(root, *paths):
+    return {p: (root / p).read_bytes() for p in paths}
+
+
+def test_a_failing_stage_keeps_its_last_good_outputs_and_the_gate_calls_them_stale(repro_copy):
+    """persist: true: DVC does not delete a stage's committed outputs before running it, so a failure leaves
+    the last good files in place, and the gate (with or without dvc status) refuses them as stale."""
+    kept = ("metrics/dataset.json", "reports/coverage.md", "reports/provenance/validate.json")
+    before = committed_outputs(repro_copy, *kept)
+    cases = repro_copy / "data/cases.jsonl"
+    cases.write_text(cases.read_text(encoding="utf-8") + "{broken\n", encoding="utf-8")
+    proc = run([DVC, "repro"], repro_copy, check=False)
+    assert proc.returncode != 0 and "not valid JSON" in proc.stdout + proc.stderr
+    assert committed_outputs(repro_copy, *kept) == before
+    proc = gate(repro_copy)
+    assert proc.returncode == 2 and re.search(r"dvc status\s+stale\s+changed: .*validate", proc.stdout)
+    proc = gate(repro_copy, "--skip-dvc-status")
+    assert proc.returncode == 2
+    assert re.search(r"fresh validate\s+stale\s+changed since the last run: cases_file", proc.stdout)
+
+
+def test_a_judge_outage_keeps_the_last_calibration_and_the_gate_calls_it_stale(repro_copy, monkeypatch):
+    """The issue's scenario: the judge server is down. The judge stage fails; the committed replies, the
+    judge's record and the calibration stay as they were; the gate says the calibration is stale."""
+    kept = ("metrics/calibration.json", "reports/provenance/calibrate.json", "metrics/judge.json",
+            "data/derived/judge/pairwise_v2.jsonl", "metrics/bias.json")
+    before = committed_outputs(repro_copy, *kept)
+    params = repro_copy / "params.yaml"
+    data = yaml.safe_load(params.read_text(encoding="utf-8"))
+    data["judge"]["kind"] = "openai"
+    data["judge"]["openai"] = {"base_url": "http://127.0.0.1:9/v1", "model": "judge-model", "api_key_env": "ASSAY_OUTAGE_KEY",
+                               "retries": 0, "timeout": 2, "cache_path": ".assay/outage_cache.sqlite", "progress": False}
+    params.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    monkeypatch.setenv("ASSAY_OUTAGE_KEY", "sk-outage-test")  # nothing listens on port 9: every request fails
+    proc = run([DVC, "repro"], repro_copy, check=False)
+    assert proc.returncode != 0 and "stage judge: " in proc.stdout + proc.stderr
+    assert committed_outputs(repro_copy, *kept) == before
+    proc = gate(repro_copy, "--skip-dvc-status")
+    assert proc.returncode == 2, proc.stdout
+    assert re.search(r"fresh judge calibration\s+stale\s+changed since calibration: judge settings", proc.stdout)

@@ -1,5 +1,6 @@
 """The README's plug-in examples run through the real evaluate stage script on the demo data."""
 
+import hashlib
 import json
 import subprocess
 import sys
@@ -15,8 +16,8 @@ def test_callable_and_answers_file_plugins_run_through_the_evaluate_stage(tmp_pa
     root = make_clone(tmp_path / "clone")
     params = yaml.safe_load((root / "params.yaml").read_text(encoding="utf-8"))
     params["rag"]["versions"] = {
-        "keyword": {"system": "callable", "callable": "examples.keyword_rag:answer"},
-        "exported": {"system": "answers_file", "answers": "examples/answers.jsonl"},
+        "keyword": {"system": "callable", "callable": "examples.keyword_rag:answer", "source": "examples/keyword_rag.py"},
+        "exported": {"system": "answers_file", "answers": "examples/answers.jsonl", "source": "examples/answers.jsonl"},
     }
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False), encoding="utf-8")
     for script in (["stages/validate.py"], ["stages/split.py"], ["stages/evaluate.py", "keyword"],
@@ -30,4 +31,4 @@ def test_callable_and_answers_file_plugins_run_through_the_evaluate_stage(tmp_pa
         for key in ("pass_rate", "answer_correct", "abstain_correct", "citation_support", "recall_at_k", "format_ok"):
             assert keyword[side][key] == exported[side][key], (side, key)
     prov = json.loads((root / "reports/provenance/evaluate_exported.json").read_text(encoding="utf-8"))
-    assert prov["inputs"]["answers"]  # the answers file's hash is recorded for the gate's freshness check
+    assert prov["inputs"]["source"] == hashlib.sha256((root / "examples/answers.jsonl").read_bytes()).hexdigest()

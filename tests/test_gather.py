@@ -27,6 +27,7 @@ FRESHNESS = {
     "fresh agreement": "pass", "fresh compare": "stale", "fresh evaluate_baseline": "stale",
     "fresh evaluate_candidate": "stale", "fresh leakage": "pass", "fresh plan": "pass", "fresh sensitivity": "pass",
     "fresh split": "pass", "fresh validate": "pass", "fresh judge calibration": "pass",
+    "fresh probe": "pass", "fresh calibrate": "pass",
 }
 
 
@@ -70,6 +71,19 @@ def test_an_edited_input_makes_exactly_its_outputs_stale(repo):
     details = {c.name: c.detail for c in checks}
     assert details["fresh plan"] == "changed since the last run: plan"
     assert details["fresh agreement"] == "changed since the last run: pairs"
+
+
+def test_an_edited_label_or_prompt_makes_the_probe_stale(repo):
+    pairs = repo / "data" / "pairs.jsonl"
+    rows = [json.loads(line) for line in pairs.read_text(encoding="utf-8").splitlines()]
+    rows[0]["case_question"] += " (edited)"
+    pairs.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    prompt = repo / "data" / "prompts" / "pairwise_v2.md"
+    prompt.write_text(prompt.read_text(encoding="utf-8") + "\nOne more rule.\n", encoding="utf-8")
+    details = {c.name: (c.status, c.detail) for c in gather(repo)[0]}
+    assert details["fresh probe"] == ("stale", "changed since the last run: labels, prompt")
+    assert details["fresh calibrate"] == ("stale", "changed since the last run: labels, prompt")
+    assert details["fresh judge calibration"][0] == "stale"
 
 
 def test_absent_and_forged_metrics_are_missing_not_a_verdict(repo):

@@ -47,7 +47,8 @@ def test_hashes_restated_and_as_the_committed_stages_recorded_them(committed_rep
     inputs = current_inputs(committed_repo)
     data = committed_repo / "data"
     assert set(inputs) == {"plan", "cases_file", "corpus", "sources", "pairs", "guidelines", "split", "cases",
-                           "run_baseline", "run_candidate"}
+                           "labels", "prompt", "run_baseline", "run_candidate", "evaluate_baseline:source",
+                           "evaluate_candidate:source"}
     expected = {"plan": file_sha(data / "plan.yaml"), "cases_file": file_sha(data / "cases.jsonl"),
                 "corpus": tree_sha(data / "corpus"), "sources": tree_sha(data / "sources"),
                 "pairs": file_sha(data / "pairs.jsonl"), "guidelines": file_sha(data / "guidelines.md"),
@@ -55,6 +56,10 @@ def test_hashes_restated_and_as_the_committed_stages_recorded_them(committed_rep
     assert {name: inputs[name]() for name in expected} == expected
     committed = {**recorded("plan"), **recorded("validate"), **recorded("leakage"), **recorded("agreement")}
     assert {k: expected[k] for k in committed} == committed
+    # the judge's inputs, as probe and calibrate recorded them: the prompt in use (judge.prompt_version 2)
+    # is the SHA-256 of its bytes; the label set's hash is order-independent (test_calibration restates it)
+    assert inputs["prompt"]() == file_sha(data / "prompts" / "pairwise_v2.md") == recorded("probe")["prompt"]
+    assert inputs["labels"]() == recorded("probe")["labels"] == recorded("calibrate")["labels"]
 
 
 def test_paths_come_from_the_inputs_params(committed_repo, elsewhere):
@@ -78,13 +83,31 @@ def test_a_missing_input_raises_when_asked_for_and_only_then(committed_repo, els
     assert inputs["split"]() == hashlib.sha256(b"table").hexdigest()
 
 
-def test_a_version_with_an_answers_file_names_it_for_that_version_only(tmp_path, elsewhere):
+def test_each_version_source_is_hashed_for_that_version_only(tmp_path, elsewhere):
     (tmp_path / "answers.jsonl").write_text('{"id": "g01"}\n', encoding="utf-8")
+    plugin = tmp_path / "plugin"
+    (plugin / "__pycache__").mkdir(parents=True)
+    (plugin / "mod.py").write_text("def answer(r):\n    return ''\n", encoding="utf-8")
+    (plugin / "__pycache__" / "mod.cpython-311.pyc").write_bytes(b"compiled")
     (tmp_path / "params.yaml").write_text(
-        "rag:\n  versions:\n    mine:\n      answers: answers.jsonl\n    reference:\n      system: reference\n",
+        "rag:\n  versions:\n    mine:\n      answers: answers.jsonl\n      source: answers.jsonl\n"
+        "    fn:\n      source: plugin\n    reference:\n      system: reference\n",
         encoding="utf-8")
     inputs = current_inputs(tmp_path)
     assert {k for k in inputs if k.startswith(("run_", "evaluate_"))} == {
-        "run_mine", "run_reference", "evaluate_mine:answers"}
-    assert inputs["evaluate_mine:answers"]() == file_sha(tmp_path / "answers.jsonl")
-    assert "evaluate_reference:answers" not in inputs
+        "run_mine", "run_fn", "run_reference", "evaluate_mine:source", "evaluate_fn:source"}
+    assert inputs["evaluate_mine:source"]() == file_sha(tmp_path / "answers.jsonl")
+    # a folder: relative name and file hash per line, sorted, __pycache__ left out (written on import)
+    line = b"mod.py\0" + file_sha(plugin / "mod.py").encode() + b"\n"
+    assert inputs["evaluate_fn:source"]() == hashlib.sha256(line).hexdigest()
+
+
+def test_probe_inputs_follow_the_judge_params_under_root(committed_repo, elsewhere):
+    params = yaml.safe_load((committed_repo / "params.yaml").read_text(encoding="utf-8"))
+    params["judge"]["prompt_version"] = 1
+    (committed_repo / "params.yaml").write_text(yaml.safe_dump(params), encoding="utf-8")
+    inputs = current_inputs(committed_repo)
+    assert inputs["prompt"]() == file_sha(committed_repo / "data" / "prompts" / "pairwise_v1.md")
+    (committed_repo / "data" / "pairs.jsonl").unlink()
+    with pytest.raises((AssayError, OSError)):
+        inputs["labels"]()

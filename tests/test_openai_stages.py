@@ -108,3 +108,34 @@ def test_a_first_attempt_that_fails_for_every_item_is_retried_and_the_run_comple
         assert set(server.attempts.values()) == {2} and server.requests == 2 * 168
     rows = [json.loads(line) for line in replies(clone)["pairwise_v2.jsonl"].decode().splitlines()]
     assert len(rows) == 84 and {r["status"] for r in rows} == {"ok"}
+
+
+def test_the_judge_record_counts_requests_cache_hits_retries_and_samples_invalid_replies_redacted(clone):
+    def digest(content: str) -> int:
+        return hashlib.sha256(content.encode()).digest()[0]
+
+    with FakeOpenAIServer() as server:
+        use_openai(clone, server.base_url, max_failed_share=1.0)
+        server.fault("notjson", attempts=None, where=lambda c: digest(c) % 8 == 1)
+        server.fault("echo_auth_bad", attempts=None, where=lambda c: digest(c) % 8 == 2)  # the reply repeats the key
+        server.fault("500", attempts=1, where=lambda c: digest(c) % 4 == 0)  # one failed try, then a good retry
+        assert stage(clone, "judge").returncode == 0
+        invalid = sum(1 for c in server.attempts if digest(c) % 8 in (1, 2))
+        retried = sum(1 for c in server.attempts if digest(c) % 4 == 0)
+        assert len(server.attempts) == 168 and 0 < invalid < 168 and 0 < retried < 168
+        first = json.loads((clone / "metrics/judge.json").read_text(encoding="utf-8"))
+        report = (clone / "reports/judge.md").read_text(encoding="utf-8")
+        assert stage(clone, "judge").returncode == 0  # the re-run asks nothing: every request is a cache hit
+        second = json.loads((clone / "metrics/judge.json").read_text(encoding="utf-8"))
+        assert server.requests == 168 + retried
+    statuses = {"ok": 168 - invalid, "invalid": invalid, "refused": 0, "failed": 0}
+    assert first == {"items": 168, "requests": 168, "cache_hits": 0, "http_attempts": 168 + retried, "failures": 0,
+                     **statuses}
+    assert second == {**first, "cache_hits": 168, "http_attempts": 0}
+    assert "| invalid | %d |" % invalid in report and "## Invalid or refused replies (a sample)" in report
+    assert "The first answer is better because it cites a source." in report
+    assert "You sent *** I think the first is better." in report and KEY not in report  # the echoed key is redacted
+    assert report.count(" invalid (") == 2  # distinct replies only: the two kinds of bad reply
+    prov = json.loads((clone / "reports/provenance/judge.json").read_text(encoding="utf-8"))
+    assert set(prov["inputs"]) == {"pairs", "prompt_v1", "prompt_v2"}
+    assert prov["settings"]["judge"]["model"] == "judge-model"

@@ -14,6 +14,7 @@ from assay.core.io import write_parquet
 from assay.core.params import load_section
 from assay.rag.runner import (
     RagParams,
+    check_source,
     VersionParams,
     normalize,
     parse_reply,
@@ -231,14 +232,15 @@ def test_version_params_validation(tmp_path):
         "(fix: make the row consistent as described)",
         f"{p}: field 'rag.versions.v2.chunking': 'token' is not one of paragraph, sentence (fix: use one of paragraph, sentence)",
         f"{p}: field 'rag.versions.v3.min_scor': unknown field; did you mean 'min_score'? (fix: rename it to 'min_score' "
-        "(known: system, chunking, min_score, min_margin, answers, callable))",
+        "(known: system, chunking, min_score, min_margin, answers, callable, source))",
         f"{p}: field 'rag.versions.v4': min_score: only used by system reference, not callable "
         "(fix: make the row consistent as described)",
     ])
 
 
 def test_unknown_version_names_the_known_ones():
-    params = RagParams(versions={"baseline": BASELINE, "candidate": CANDIDATE})
+    params = RagParams(versions={"baseline": BASELINE.model_copy(update={"source": "s.py"}),
+                                 "candidate": CANDIDATE.model_copy(update={"source": "s.py"})})
     with pytest.raises(InputError, match="'cand' is not a version; known: baseline, candidate"):
         params.version("cand")
 
@@ -263,3 +265,49 @@ def test_answers_file_version_end_to_end(tmp_path, cases, corpus):
     assert (r["t2"].answer_correct, r["t2"].citation_support, r["t2"].recall_at_k) == (True, False, 0.0)
     assert (r["t3"].format_ok, r["t3"].recall_at_k, r["t3"].citation_support) == (False, 1.0, None)
     assert r["t1"].latency_ms == 900.0 and version.settings() == {"system": "answers_file", "answers": str(path)}
+
+
+def test_every_version_names_its_source_with_a_suggestion(tmp_path):
+    (tmp_path / "params.yaml").write_text(
+        "rag:\n  versions:\n    base: {system: reference}\n    mine: {system: answers_file, answers: out/a.jsonl}\n"
+        "    fn: {system: callable, callable: 'pkg.mod:answer'}\n    ok: {system: reference, source: x.py}\n",
+        encoding="utf-8")
+    with pytest.raises(InputError) as error:
+        load_section("rag", RagParams, tmp_path / "params.yaml")
+    assert str(error.value) == (
+        f"{tmp_path / 'params.yaml'}: field 'rag': every version names its 'source', the file DVC re-runs "
+        "evaluate@<version> on; missing for base (source: src/assay/rag/systems.py), mine (source: out/a.jsonl), "
+        "fn (source: pkg/mod.py) (fix: make the row consistent as described)")
+
+
+def test_check_source_needs_the_answers_file_or_a_folder_holding_it(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "a.jsonl").write_text("{}\n", encoding="utf-8")
+    (tmp_path / "other.jsonl").write_text("{}\n", encoding="utf-8")
+    for source in ("out/a.jsonl", "out", "."):
+        check_source("mine", VersionParams(system="answers_file", answers="out/a.jsonl", source=source), tmp_path)
+    with pytest.raises(InputError) as error:
+        check_source("mine", VersionParams(system="answers_file", answers="out/a.jsonl", source="other.jsonl"), tmp_path)
+    assert str(error.value) == (
+        "params.yaml: field 'rag.versions.mine.source': 'other.jsonl' does not hold out/a.jsonl, where this version's "
+        "answers come from, so editing it would not re-run evaluate@mine (fix: set it to 'out/a.jsonl' (or a folder "
+        "holding it))")
+    with pytest.raises(InputError, match="'gone.jsonl' does not exist \\(fix: set it to 'out/a.jsonl'"):
+        check_source("mine", VersionParams(system="answers_file", answers="out/a.jsonl", source="gone.jsonl"), tmp_path)
+
+
+def test_check_source_needs_the_callable_module_when_it_lives_in_the_repository(tmp_path, monkeypatch):
+    package = tmp_path / "srcpkg_issue10"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "mod.py").write_text("def answer(request):\n    return 'x'\n", encoding="utf-8")
+    (tmp_path / "notes.txt").write_text("n\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = "srcpkg_issue10.mod:answer"
+    for source in ("srcpkg_issue10/mod.py", "srcpkg_issue10"):
+        check_source("fn", VersionParams(system="callable", callable=spec, source=source), tmp_path)
+    with pytest.raises(InputError, match="'notes.txt' does not hold srcpkg_issue10/mod.py"):
+        check_source("fn", VersionParams(system="callable", callable=spec, source="notes.txt"), tmp_path)
+    # a module installed outside the repository cannot be a DVC dependency: only the path's existence is checked
+    check_source("fn", VersionParams(system="callable", callable="json:dumps", source="notes.txt"), tmp_path)

@@ -21,6 +21,27 @@ class AgreementMetrics(Metrics):
     labels: dict[str, dict[str, int]]
 
 
+class JudgeRunMetrics(Metrics):
+    """metrics/judge.json: what the ``judge`` stage asked and how it went (see :func:`assay.judge.replies.run_counts`).
+
+    ``items``: verdicts stored (every pair, order and prompt version asked); ``requests``: distinct
+    requests the client built, ``cache_hits`` of them answered by the response cache and
+    ``http_attempts`` sent over HTTP, retries included; ``failures``: requests with no usable
+    completion after the retries. All four are 0 for the fake judge, which asks no server. Then one
+    count per verdict status over the stored items (``ok``, ``invalid``, ``refused``, ``failed``).
+    """
+
+    items: int
+    requests: int
+    cache_hits: int
+    http_attempts: int
+    failures: int
+    ok: int
+    invalid: int
+    refused: int
+    failed: int
+
+
 class BiasMetrics(Metrics):
     """metrics/bias.json: the four probe shares and the counts behind them (see :mod:`assay.judge.probe`)."""
 

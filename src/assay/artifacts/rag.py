@@ -54,3 +54,27 @@ class CompareMetrics(Metrics):
     candidate_by_task: dict[str, Estimate]
     regressions: dict[str, int]
     regressions_n_paired: dict[str, int]
+
+
+class HeadlineMetrics(Metrics):
+    """metrics/headline.json: the comparison in five numbers, written by ``compare`` beside metrics/compare.json.
+
+    The one metrics file narrow enough for ``dvc metrics show --md`` and ``dvc exp show --md`` in 80
+    columns (``make metrics``, ``make exp``); every other figure stays in its own file, where
+    ``dvc metrics diff`` shows it. Holdout only: ``before`` and ``after`` are the baseline's and the
+    candidate's pass rates (``None`` with no holdout case), ``change`` is after minus before on the
+    paired cases, ``gained`` and ``lost`` count the cases that went from fail to pass and from pass
+    to fail. The names are short because DVC makes every column at least its name plus two wide.
+    """
+
+    before: float | None
+    after: float | None
+    change: float | None
+    gained: int
+    lost: int
+
+    @classmethod
+    def of(cls, compare: CompareMetrics) -> HeadlineMetrics:
+        """The headline of a comparison (the same numbers as metrics/compare.json, under short names)."""
+        return cls(before=compare.baseline_pass_rate.value, after=compare.candidate_pass_rate.value,
+                   change=compare.diff, gained=compare.better, lost=compare.worse)

@@ -11,11 +11,11 @@ from __future__ import annotations
 from assay.artifacts.base import Artifact
 from assay.artifacts.data import DatasetMetrics, LeakageMetrics, PlanMetrics, SplitMetrics
 from assay.artifacts.estimate import Estimate
-from assay.artifacts.judge import AgreementMetrics, BiasMetrics, CalibrationMetrics, SensitivityMetrics
+from assay.artifacts.judge import AgreementMetrics, BiasMetrics, CalibrationMetrics, JudgeRunMetrics, SensitivityMetrics
 from assay.artifacts.provenance import Provenance
 from assay.artifacts.queue import ReviewMetrics, TrainingMetrics
 from assay.artifacts.relevance import ModeComparison, ModeMetrics
-from assay.artifacts.rag import CompareMetrics, RagMetrics, SideMetrics
+from assay.artifacts.rag import CompareMetrics, HeadlineMetrics, RagMetrics, SideMetrics
 from assay.artifacts.release import GateMetrics
 
 PLAN = Artifact("metrics/plan.json", PlanMetrics, "plan")
@@ -23,11 +23,13 @@ DATASET = Artifact("metrics/dataset.json", DatasetMetrics, "validate")
 SPLIT = Artifact("metrics/split.json", SplitMetrics, "split")
 LEAKAGE = Artifact("metrics/leakage.json", LeakageMetrics, "leakage")
 AGREEMENT = Artifact("metrics/agreement.json", AgreementMetrics, "agreement")
+JUDGE = Artifact("metrics/judge.json", JudgeRunMetrics, "judge")
 BIAS = Artifact("metrics/bias.json", BiasMetrics, "probe")
 CALIBRATION = Artifact("metrics/calibration.json", CalibrationMetrics, "calibrate")
 SENSITIVITY = Artifact("metrics/sensitivity.json", SensitivityMetrics, "sensitivity")
 RAG = Artifact("metrics/rag/{version}.json", RagMetrics, "evaluate@{version}")
 COMPARE = Artifact("metrics/compare.json", CompareMetrics, "compare")
+HEADLINE = Artifact("metrics/headline.json", HeadlineMetrics, "compare")
 GATE = Artifact("metrics/gate.json", GateMetrics, "gate")
 REVIEW = Artifact("metrics/review/{name}.json", ReviewMetrics, "review@{name}")
 TRAINING = Artifact("metrics/training.json", TrainingMetrics, "training")

@@ -264,14 +264,27 @@ def sha256_file(path: str | os.PathLike) -> str:
     return h.hexdigest()
 
 
-def sha256_tree(folder: str | os.PathLike, pattern: str = "*") -> str:
+def sha256_path(path: str | os.PathLike) -> str:
+    """:func:`sha256_file` of a file; :func:`sha256_tree` of a folder, without ``__pycache__`` (Python writes it on import).
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist.
+    """
+    if Path(path).is_dir():
+        return sha256_tree(path, skip=("__pycache__",))
+    return sha256_file(path)
+
+
+def sha256_tree(folder: str | os.PathLike, pattern: str = "*", skip: tuple[str, ...] = ()) -> str:
     """Hex SHA-256 over the relative names and bytes of the files under ``folder`` matching ``pattern``.
 
-    Sorted by relative path, so it does not depend on directory listing order. Hidden files are skipped.
+    Sorted by relative path, so it does not depend on directory listing order. Hidden files are
+    skipped, and so is everything under a folder named in ``skip`` (such as ``__pycache__``).
     """
     root = Path(folder)
     h = hashlib.sha256()
-    for f in sorted(p for p in root.rglob(pattern) if p.is_file() and not p.name.startswith(".")):
+    for f in sorted(p for p in root.rglob(pattern) if p.is_file() and not p.name.startswith(".")
+                    and not set(p.relative_to(root).parts[:-1]) & set(skip)):
         rel = f.relative_to(root).as_posix()
         h.update(rel.encode() + b"\0" + sha256_file(f).encode() + b"\n")
     return h.hexdigest()

@@ -136,6 +136,65 @@ def ask(judge: Judge, identity: dict, pairs: Sequence[Pair], prompt: object, bot
     return sorted(rows, key=lambda r: (r.pair, r.order))
 
 
+#: The client counts :func:`run_counts` takes from a judge that has ``counts()``; 0 for one that asks no server.
+CLIENT_COUNTS = ("requests", "cache_hits", "http_attempts", "failures")
+
+
+def run_counts(judge: Judge, rows: Sequence[StoredReply]) -> dict[str, int]:
+    """The judge stage's counts for ``metrics/judge.json`` (:class:`~assay.artifacts.judge.JudgeRunMetrics`).
+
+    ``items`` and one count per status come from the stored ``rows``; ``requests``, ``cache_hits``,
+    ``http_attempts`` and ``failures`` from ``judge.counts()`` when the judge has it (the OpenAI
+    client, summed over every call), else 0 (the fake judge asks no server).
+
+    >>> run_counts(object(), [])
+    {'items': 0, 'requests': 0, 'cache_hits': 0, 'http_attempts': 0, 'failures': 0, 'ok': 0, 'invalid': 0, 'refused': 0, 'failed': 0}
+    """
+    client = judge.counts() if callable(getattr(judge, "counts", None)) else {}
+    statuses = Counter(r.status for r in rows)
+    return {"items": len(rows), **{k: int(client.get(k, 0)) for k in CLIENT_COUNTS},
+            **{s: statuses.get(s, 0) for s in ("ok", "invalid", "refused", "failed")}}
+
+
+def invalid_sample(judge: Judge) -> list[dict]:
+    """``judge.invalid_samples()`` (truncated, secrets redacted) when the judge keeps one, else ``[]``."""
+    sample = getattr(judge, "invalid_samples", None)
+    return list(sample()) if callable(sample) else []
+
+
+def run_report(counts: dict[str, int], samples: Sequence[dict]) -> str:
+    """reports/judge.md: the judge stage's counts and a sample of the replies that did not parse.
+
+    Each sample shows its status, the parse failure and the reply as :func:`assay.judge.openai.invalid_replies`
+    keeps it (at most 300 characters, secrets replaced by ``***``); "No invalid or refused reply." when none.
+
+    >>> print(run_report({"items": 2, "ok": 1, "invalid": 1}, [{"status": "invalid", "reason": "not JSON",
+    ...                                                        "reply": "I think A", "chars": 9}]))
+    # Judge run
+    <BLANKLINE>
+    | count | value |
+    |---|---|
+    | items | 2 |
+    | ok | 1 |
+    | invalid | 1 |
+    <BLANKLINE>
+    ## Invalid or refused replies (a sample)
+    <BLANKLINE>
+    1. invalid (not JSON), 9 characters:
+    <BLANKLINE>
+           I think A
+    <BLANKLINE>
+    """
+    lines = ["# Judge run", "", "| count | value |", "|---|---|", *(f"| {k} | {v} |" for k, v in counts.items()), "",
+             "## Invalid or refused replies (a sample)", ""]
+    if not samples:
+        lines += ["No invalid or refused reply.", ""]
+    for n, s in enumerate(samples, 1):
+        text = "\n".join("       " + line for line in str(s.get("reply", "")).splitlines()) or "       (empty reply)"
+        lines += [f"{n}. {s.get('status')} ({s.get('reason')}), {s.get('chars')} characters:", "", text, ""]
+    return "\n".join(lines)
+
+
 def status_line(prompt: object, rows: Sequence[StoredReply]) -> str:
     """``pairwise v2: 84 replies (ok 84, invalid 0, refused 0, failed 0)``, for the stage's log."""
     counts = Counter(r.status for r in rows)

@@ -30,6 +30,7 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError, model_validator
@@ -38,7 +39,12 @@ from assay.data.corpus import Document
 from assay.data.cases import CaseRecord
 from assay.core.errors import InputError, Problem
 from assay.stats.proportion import IntervalMethod
+from assay.core.plugins import load_callable
 from assay.rag.systems import AnswersFileSystem, CallableSystem, ReferenceSystem, SystemOutput
+
+#: The reference system's module: the ``source`` a reference version names (see :class:`VersionParams`).
+REFERENCE_SOURCE = "src/assay/rag/systems.py"
+
 
 class VersionParams(BaseModel):
     """One RAG version in ``params.yaml`` (``rag.versions.<name>``).
@@ -48,6 +54,13 @@ class VersionParams(BaseModel):
     ``system: answers_file`` and ``callable`` (``"module:function"``, see
     :class:`assay.rag.systems.CallableSystem`) with ``system: callable``; each is required there and
     refused elsewhere.
+
+    ``source`` is the file or folder this version's answers come from, a DVC dependency of
+    ``evaluate@<name>`` (dvc.yaml lists ``${item.source}``), so editing it re-runs that version:
+    the answers file itself (or a folder holding it), the callable's module file (or its package
+    folder, to track its helpers too), or ``src/assay/rag/systems.py`` for the reference system
+    (already a dependency; DVC needs every version to name one). :class:`RagParams` requires it;
+    :func:`check_source` checks that it covers the answers file or the callable's module.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -57,6 +70,7 @@ class VersionParams(BaseModel):
     min_margin: float = Field(default=0.0, ge=0.0, le=1.0)
     answers: str | None = None
     callable: str | None = None
+    source: str | None = None
 
     @model_validator(mode="after")
     def _plugin_fields(self) -> VersionParams:
@@ -68,6 +82,18 @@ class VersionParams(BaseModel):
         if ignored and self.system != "reference":
             raise ValueError(f"{', '.join(ignored)}: only used by system reference, not {self.system}")
         return self
+
+    def suggested_source(self) -> str:
+        """What ``source`` should usually be: the answers file, the callable's module file, or the reference system's module.
+
+        >>> VersionParams(system="callable", callable="examples.keyword_rag:answer").suggested_source()
+        'examples/keyword_rag.py'
+        """
+        if self.system == "answers_file":
+            return str(self.answers)
+        if self.system == "callable":
+            return str(self.callable).partition(":")[0].replace(".", "/") + ".py"
+        return REFERENCE_SOURCE
 
     def settings(self) -> dict:
         """The fields that matter for this system (what the metrics file records)."""
@@ -89,6 +115,10 @@ class RagParams(BaseModel):
         bad = [n for n in self.versions if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", n)]
         if bad:
             raise ValueError(f"version names {bad} must be letters, digits, '_', '-', '.' (they name files)")
+        unsourced = [f"{n} (source: {v.suggested_source()})" for n, v in self.versions.items() if v.source is None]
+        if unsourced:
+            raise ValueError(f"every version names its 'source', the file DVC re-runs evaluate@<version> on; "
+                             f"missing for {', '.join(unsourced)}")
         return self
 
     def version(self, name: str, path: str = "params.yaml") -> VersionParams:
@@ -213,6 +243,51 @@ def build_system(name: str, version: VersionParams, corpus: Mapping[str, Documen
     if version.system == "callable":
         return CallableSystem(version.callable, corpus, param=f"rag.versions.{name}.callable")
     return ReferenceSystem(corpus, version.chunking, version.min_score, version.min_margin)
+
+
+def check_source(name: str, version: VersionParams, root: str | Path = ".", path: str = "params.yaml") -> None:
+    """Refuse a ``source`` that DVC could not track or that misses the version's answers.
+
+    ``source`` (relative to ``root``) must exist; for ``answers_file`` it must be the answers file
+    or a folder holding it; for ``callable`` it must be the module's file or a folder holding it
+    when the module lives under ``root`` (the module is imported to find its file; a module
+    installed elsewhere, such as a pip package, cannot be a DVC dependency and is not checked).
+    A reference version's ``source`` is only checked to exist. A version without ``source`` passes
+    (:class:`RagParams` refuses it when params are loaded).
+
+    Raises:
+        InputError: naming ``rag.versions.<name>.source``, what it misses, and the fix.
+        PluginError: the callable's module does not import.
+    """
+    if version.source is None:
+        return
+    base = Path(root).resolve()
+    source = (base / version.source).resolve()
+    field = f"rag.versions.{name}.source"
+    if not source.exists():
+        raise InputError([Problem(path, None, field, f"{version.source!r} does not exist",
+                                  f"set it to {version.suggested_source()!r}, the file this version's answers come from")])
+    needed = None
+    if version.system == "answers_file":
+        needed = (base / str(version.answers)).resolve()
+    elif version.system == "callable":
+        needed = _module_file(str(version.callable), f"rag.versions.{name}.callable")
+        if needed is not None and not needed.is_relative_to(base):
+            needed = None  # installed outside the repository: DVC cannot track it
+    if needed is not None and needed != source and not needed.is_relative_to(source):
+        shown = needed.relative_to(base).as_posix() if needed.is_relative_to(base) else str(needed)
+        raise InputError([Problem(path, None, field, f"{version.source!r} does not hold {shown}, where this version's "
+                                  "answers come from, so editing it would not re-run evaluate@" + name,
+                                  f"set it to {shown!r} (or a folder holding it)")])
+
+
+def _module_file(spec: str, param: str) -> Path | None:
+    """The resolved file of the module a ``"module:function"`` spec names (imported), ``None`` if it has none."""
+    import sys
+
+    load_callable(spec, param)
+    found = getattr(sys.modules.get(spec.partition(":")[0]), "__file__", None)
+    return Path(found).resolve() if found else None
 
 
 def run_version(name: str, version: VersionParams, cases: Sequence[CaseRecord],

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from assay.core.io import read_yaml, sha256_file, sha256_tree
+from assay.core.io import read_yaml, sha256_file, sha256_path, sha256_tree
 from assay.core.paths import InputPaths
 
 SPLIT_TABLE = "data/derived/split.parquet"
@@ -21,9 +21,12 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
 
     Names: ``plan``, ``cases_file``, ``corpus``, ``sources``, ``pairs``, ``guidelines`` (file and tree
     SHA-256 at the ``inputs`` paths of params.yaml), ``cases`` (the order-independent dataset hash,
-    which needs the cases to validate), ``split`` (the split table), ``run_<version>`` (each run
-    table) and ``evaluate_<version>:answers`` (an answers-file version's file, which DVC does not
-    track because a ``foreach`` stage cannot list it). A missing file raises ``OSError`` or an
+    which needs the cases to validate), ``labels`` (the judge's label set, order-independent, see
+    :func:`assay.judge.calibration.labels_hash`) and ``prompt`` (the sha of the judge prompt in use),
+    both from params ``judge`` and both paths under ``root``, ``split`` (the split table), ``run_<version>`` (each run
+    table) and ``evaluate_<version>:source`` (the file or folder a version's answers come from: an
+    answers file, a callable's module, the reference system's module; see
+    :class:`assay.rag.runner.VersionParams`). A missing file raises ``OSError`` or an
     :class:`~assay.core.errors.AssayError`; the gate counts it as changed.
     """
     base = Path(root)
@@ -35,6 +38,23 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
 
         return dataset_hash(load_cases(base / paths.cases))
 
+    def judge_params():
+        from assay.core.params import load_section
+        from assay.judge.params import JudgeParams
+
+        return load_section("judge", JudgeParams, base / params_file)  # InputError when the section is bad
+
+    def labels() -> str:
+        from assay.data.pairs import load_pairs
+        from assay.judge.calibration import labels_hash
+
+        return labels_hash(load_pairs(base / judge_params().pairs))
+
+    def prompt() -> str:
+        from assay.judge.prompts import load_prompt
+
+        return load_prompt(base / judge_params().prompt_file).sha
+
     inputs = {
         "plan": lambda: sha256_file(base / paths.plan),
         "cases_file": lambda: sha256_file(base / paths.cases),
@@ -44,10 +64,12 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
         "guidelines": lambda: sha256_file(base / paths.guidelines),
         "split": lambda: sha256_file(base / SPLIT_TABLE),
         "cases": dataset,
+        "labels": labels,
+        "prompt": prompt,
     }
     versions = (params.get("rag") or {}).get("versions") or {}
     for name, settings in versions.items():
         inputs[f"run_{name}"] = lambda n=name: sha256_file(base / "data/derived/runs" / f"{n}.parquet")
-        if (settings or {}).get("answers"):
-            inputs[f"evaluate_{name}:answers"] = lambda a=settings["answers"]: sha256_file(base / a)
+        if (settings or {}).get("source"):
+            inputs[f"evaluate_{name}:source"] = lambda a=settings["source"]: sha256_path(base / a)
     return inputs
