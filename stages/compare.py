@@ -17,7 +17,7 @@ def main() -> None:
     from assay.artifacts.registry import COMPARE, HEADLINE, write_record
     from assay.core.io import sha256_file, write_csv, write_json
     from assay.core.params import load_section
-    from assay.data.split import read_split
+    from assay.data.split import read_split_table
     from assay.rag.compare import CompareParams, compare_runs, read_run, run_provenance
     from assay.rag.runner import RagParams
 
@@ -25,7 +25,7 @@ def main() -> None:
     rag = load_section("rag", RagParams)
     paths = {name: f"data/derived/runs/{name}.parquet" for name in (names.baseline, names.candidate)}
     metrics, report = compare_runs(read_run(paths[names.baseline]), read_run(paths[names.candidate]),
-                                   read_split(SPLIT_TABLE), rag.interval, names=(names.baseline, names.candidate))
+                                   read_split_table(SPLIT_TABLE), rag.interval, names=(names.baseline, names.candidate))
     prov = run_provenance(paths, sha256_file(SPLIT_TABLE))
     prov.settings.update({"baseline": names.baseline, "candidate": names.candidate, "interval": rag.interval,
                           "side": "holdout"})

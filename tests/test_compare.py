@@ -36,7 +36,8 @@ def _run(passed: dict[str, bool], tasks: dict[str, str] | None = None, **columns
 
 
 def _all_holdout(*runs) -> dict[str, str]:
-    return {i: "holdout" for run in runs for i in run["id"]}
+    # runs are pandas DataFrames or pyarrow Tables (read_run)
+    return {i: "holdout" for run in runs for i in (run["id"].to_pylist() if hasattr(run["id"], "to_pylist") else run["id"])}
 
 
 def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -143,3 +144,42 @@ def test_tiny_corpus_end_to_end(tmp_path, monkeypatch):
     write_json(tmp_path / "reports" / "provenance" / "evaluate_candidate.json", {"assay_version": "0", "inputs": {"cases": "h2"}})
     with pytest.raises(PairingError, match=r"different case sets \(dataset hashes: baseline h1, candidate h2\)"):
         run_provenance(runs, "split-hash")
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.booleans(), st.sampled_from(["dev", "holdout"])), min_size=1, max_size=40),
+       st.randoms(use_true_random=False))
+def test_pairing_by_index_ignores_row_order_and_the_form_of_the_split(rows, rnd):
+    import pyarrow as pa
+
+    from assay.data.split import split_table
+
+    base = _run({f"c{i:02d}": b for i, (b, _, _) in enumerate(rows)})
+    cand = _run({f"c{i:02d}": c for i, (_, c, _) in enumerate(rows)})
+    sides = {f"c{i:02d}": side for i, (_, _, side) in enumerate(rows)}
+    expected = compare_runs(base, cand, sides)
+    shuffled = cand.sample(frac=1, random_state=rnd.randint(0, 10**6)).reset_index(drop=True)
+    for b, c, s in ((base, shuffled, sides), (base.iloc[::-1], shuffled, split_table(sides)),
+                    (pa.Table.from_pandas(base), pa.Table.from_pandas(shuffled), split_table(sides))):
+        m, report = compare_runs(b, c, s)
+        assert m.model_dump_json() == expected[0].model_dump_json() and report == expected[1]
+
+
+def test_pair_rows_takes_sorted_equal_ids_as_they_are_and_refuses_repeats():
+    import pyarrow as pa
+
+    from assay.rag.compare import pair_rows
+
+    ids = pa.array(["a", "b", "c"], pa.large_string())
+    assert pair_rows(ids, ids) == (None, None)
+    rows_b, rows_c = pair_rows(ids, pa.array(["c", "a", "b"], pa.large_string()))
+    assert rows_b.tolist() == [0, 1, 2] and rows_c.tolist() == [1, 2, 0]
+    with pytest.raises(PairingError, match="candidate repeats case id\\(s\\) a "):
+        pair_rows(pa.array(["a", "b"], pa.large_string()), pa.array(["a", "b", "a"], pa.large_string()))
+
+
+def test_read_run_refuses_a_repeated_id(tmp_path):
+    run = _run({"a": True, "b": False})
+    write_parquet(tmp_path / "run.parquet", pd.concat([run, run.iloc[:1]]))
+    with pytest.raises(InputError, match="repeated case id\\(s\\): a "):
+        read_run(tmp_path / "run.parquet")

@@ -112,6 +112,19 @@ def test_sign_test_hand_and_scipy():
         assert sign_test(better, worse) == pytest.approx(binomtest(better, better + worse, 0.5).pvalue, abs=1e-12)
 
 
+@pytest.mark.parametrize("better, worse", [(4000, 4150), (3, 9000), (5000, 5000), (5200, 5001), (6000, 5000)])
+def test_sign_test_on_either_side_of_the_exact_sum_matches_scipy(better, worse):
+    from scipy.stats import binom
+
+    from assay.stats.paired import EXACT_SIGN_N
+
+    # 8,150 and 9,003 discordant cases are summed in integers, 10,201 and 11,000 go to scipy
+    assert ((better + worse) > EXACT_SIGN_N) == ((better, worse) in ((5200, 5001), (6000, 5000)))
+    expected = min(1.0, 2.0 * binom.cdf(min(better, worse), better + worse, 0.5))
+    assert sign_test(better, worse) == pytest.approx(expected, rel=1e-12, abs=1e-300)
+    assert sign_test(better, worse) == pytest.approx(binomtest(better, better + worse, 0.5).pvalue, rel=1e-12, abs=1e-300)
+
+
 @given(st.tuples(*[st.integers(0, 40)] * 4))
 def test_mcnemar_matches_statsmodels_and_scipy(table):
     both, only_first, only_second, neither = table

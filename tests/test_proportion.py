@@ -100,3 +100,26 @@ def test_interval_holds_the_estimate_within_0_1(kn, method):
     low, high = proportion_ci(k, n, method)
     assert 0.0 <= low <= k / n <= high <= 1.0
     assert (low == 0.0) == (k == 0) and (high == 1.0) == (k == n)
+
+
+@pytest.mark.parametrize("level", [0.8, 0.9, 0.95, 0.99, 0.999, 0.5, 0.75])
+def test_wilson_gives_statsmodels_bits(level):
+    # the Wilson interval is written out here to spare every stage the statsmodels import; it must
+    # be the same floats, not merely close, or committed metrics would change
+    from statsmodels.stats.proportion import proportion_confint
+
+    grid = [(k, n) for n in range(1, 80) for k in range(n + 1)] + [(k, 100_003) for k in (0, 1, 7, 50_001, 85_011, 100_003)]
+    for k, n in grid:
+        low, high = proportion_confint(k, n, alpha=1 - level, method="wilson")
+        expected = (0.0 if k == 0 else max(0.0, float(low)), 1.0 if k == n else min(1.0, float(high)))
+        assert proportion_ci(k, n, "wilson", level) == expected, (k, n, level)
+
+
+def test_critical_z_table_is_scipys_ndtri():
+    from scipy.special import ndtri
+
+    from assay.stats.proportion import _Z, critical_z
+
+    for level, z in _Z.items():
+        assert z == float(-ndtri((1 - level) / 2.0)) == critical_z(level)
+    assert critical_z(0.75) == float(-ndtri(0.125)) == pytest.approx(norm.isf(0.125), abs=1e-15)

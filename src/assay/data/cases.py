@@ -153,7 +153,8 @@ def read_cases_table(path: str | Path) -> list[CaseRecord]:
     """Cases back from a Parquet file written with :func:`cases_table` (already validated, so no re-check)."""
     import pyarrow.parquet as pq
 
-    return [CaseRecord.model_construct(**row) for row in pq.read_table(path).to_pylist()]
+    # ParquetFile.read, not pq.read_table: the dataset reader behind read_table imports pandas
+    return [CaseRecord.model_construct(**row) for row in pq.ParquetFile(path).read().to_pylist()]
 
 
 def coverage_markdown(cov: dict, dataset_hash_hex: str, n: int) -> str:

@@ -63,9 +63,15 @@ def split_table(sides: dict[str, str]):
     return pa.table({"id": ids, "side": [sides[i] for i in ids]})
 
 
-def read_split(path: str) -> dict[str, str]:
-    """The id -> side table written by the split stage (Parquet with columns ``id`` and ``side``)."""
+def read_split_table(path: str):
+    """The split table written by the split stage as a pyarrow Table (columns ``id``, ``side``, sorted by id)."""
     import pyarrow.parquet as pq
 
-    table = pq.read_table(path, columns=["id", "side"]).to_pydict()
+    # ParquetFile.read, not pq.read_table: the dataset reader behind read_table imports pandas
+    return pq.ParquetFile(path).read(columns=["id", "side"])
+
+
+def read_split(path: str) -> dict[str, str]:
+    """The id -> side table written by the split stage (Parquet with columns ``id`` and ``side``)."""
+    table = read_split_table(path).to_pydict()
     return dict(zip(table["id"], table["side"]))

@@ -129,6 +129,13 @@ def calibration_run(pairs: Sequence[Pair], judge: Judge, prompt, swap: bool = Tr
     See :func:`calibrate` for the record. ``rule`` defaults to ``UsabilityRule()``; ``labels_sha``
     skips recomputing :func:`labels_hash` when the caller already has it.
     """
+    from assay.core.bulk import bulk
+
+    with bulk():  # 4 objects per pair and order, none in a reference cycle: see assay.core.bulk
+        return _calibration_run(pairs, judge, prompt, swap, rule, labels_sha)
+
+
+def _calibration_run(pairs, judge, prompt, swap, rule, labels_sha) -> CalibrationRun:
     from assay.stats.agreement import contingency
 
     rule = rule or UsabilityRule()

@@ -15,13 +15,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import email.utils
+import functools
+import json
 import logging
 import random
+import ssl
 import time
+import urllib.parse
+import urllib.request
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import httpx
+
+import assay
 
 log = logging.getLogger("assay.judge.http")
 
@@ -70,45 +77,91 @@ def backoff_delay(attempt: int, backoff: float, max_wait: float, rng: random.Ran
     return d / 2 + (rng or random).uniform(0, d / 2)
 
 
-class ClientPool:
-    """``concurrency`` request slots spread over several small ``httpx.AsyncClient`` pools.
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """The one TLS context every connection of every pool uses (httpx's defaults: certifi's CA
+    bundle, or ``SSL_CERT_FILE``/``SSL_CERT_DIR`` when set). Built once per process: loading the
+    CA bundle cost about 40 ms of CPU, and each of a pool's clients used to load it again."""
+    return httpx.create_ssl_context()
 
-    Holding a slot is what bounds the requests in flight. The slots are spread over clients of at
-    most ``per_client`` connections each because httpcore 1.0's pool does work quadratic in its
-    connection count on every request (encode/httpcore#1035): at 32 connections in one client,
-    pool bookkeeping took most of the client's CPU time; in clients of 4 it is negligible.
+
+def env_proxy(url: str) -> str | None:
+    """The proxy the environment names for ``url`` (``HTTPS_PROXY``, ``HTTP_PROXY``, ``ALL_PROXY``),
+    ``None`` when there is none or ``NO_PROXY`` covers the host: what an httpx client with
+    ``trust_env`` would use.
+
+    >>> env_proxy("http://127.0.0.1:8000/v1") is None or True
+    True
+    """
+    parts = urllib.parse.urlsplit(url)
+    if urllib.request.proxy_bypass(parts.hostname or ""):
+        return None
+    proxies = urllib.request.getproxies()
+    return proxies.get(parts.scheme) or proxies.get("all")
+
+
+class ClientPool:
+    """``concurrency`` request slots spread over several small httpx connection pools.
+
+    Holding a slot is what bounds the requests in flight. The slots are spread over transports of
+    at most ``per_client`` connections each because httpcore 1.0's pool does work quadratic in its
+    connection count on every request (encode/httpcore#1035): at 32 connections in one pool,
+    pool bookkeeping took most of the client's CPU time; in pools of 4 it is negligible.
+
+    Requests go straight to ``httpx.AsyncHTTPTransport`` (httpx's public transport interface),
+    not through ``httpx.AsyncClient``: the client's per-request work (URL and header merging,
+    cookies, auth and redirect flows, event hooks) is of no use to one JSON POST and cost about a
+    third of the CPU per request (benchmarks/bench_judge_client.py). Every transport shares one
+    TLS context (:func:`tls_context`).
 
     Args:
         concurrency: the most requests in flight at once.
         headers: sent with every request (the Authorization header, if any).
         timeout: httpx's per-operation timeout, seconds.
+        proxy: proxy URL for every request (see :func:`env_proxy`), ``None`` for none.
     """
 
-    def __init__(self, concurrency: int, headers: dict[str, str], timeout: float, per_client: int = 4):
+    def __init__(self, concurrency: int, headers: dict[str, str], timeout: float, per_client: int = 4,
+                 proxy: str | None = None):
         sizes = [per_client] * (concurrency // per_client) + ([concurrency % per_client] if concurrency % per_client else [])
-        self._clients = [httpx.AsyncClient(headers=headers, timeout=timeout,
-                                           limits=httpx.Limits(max_connections=size, max_keepalive_connections=size))
-                         for size in sizes]
-        self._free: asyncio.Queue[httpx.AsyncClient] = asyncio.Queue()
-        for client, size in zip(self._clients, sizes):
+        context = tls_context()
+        self.headers = {"content-type": "application/json", "accept": "application/json",
+                        "user-agent": f"assay/{assay.__version__}", **headers}
+        self.timeout = httpx.Timeout(timeout).as_dict()
+        self._transports = [httpx.AsyncHTTPTransport(verify=context, proxy=proxy,
+                                                     limits=httpx.Limits(max_connections=size, max_keepalive_connections=size))
+                            for size in sizes]
+        self._free: asyncio.Queue[httpx.AsyncHTTPTransport] = asyncio.Queue()
+        for transport, size in zip(self._transports, sizes):
             for _ in range(size):
-                self._free.put_nowait(client)
+                self._free.put_nowait(transport)
 
     @contextlib.asynccontextmanager
     async def slot(self):
-        """Wait for a free slot; yield the client it belongs to."""
-        client = await self._free.get()
+        """Wait for a free slot; yield the transport it belongs to."""
+        transport = await self._free.get()
         try:
-            yield client
+            yield transport
         finally:
-            self._free.put_nowait(client)
+            self._free.put_nowait(transport)
+
+    async def post(self, transport: httpx.AsyncHTTPTransport, url: str, body: dict) -> httpx.Response:
+        """POST ``body`` as JSON (httpx's encoding: compact, UTF-8, no NaN) and read the whole response."""
+        content = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
+        request = httpx.Request("POST", url, headers=self.headers, content=content, extensions={"timeout": self.timeout})
+        response = await transport.handle_async_request(request)
+        try:
+            await response.aread()
+        finally:
+            await response.aclose()
+        return response
 
     async def __aenter__(self) -> ClientPool:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        for client in self._clients:
-            await client.aclose()
+        for transport in self._transports:
+            await transport.aclose()
 
 
 async def post_json(
@@ -143,10 +196,10 @@ async def post_json(
     status: int | None = None
     for attempt in range(retries + 1):
         wait: float | None = None
-        async with pool.slot() as client:
+        async with pool.slot() as transport:
             try:
                 async with asyncio.timeout(timeout):
-                    response = await client.post(url, json=body)
+                    response = await pool.post(transport, url, body)
                     text = response.text
             except (httpx.TransportError, TimeoutError) as error:
                 status, last = None, f"{type(error).__name__}: {scrub(str(error)) or 'no detail'}"

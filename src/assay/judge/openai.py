@@ -467,7 +467,7 @@ class OpenAIJudge:
         """Send ``todo`` concurrently; commit each completion to ``cache`` as it arrives."""
         from tqdm import tqdm
 
-        from assay.judge.http import ClientPool, Outcome, post_json
+        from assay.judge.http import ClientPool, Outcome, env_proxy, post_json
 
         p = self.params
 
@@ -478,7 +478,7 @@ class OpenAIJudge:
         results: dict[str, Outcome] = {}
         show = self.progress and len(todo) > 1 and sys.stderr.isatty()
         with tqdm(total=len(todo), desc=f"judge {p.model}", unit="req", file=sys.stderr, disable=not show) as bar:
-            async with ClientPool(p.concurrency, headers, p.timeout) as pool:
+            async with ClientPool(p.concurrency, headers, p.timeout, proxy=env_proxy(self.url)) as pool:
 
                 async def one(k: str, body: dict) -> None:
                     out = await post_json(pool, self.url, body, timeout=p.timeout, retries=p.retries,

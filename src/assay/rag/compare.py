@@ -74,50 +74,138 @@ class PairingError(AssayError):
 
 
 def read_run(path: str | Path):
-    """Read a run table (Parquet) as a pandas DataFrame, checking the columns a comparison needs.
+    """Read a run table (Parquet) as a pyarrow Table, checking the columns a comparison needs.
 
     Raises:
         MissingArtifact: the file does not exist (run the evaluate stage for that version).
         InputError: a required column is missing or an id repeats.
     """
-    import pandas as pd
+    import pyarrow.parquet as pq
 
     p = Path(path)
     if not p.exists():
         raise MissingArtifact(f"{path}: run table not found (fix: run the evaluate stage for this version first)")
-    df = pd.read_parquet(p)
-    missing = [c for c in REQUIRED if c not in df.columns]
+    table = pq.ParquetFile(p).read()  # pq.read_table would import pandas for nothing
+    missing = [c for c in REQUIRED if c not in table.column_names]
     if missing:
         raise InputError([Problem(str(path), None, None, f"missing column(s) {', '.join(missing)}",
                                   "write run tables with assay.rag.runner.results_table")])
-    repeated = sorted(df["id"][df["id"].duplicated()].unique())
+    repeated = _repeated(_id_array(table))
     if repeated:
         raise InputError([Problem(str(path), None, "id", f"repeated case id(s): {', '.join(repeated[:20])}",
                                   "a run holds one row per case")])
-    return df
+    return table
 
 
 def _name_ids(ids: list[str]) -> str:
     return ", ".join(ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
 
 
-def pair_runs(baseline, candidate, names: tuple[str, str] = ("baseline", "candidate")):
-    """Join two run tables on ``id`` (sorted by id); columns get suffixes ``_b`` and ``_c``.
+def _as_table(run):
+    """A run as a pyarrow Table: a Table as it is, a pandas DataFrame converted (no index)."""
+    import pyarrow as pa
+
+    return run if isinstance(run, pa.Table) else pa.Table.from_pandas(run, preserve_index=False)
+
+
+def _id_array(table):
+    """The ``id`` column as one ``large_string`` array (the type pandas and Parquet readers disagree on)."""
+    import pyarrow as pa
+
+    return table["id"].combine_chunks().cast(pa.large_string())
+
+
+def _increasing(ids) -> bool:
+    """Whether ``ids`` is strictly increasing (sorted, no repeats); an empty or one-row array is."""
+    import pyarrow.compute as pc
+
+    return len(ids) < 2 or pc.all(pc.less(ids.slice(0, len(ids) - 1), ids.slice(1))).as_py()
+
+
+def _repeated(ids) -> list[str]:
+    """The ids that occur more than once, sorted; ``[]`` for a sorted run (one comparison pass)."""
+    import pyarrow.compute as pc
+
+    if _increasing(ids):
+        return []
+    counts = pc.value_counts(ids)
+    return sorted(counts.field("values").filter(pc.greater(counts.field("counts"), 1)).to_pylist())
+
+
+def pair_rows(b_ids, c_ids, names: tuple[str, str] = ("baseline", "candidate")):
+    """Pair two runs' rows by case id: ``(rows_b, rows_c)``, row positions in id order, or ``None``
+    for both when the two id columns are already the same sorted list (what the evaluate stage
+    writes), so the runs pair row by row with no lookup at all.
+
+    The ids are compared as Arrow arrays (hash lookups and sorts in C++), never one Python string
+    at a time.
 
     Raises:
-        PairingError: ids present on one side only, named for each side (up to 20 each).
+        PairingError: ids present on one side only, named for each side (up to 20 each), or an id
+            repeated within a run.
     """
-    b_ids, c_ids = set(baseline["id"]), set(candidate["id"])
-    if b_ids != c_ids:
-        parts = [f"{len(only)} case(s) only in {name}: {_name_ids(sorted(only))}"
-                 for name, only in ((names[0], b_ids - c_ids), (names[1], c_ids - b_ids)) if only]
+    import numpy as np
+    import pyarrow.compute as pc
+
+    if b_ids.equals(c_ids) and _increasing(b_ids):
+        return None, None
+    if len(b_ids) == len(c_ids):
+        at = pc.index_in(b_ids, value_set=c_ids)  # each baseline id's row in the candidate
+        if at.null_count == 0:
+            rows_c = at.to_numpy().astype(np.int64)
+            # every candidate row hit exactly once: no id is missing or repeated on either side
+            if (np.bincount(rows_c, minlength=len(c_ids)) == 1).all():
+                if _increasing(b_ids):
+                    return np.arange(len(b_ids)), rows_c
+                rows_b = pc.sort_indices(b_ids).to_numpy()
+                return rows_b, rows_c[rows_b]
+    only_b = b_ids.filter(pc.invert(pc.is_in(b_ids, value_set=c_ids))).to_pylist()
+    only_c = c_ids.filter(pc.invert(pc.is_in(c_ids, value_set=b_ids))).to_pylist()
+    if only_b or only_c:
+        parts = [f"{len(set(only))} case(s) only in {name}: {_name_ids(sorted(set(only)))}"
+                 for name, only in ((names[0], only_b), (names[1], only_c)) if only]
         raise PairingError(f"compare: the runs hold different cases; {'; '.join(parts)} "
                            "(fix: evaluate both versions on the same data/cases.jsonl)")
-    paired = baseline.merge(candidate, on="id", suffixes=("_b", "_c"))
-    return paired.sort_values("id", kind="stable").reset_index(drop=True)
+    name, ids = next((n, i) for n, i in zip(names, (b_ids, c_ids)) if _repeated(i))
+    raise PairingError(f"compare: {name} repeats case id(s) {_name_ids(_repeated(ids))} "
+                       "(fix: a run holds one row per case)")
 
 
-def compare_runs(baseline, candidate, sides: dict[str, str], method: IntervalMethod = "wilson",
+def _holdout_mask(ids, sides) -> "np.ndarray":
+    """Which of ``ids`` (sorted) are on the holdout side of ``sides`` (a mapping or the split table).
+
+    The split table (columns ``id``, ``side``, sorted by id as the split stage writes it) pairs by
+    position when it holds exactly ``ids``; a mapping is turned into arrays first.
+
+    Raises:
+        PairingError: an id has no side.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(sides, pa.Table):
+        keys, values = _id_array(sides), sides["side"].combine_chunks()
+    else:
+        keys, values = pa.array(list(sides), pa.large_string()), pa.array(list(sides.values()), pa.string())
+    holdout = pc.equal(values, "holdout")
+    if keys.equals(ids):
+        return holdout.to_numpy(zero_copy_only=False)
+    at = pc.index_in(ids, value_set=keys)
+    if at.null_count:
+        unknown = ids.filter(at.is_null()).to_pylist()
+        raise PairingError(f"compare: {len(unknown)} case(s) have no side in the split: {_name_ids(unknown)} "
+                           "(fix: re-run the split stage)")
+    return holdout.take(at).to_numpy(zero_copy_only=False)
+
+
+def _flags(table, name: str):
+    """Column ``name`` as one Arrow boolean array (nulls kept: undefined)."""
+    import pyarrow as pa
+
+    return table[name].combine_chunks().cast(pa.bool_())
+
+
+def compare_runs(baseline, candidate, sides, method: IntervalMethod = "wilson",
                  names: tuple[str, str] = ("baseline", "candidate")) -> tuple[CompareMetrics, dict]:
     """Compare two run tables on the holdout cases; return ``(metrics, report)``.
 
@@ -129,39 +217,54 @@ def compare_runs(baseline, candidate, sides: dict[str, str], method: IntervalMet
     per-metric regressions with ``regressions_n_paired``. ``report`` holds the sorted id lists
     ``better``, ``worse``, ``unchanged``, ``still_failing`` and ``regressed`` per metric.
 
+    Args:
+        baseline, candidate: run tables (pyarrow Tables from :func:`read_run`, or pandas DataFrames).
+        sides: case id -> ``dev``/``holdout``, as a mapping or as the split table (pyarrow, columns
+            ``id`` and ``side``; :func:`assay.data.split.read_split_table`).
+
     Raises:
-        PairingError: the runs hold different cases, or a case has no side in the split.
+        PairingError: the runs hold different cases, an id repeats, or a case has no side in the split.
     """
-    paired = pair_runs(baseline, candidate, names)
-    unknown = sorted(set(paired["id"]) - set(sides))
-    if unknown:
-        raise PairingError(f"compare: {len(unknown)} case(s) have no side in the split: {_name_ids(unknown)} "
-                           "(fix: re-run the split stage)")
-    paired = paired[paired["id"].map(sides) == "holdout"].reset_index(drop=True)
-    ids = paired["id"].to_numpy()
-    pb = paired["passed_b"].to_numpy(dtype=bool)
-    pc = paired["passed_c"].to_numpy(dtype=bool)
-    masks = {"better": ~pb & pc, "worse": pb & ~pc, "unchanged": pb == pc, "still_failing": ~pb & ~pc}
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    baseline, candidate = _as_table(baseline).select(REQUIRED), _as_table(candidate).select(REQUIRED)
+    b_ids = _id_array(baseline)
+    rows_b, rows_c = pair_rows(b_ids, _id_array(candidate), names)
+    if rows_b is not None:
+        baseline, candidate = baseline.take(rows_b), candidate.take(rows_c)
+    holdout = _holdout_mask(_id_array(baseline), sides)
+    baseline, candidate = baseline.filter(holdout), candidate.filter(holdout)
+    ids = _id_array(baseline).to_numpy(zero_copy_only=False)  # one conversion for every id list
+    pb = _flags(baseline, "passed").to_numpy(zero_copy_only=False).astype(bool)
+    pc_ = _flags(candidate, "passed").to_numpy(zero_copy_only=False).astype(bool)
+    masks = {"better": ~pb & pc_, "worse": pb & ~pc_, "unchanged": pb == pc_, "still_failing": ~pb & ~pc_}
     counts = {key: int(mask.sum()) for key, mask in masks.items()}
     both_pass = counts["unchanged"] - counts["still_failing"]
     statistic, p_mcnemar = mcnemar_exact(both_pass, counts["worse"], counts["better"], counts["still_failing"])
     diff, low, high = paired_diff_ci(both_pass, counts["worse"], counts["better"], counts["still_failing"])
+
+    def listed(mask) -> list[str]:
+        return ids[mask].tolist()
+
     regressions, paired_n, regressed = {}, {}, {}
     for metric in NO_REGRESSION:
-        vb, vc = (paired[f"{metric}_{side}"].astype("float64").to_numpy() for side in "bc")  # None -> nan
-        mask = (vb == 1.0) & (vc == 0.0)
+        vb, vc = _flags(baseline, metric), _flags(candidate, metric)
+        # undefined (null) on either side is neither a regression nor comparable
+        mask = pc.fill_null(pc.and_(vb, pc.invert(vc)), False).to_numpy(zero_copy_only=False)
         regressions[metric] = int(mask.sum())
-        paired_n[metric] = int((~np.isnan(vb) & ~np.isnan(vc)).sum())
-        regressed[metric] = ids[mask].tolist()
-    tasks = paired["task_b"].to_numpy()
+        paired_n[metric] = len(vb) - pc.or_(vb.is_null(), vc.is_null()).true_count
+        regressed[metric] = listed(mask)
+    task = pc.index_in(baseline["task"], value_set=pa.array(TASKS, pa.string()))
+    task = pc.fill_null(task, -1).to_numpy(zero_copy_only=False)
     metrics = CompareMetrics(
-        n=len(paired), baseline_pass_rate=rate(pb, method), candidate_pass_rate=rate(pc, method),
+        n=len(ids), baseline_pass_rate=rate(pb, method), candidate_pass_rate=rate(pc_, method),
         diff=finite(diff), diff_ci_low=finite(low), diff_ci_high=finite(high), **counts,
         p_sign=sign_test(counts["better"], counts["worse"]), mcnemar_statistic=statistic, mcnemar_p=p_mcnemar,
-        baseline_by_task={t: rate(pb[tasks == t], method) for t in TASKS},
-        candidate_by_task={t: rate(pc[tasks == t], method) for t in TASKS},
+        baseline_by_task={t: rate(pb[task == i], method) for i, t in enumerate(TASKS)},
+        candidate_by_task={t: rate(pc_[task == i], method) for i, t in enumerate(TASKS)},
         regressions=regressions, regressions_n_paired=paired_n)
-    report = {key: ids[mask].tolist() for key, mask in masks.items()}
+    report = {key: listed(mask) for key, mask in masks.items()}
     report["regressed"] = regressed
     return metrics, report
 

@@ -33,15 +33,20 @@ def _defined(values) -> list[float]:
 def rate(values, method: IntervalMethod) -> Estimate:
     """Share of true values among the defined ones, with its proportion interval.
 
+    A numpy boolean array (every value defined) is counted without a Python loop.
+
     >>> rate([True, None, False, True], "wilson").n
     3
     """
-    x = _defined(values)
-    if not x:
+    if isinstance(values, np.ndarray) and values.dtype == bool:
+        k, n = int(np.count_nonzero(values)), int(values.size)
+    else:
+        x = _defined(values)
+        k, n = int(sum(x)), len(x)
+    if not n:
         return Estimate(value=None, n=0)
-    k = int(sum(x))
-    low, high = proportion_ci(k, len(x), method)
-    return Estimate(value=k / len(x), n=len(x), ci_low=finite(low), ci_high=finite(high))
+    low, high = proportion_ci(k, n, method)
+    return Estimate(value=k / n, n=n, ci_low=finite(low), ci_high=finite(high))
 
 
 def mean_estimate(values) -> Estimate:

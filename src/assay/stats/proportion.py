@@ -11,8 +11,11 @@ the bootstrap, over the binomial is enumerated in tests/test_proportion.py.
 - ``clopper-pearson``: the exact interval from Beta quantiles; coverage is never below the
   nominal level, at the price of a wider interval.
 
-Both come from ``statsmodels.stats.proportion.proportion_confint`` (methods ``wilson`` and
-``beta``), imported on first use.
+``clopper-pearson`` comes from ``statsmodels.stats.proportion.proportion_confint`` (method
+``beta``), imported on first use. ``wilson`` is statsmodels' ``method="wilson"`` formula written
+out here, operation for operation, so it gives the same bits (tests/test_proportion.py checks
+equality, not closeness, against statsmodels): importing statsmodels and scipy.stats took most
+of the run time of every stage that reports a pass rate (benchmarks/bench_stage_imports.py).
 
 >>> low, high = proportion_ci(20, 20)
 >>> round(low, 3), high
@@ -27,6 +30,10 @@ from typing import Literal
 IntervalMethod = Literal["wilson", "clopper-pearson"]
 INTERVAL_METHODS: tuple[str, ...] = ("wilson", "clopper-pearson")
 _STATSMODELS_NAME = {"wilson": "wilson", "clopper-pearson": "beta"}
+# z = -scipy.special.ndtri((1 - level) / 2), what statsmodels' stats.norm.isf gives, for the usual
+# levels; any other level imports scipy.special (tests/test_proportion.py checks the table)
+_Z = {0.8: 1.2815515655446004, 0.9: 1.6448536269514729, 0.95: 1.959963984540054,
+      0.99: 2.5758293035489004, 0.999: 3.2905267314918945}
 
 
 class ProportionError(ValueError):
@@ -64,10 +71,40 @@ def proportion_ci(successes: int, n: int, method: IntervalMethod = "wilson", lev
                               "(need 0 <= successes <= n)")
     if n == 0:
         return (math.nan, math.nan)
-    from statsmodels.stats.proportion import proportion_confint
+    if method == "wilson":
+        low, high = _wilson(int(successes), int(n), level)
+    else:
+        from statsmodels.stats.proportion import proportion_confint
 
-    low, high = proportion_confint(int(successes), int(n), alpha=1 - level, method=_STATSMODELS_NAME[method])
+        low, high = proportion_confint(int(successes), int(n), alpha=1 - level, method=_STATSMODELS_NAME[method])
     # statsmodels leaves a 1e-16 rounding residue at the ends for some (k, n); the ends are exact
     low = 0.0 if successes == 0 else max(0.0, float(low))
     high = 1.0 if successes == n else min(1.0, float(high))
     return (low, high)
+
+
+def critical_z(level: float) -> float:
+    """The two-sided standard normal quantile for ``level``: ``-ndtri((1 - level) / 2)``, as statsmodels computes it.
+
+    >>> critical_z(0.95)
+    1.959963984540054
+    """
+    alpha = (1 - level) / 2.0
+    z = _Z.get(level)
+    if z is None:
+        from scipy.special import ndtri
+
+        z = float(-ndtri(alpha))
+    return z
+
+
+def _wilson(k: int, n: int, level: float) -> tuple[float, float]:
+    """statsmodels' Wilson interval (``proportion_confint(method="wilson")``), the same operations in the same order."""
+    crit = critical_z(level)
+    q = k / n
+    crit2 = crit**2
+    denom = 1 + crit2 / n
+    center = (q + crit2 / (2 * n)) / denom
+    dist = crit * math.sqrt(q * (1.0 - q) / n + crit2 / (4.0 * n**2))
+    dist /= denom
+    return min(max(center - dist, 0.0), 1.0), min(max(center + dist, 0.0), 1.0)
