@@ -12,6 +12,7 @@ from pathlib import Path
 
 from assay.core.io import read_yaml, sha256_file, sha256_tree
 from assay.core.paths import InputPaths
+from assay.queue.snapshot import SNAPSHOT_DIR
 
 SPLIT_TABLE = "data/derived/split.parquet"
 
@@ -23,7 +24,8 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
     SHA-256 at the ``inputs`` paths of params.yaml), ``cases`` (the order-independent dataset hash,
     which needs the cases to validate), ``split`` (the split table), ``run_<version>`` (each run
     table) and ``evaluate_<version>:answers`` (an answers-file version's file, which DVC does not
-    track because a ``foreach`` stage cannot list it). A missing file raises ``OSError`` or an
+    track because a ``foreach`` stage cannot list it) and ``review_<name>:snapshot`` (each review
+    snapshot in ``review.snapshots``, data/reviews/NAME.jsonl). A missing file raises ``OSError`` or an
     :class:`~assay.core.errors.AssayError`; the gate counts it as changed.
     """
     base = Path(root)
@@ -50,4 +52,6 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
         inputs[f"run_{name}"] = lambda n=name: sha256_file(base / "data/derived/runs" / f"{n}.parquet")
         if (settings or {}).get("answers"):
             inputs[f"evaluate_{name}:answers"] = lambda a=settings["answers"]: sha256_file(base / a)
+    for name in (params.get("review") or {}).get("snapshots") or []:
+        inputs[f"review_{name}:snapshot"] = lambda n=name: sha256_file(base / SNAPSHOT_DIR / f"{n}.jsonl")
     return inputs
