@@ -161,14 +161,16 @@ class QueueStore:
         if self.dialect == "sqlite":
             with self._write_lock:
                 if self._sqlite is None:
-                    self._sqlite = self.engine.raw_connection().driver_connection  # kept for the store's life
-                cursor = self._sqlite.cursor()
+                    # checked out of the pool for the store's life: holding the pool's wrapper keeps any
+                    # other caller from being handed this connection
+                    self._sqlite = self.engine.raw_connection()
+                cursor = self._sqlite.driver_connection.cursor()
                 cursor.execute("BEGIN IMMEDIATE")
                 try:
                     yield Transaction(cursor, self.dialect)
                     cursor.execute("COMMIT")
                 except BaseException:
-                    if self._sqlite.in_transaction:
+                    if self._sqlite.driver_connection.in_transaction:
                         cursor.execute("ROLLBACK")
                     raise
             return
