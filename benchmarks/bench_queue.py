@@ -111,12 +111,13 @@ def main() -> None:
             latencies: list[float] = []
             errors: list[str] = []
             threads = [threading.Thread(target=client, args=(port, t, latencies, errors)) for t in tokens]
-            cpu0, start = cpu_seconds(proc.pid), time.perf_counter()
+            cpu0, start, client0 = cpu_seconds(proc.pid), time.perf_counter(), time.process_time()
             for t in threads:
                 t.start()
             for t in threads:
                 t.join()
             elapsed, server_cpu = time.perf_counter() - start, cpu_seconds(proc.pid) - cpu0
+            client_cpu = time.process_time() - client0
         finally:
             proc.terminate()
             proc.wait(20)
@@ -126,6 +127,7 @@ def main() -> None:
     print(f"next+review latency: p50 {np.percentile(ms, 50):.1f} ms, p95 {np.percentile(ms, 95):.1f} ms, "
           f"p99 {np.percentile(ms, 99):.1f} ms, max {ms.max():.1f} ms (target p95 < 50 ms)")
     print(f"server CPU per review (next+review): {1000 * server_cpu / max(len(latencies), 1):.2f} ms; "
+          f"the clients' CPU per review: {1000 * client_cpu / max(len(latencies), 1):.2f} ms; "
           f"load average at the end: {open('/proc/loadavg').read().split()[0]} on {__import__('os').cpu_count()} cores")
 
 

@@ -4,7 +4,8 @@ Usage: ``python stages/review.py NAME``. Reads params ``review.snapshots`` (NAME
 and data/reviews/NAME.jsonl; writes metrics/review/NAME.json (numbers only: n, agreement with its
 Wilson interval, kappa, score gaps with intervals and 0/1 flags, random_fill 0/1) and
 reports/review/NAME.md (the reading, the bias warning for a hard fill, every disagreement with both
-rationales, the snapshot's SHA-256).
+rationales, the snapshot's SHA-256) and reports/provenance/review_NAME.json (input ``snapshot``: the
+snapshot's SHA-256, which the gate recomputes to call the metrics stale).
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import sys
 def main() -> None:
     from assay.core.errors import InputError, Problem
     from assay.artifacts.queue import ReviewMetrics
-    from assay.artifacts.registry import REVIEW
+    from assay.artifacts.provenance import provenance
+    from assay.artifacts.registry import REVIEW, write_record
     from assay.core.io import sha256_file, write_text
     from assay.core.params import load_section
     from assay.queue.report import report_markdown
@@ -29,8 +31,10 @@ def main() -> None:
                                   "add the snapshot name to review.snapshots")])
     path = params.path(name)
     summary = summarize(read_snapshot(path))
-    REVIEW.write(ReviewMetrics(**review_metrics(summary)), name=name)
-    write_text(f"reports/review/{name}.md", report_markdown(summary, {path: sha256_file(path)}))
+    digest = sha256_file(path)
+    write_record(REVIEW, ReviewMetrics(**review_metrics(summary)),
+                 provenance(settings={"name": name, "fill": summary["queue"]["fill"]}, snapshot=digest), name=name)
+    write_text(f"reports/review/{name}.md", report_markdown(summary, {path: digest}))
 
 
 if __name__ == "__main__":

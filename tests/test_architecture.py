@@ -88,6 +88,7 @@ def test_dvc_yaml_declares_every_registered_metrics_and_provenance_file():
         for f in fields:
             expected.add(artifact.relpath(**f))
             expected.add(PROVENANCE.relpath(stage=provenance_stage(artifact, **f)))
+    expected |= {PROVENANCE.relpath(stage=provenance_stage(REVIEW, name=n)) for n in params["review"]["snapshots"]}
     assert expected - declared == set()
     metrics_declared = {p for p in declared if p.startswith("metrics/")}
     registered = {p for p in expected if p.startswith("metrics/")} | {TRAINING.relpath()}

@@ -232,7 +232,10 @@ def test_sources_parse_and_hold_planted_copies(cases):
 
 def test_plan_follows_the_schema_and_guards_high_cost_failures():
     plan = yaml.safe_load((DATA / "plan.yaml").read_text(encoding="utf-8"))
-    assert set(plan) == {"task", "dataset", "failures", "metrics", "release_rule"}
+    assert set(plan) == {"task", "dataset", "failures", "metrics", "release_rule", "review_agreement"}
+    # the judge must agree with the reviewers of the demo's review queue (a random fill) on 0.6, read on
+    # the lower bound of the interval
+    assert plan["review_agreement"] == {"queues": ["demo"], "min_agreement": 0.6, "use": "lower_bound"}
     assert plan["dataset"]["path"] == "data/cases.jsonl"
     metrics = {m["name"]: m for m in plan["metrics"]}
     assert set(metrics) <= METRIC_NAMES

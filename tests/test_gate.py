@@ -1,11 +1,17 @@
 """Gate rules in process: thresholds on the holdout (unrounded), undefined and thin metrics,
 no-regression, judge usability with the record's own reasons, freshness, and exit codes."""
 
+import pytest
+
 from assay.artifacts.estimate import Estimate
 from assay.artifacts.judge import AgreementMetrics, CalibrationMetrics
 from assay.artifacts.rag import CompareMetrics, RagMetrics, SideMetrics
-from assay.data.plan import Plan
-from assay.release.checks import Check, GateParams, checks_table, exit_code, freshness_checks, judge_checks, metric_checks
+from assay.artifacts.queue import ReviewMetrics
+from assay.data.plan import Plan, ReviewAgreement
+from assay.release.checks import (Check, GateParams, checks_table, exit_code, freshness_checks, judge_checks, metric_checks,
+                                  review_agreement_checks)
+
+from conftest import hand_wilson
 
 PLAN = Plan.model_validate({
     "task": "t", "dataset": {"path": "data/cases.jsonl"}, "release_rule": "r",
@@ -111,3 +117,66 @@ def test_a_file_specific_input_wins_over_the_plain_name():
     checks = freshness_checks(recorded, {"evaluate_mine:answers": lambda: "new"})
     assert [(c.name, c.status, c.detail) for c in checks] == [
         ("fresh evaluate_mine", "stale", "changed since the last run: answers")]
+
+
+# ---- judge vs reviewers: the plan's review_agreement ------------------------------------------------
+
+def review(agreed: int, decided: int, random_fill: bool = True, synthetic: bool = False) -> ReviewMetrics:
+    """A review queue's metrics with ``agreed`` of ``decided`` and its Wilson interval (hand formula, conftest)."""
+    low, high = hand_wilson(agreed, decided) if decided else (None, None)
+    return ReviewMetrics(n=decided, n_items=decided, n_pair_reviews=decided, n_decided=decided, agreed=agreed,
+                         agreement=agreed / decided if decided else None, agreement_ci_low=low, agreement_ci_high=high,
+                         kappa=None, excluded_human_tie=0, excluded_judge_tie=0, excluded_judge_silent=0,
+                         n_disagreements=decided - agreed, n_gaps_flagged=0, random_fill=int(random_fill),
+                         synthetic=int(synthetic), score_gap={})
+
+
+def requirement(queues=("rand",), minimum=0.6, use="lower_bound") -> ReviewAgreement:
+    return ReviewAgreement(queues=list(queues), min_agreement=minimum, use=use)
+
+
+def test_no_requirement_in_the_plan_asks_nothing():
+    assert review_agreement_checks(None, {"rand": review(1, 10)}, ["rand"]) == []
+
+
+def test_the_lower_bound_decides_by_default_and_the_estimate_only_when_the_plan_says_so():
+    # 9 of 11 (the demo): 0.818, Wilson lower bound 0.5230 (hand formula; statsmodels agrees in test_queue_results)
+    reviews = {"rand": review(9, 11)}
+    [conservative] = review_agreement_checks(requirement(), reviews, ["rand"])
+    assert conservative.status == "fail" and conservative.value == pytest.approx(hand_wilson(9, 11)[0])
+    assert conservative.detail == "lower bound 0.523 of agreement 0.818 (9 of 11 decided) is below the minimum 0.6"
+    assert conservative.threshold == 0.6 and exit_code([conservative]) == 1
+    [point] = review_agreement_checks(requirement(use="estimate"), reviews, ["rand"])
+    assert point.status == "pass" and point.value == pytest.approx(9 / 11)
+    # 90 of 110 has the same estimate and a lower bound of 0.7371: enough evidence for 0.6
+    [many] = review_agreement_checks(requirement(), {"rand": review(90, 110)}, ["rand"])
+    assert many.status == "pass" and many.detail.endswith("(90 of 110 decided) meets the minimum 0.6")
+
+
+def test_a_hard_fill_is_never_evidence_however_high_its_agreement():
+    [hard] = review_agreement_checks(requirement(["hard"], minimum=0.5), {"hard": review(100, 100, random_fill=False)},
+                                     ["hard"])
+    assert hard.status == "fail" and exit_code([hard]) == 1
+    assert "never evidence of overall agreement" in hard.detail and "biased low by design" in hard.detail
+    assert "only a uniform random sample can" in hard.detail and "--fill random" in hard.detail
+    # a random queue beside it passes on its own; the hard one still fails, so the gate does
+    checks = review_agreement_checks(requirement(["rand", "hard"], minimum=0.5),
+                                     {"rand": review(95, 100), "hard": review(100, 100, random_fill=False)}, ["rand", "hard"])
+    assert [(c.name, c.status) for c in checks] == [("judge vs reviewers (rand)", "pass"), ("judge vs reviewers (hard)", "fail")]
+
+
+def test_unlisted_absent_unusable_and_undecided_queues():
+    checks = review_agreement_checks(requirement(["gone", "absent", "old", "broken", "ties"]),
+                                     {"absent": None, "old": review(95, 100), "broken": None, "ties": review(0, 0)},
+                                     ["absent", "old", "broken", "ties"],
+                                     {"old": ("stale", "data/reviews/old.jsonl changed"), "broken": ("missing", "not JSON")})
+    assert [(c.name.split("(")[1].rstrip(")"), c.status) for c in checks] == [
+        ("gone", "missing"), ("absent", "missing"), ("old", "stale"), ("broken", "missing"), ("ties", "fail")]
+    assert "not in review.snapshots" in checks[0].detail and checks[1].detail.startswith("metrics/review/absent.json not found")
+    assert checks[4].detail.startswith("no item that both the reviewers and the judge decided") and checks[4].value is None
+    assert exit_code(checks) == 2
+
+
+def test_synthetic_reviews_are_labelled_in_the_detail():
+    [check] = review_agreement_checks(requirement(), {"rand": review(95, 100, synthetic=True)}, ["rand"])
+    assert check.status == "pass" and check.detail.endswith("(synthetic reviews: demo data, not people)")

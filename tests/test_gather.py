@@ -20,13 +20,15 @@ DEMO_CHECKS = {
     "no regression on answer_correct": "fail",
     "human agreement": "pass",
     "judge calibration": "fail",
+    # data/plan.yaml asks for 0.6 on the lower bound; the demo queue has 9 of 11 decided (bound 0.523)
+    "judge vs reviewers (demo)": "fail",
 }
 # data/derived/ is not committed (DVC rebuilds it), so the outputs that recorded the split table or a
 # run table count as stale in the copy; every other output matches its committed inputs.
 FRESHNESS = {
     "fresh agreement": "pass", "fresh compare": "stale", "fresh evaluate_baseline": "stale",
     "fresh evaluate_candidate": "stale", "fresh leakage": "pass", "fresh plan": "pass", "fresh sensitivity": "pass",
-    "fresh split": "pass", "fresh validate": "pass", "fresh judge calibration": "pass",
+    "fresh split": "pass", "fresh validate": "pass", "fresh judge calibration": "pass", "fresh review_demo": "pass",
     "fresh probe": "pass", "fresh calibrate": "pass",
 }
 
@@ -114,3 +116,75 @@ def test_gather_does_not_depend_on_the_working_directory(committed_repo, tmp_pat
     monkeypatch.chdir(tmp_path / "elsewhere")
     checks, _ = gather(committed_repo)
     assert statuses(checks) == {**DEMO_CHECKS, **FRESHNESS}
+
+
+# ---- judge vs reviewers (the plan's review_agreement) on the committed demo --------------------------
+
+def set_requirement(repo, block: str | None) -> None:
+    """Replace the plan's review_agreement block (``None`` removes it)."""
+    import yaml
+
+    plan = repo / "data" / "plan.yaml"
+    data = yaml.safe_load(plan.read_text(encoding="utf-8"))
+    data.pop("review_agreement", None)
+    if block is not None:
+        data["review_agreement"] = yaml.safe_load(block)
+    plan.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+
+
+def test_the_demo_queue_is_read_conservatively(repo):
+    checks, ev = gather(repo)
+    row = {c.name: c for c in checks}["judge vs reviewers (demo)"]
+    # 9 of 11 decided: estimate 0.818, Wilson lower bound 0.523 < 0.6 (hand formula in conftest)
+    assert row.value == pytest.approx(hand_wilson(9, 11)[0], abs=1e-12) and row.threshold == 0.6
+    assert row.detail.startswith("lower bound 0.523 of agreement 0.818 (9 of 11 decided) is below the minimum 0.6")
+    assert ev.reviews["demo"].n_decided == 11 and ev.review_use == "lower_bound"
+    set_requirement(repo, "{queues: [demo], min_agreement: 0.6, use: estimate}")
+    checks, _ = gather(repo)
+    assert statuses(checks)["judge vs reviewers (demo)"] == "pass"
+
+
+def test_an_edited_snapshot_makes_the_agreement_stale(repo):
+    snapshot = repo / "data" / "reviews" / "demo.jsonl"
+    snapshot.write_text(snapshot.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+    checks, _ = gather(repo)
+    found = {c.name: c for c in checks}
+    assert found["judge vs reviewers (demo)"].status == "stale" and found["fresh review_demo"].status == "stale"
+    assert found["judge vs reviewers (demo)"].detail == ("data/reviews/demo.jsonl changed since metrics/review/demo.json "
+                                                         "was computed: run dvc repro")
+
+
+def test_absent_broken_and_unlisted_review_metrics_are_missing(repo):
+    metrics = repo / "metrics" / "review" / "demo.json"
+    text = metrics.read_text(encoding="utf-8")
+    metrics.unlink()
+    assert statuses(gather(repo)[0])["judge vs reviewers (demo)"] == "missing"
+    metrics.write_text('{"agreement": "high"}\n', encoding="utf-8")
+    row = {c.name: c for c in gather(repo)[0]}["judge vs reviewers (demo)"]
+    assert row.status == "missing" and "metrics/review/demo.json" in row.detail
+    metrics.write_text(text, encoding="utf-8")
+    (repo / "reports" / "provenance" / "review_demo.json").unlink()
+    row = {c.name: c for c in gather(repo)[0]}["judge vs reviewers (demo)"]
+    assert row.status == "missing" and "provenance" in row.detail
+    set_requirement(repo, "{queues: [elsewhere], min_agreement: 0.6}")
+    row = {c.name: c for c in gather(repo)[0]}["judge vs reviewers (elsewhere)"]
+    assert row.status == "missing" and "not in review.snapshots" in row.detail
+
+
+def test_only_hard_fill_evidence_fails_with_the_reason(repo):
+    metrics = repo / "metrics" / "review" / "demo.json"
+    data = json.loads(metrics.read_text(encoding="utf-8"))
+    data.update(random_fill=0)
+    metrics.write_text(json.dumps(data), encoding="utf-8")
+    set_requirement(repo, "{queues: [demo], min_agreement: 0.5, use: estimate}")  # 0.818 would meet it
+    checks, _ = gather(repo)
+    row = {c.name: c for c in checks}["judge vs reviewers (demo)"]
+    assert row.status == "fail" and row.detail.startswith("hard-fill queue, never evidence of overall agreement")
+    assert "cannot estimate how often the judge agrees overall" in row.detail
+
+
+def test_a_plan_without_the_requirement_asks_nothing(repo):
+    set_requirement(repo, None)
+    checks, ev = gather(repo)
+    assert not any(c.name.startswith("judge vs reviewers") for c in checks) and ev.review_queues == []
+    assert "fresh review_demo" not in statuses(checks)

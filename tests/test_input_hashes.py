@@ -48,8 +48,9 @@ def test_hashes_restated_and_as_the_committed_stages_recorded_them(committed_rep
     data = committed_repo / "data"
     assert set(inputs) == {"plan", "cases_file", "corpus", "sources", "pairs", "guidelines", "split", "cases",
                            "labels", "prompt", "run_baseline", "run_candidate", "evaluate_baseline:source",
-                           "evaluate_candidate:source"}
+                           "evaluate_candidate:source", "review_demo:snapshot"}
     expected = {"plan": file_sha(data / "plan.yaml"), "cases_file": file_sha(data / "cases.jsonl"),
+                "review_demo:snapshot": file_sha(data / "reviews" / "demo.jsonl"),
                 "corpus": tree_sha(data / "corpus"), "sources": tree_sha(data / "sources"),
                 "pairs": file_sha(data / "pairs.jsonl"), "guidelines": file_sha(data / "guidelines.md"),
                 "cases": "8e0aad3692f207862b6ea4ead7f019da35e6aa75c737bbed086924ce8f1c18ab"}  # test_dataset.py
@@ -60,6 +61,7 @@ def test_hashes_restated_and_as_the_committed_stages_recorded_them(committed_rep
     # is the SHA-256 of its bytes; the label set's hash is order-independent (test_calibration restates it)
     assert inputs["prompt"]() == file_sha(data / "prompts" / "pairwise_v2.md") == recorded("probe")["prompt"]
     assert inputs["labels"]() == recorded("probe")["labels"] == recorded("calibrate")["labels"]
+    assert recorded("review_demo") == {"snapshot": expected["review_demo:snapshot"]}
 
 
 def test_paths_come_from_the_inputs_params(committed_repo, elsewhere):

@@ -106,3 +106,16 @@ def test_out_of_range_threshold_names_its_line(tmp_path):
     line = next(i for i, ln in enumerate(path.read_text().splitlines(), 1) if "threshold: -1" in ln)
     assert str(err.value).startswith(f"{path}:{line}: field 'metrics.0.threshold': threshold -1.0 is outside the range "
                                      "of a correctness metric, [0, 1]")
+
+
+def test_review_agreement_is_optional_conservative_by_default_and_validated(tmp_path):
+    assert plan().review_agreement is None
+    r = plan(review_agreement={"queues": ["demo"], "min_agreement": 0.6}).review_agreement
+    assert (r.queues, r.min_agreement, r.use) == (["demo"], 0.6, "lower_bound")
+    data = {**GOOD, "review_agreement": {"queues": [], "min_agreement": 1.5, "use": "mean"}}
+    path = tmp_path / "plan.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        load_plan(path)
+    fields = [line.split("field '")[1].split("'")[0] for line in str(err.value).splitlines()]
+    assert fields == ["review_agreement.queues", "review_agreement.min_agreement", "review_agreement.use"]

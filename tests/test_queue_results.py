@@ -10,9 +10,9 @@ from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
 from assay.queue.items import JudgeOpinion
-from assay.queue.results import AgreementEvidence, agreement_evidence, agreement_reading, review_metrics, summarize
+from assay.artifacts.queue import ReviewMetrics
+from assay.queue.results import AgreementEvidence, agreement_reading, review_metrics, summarize
 from assay.queue.snapshot import QueueMeta, ReviewRow, Snapshot
-from assay.core.io import write_json
 
 CRITERIA = ["correctness", "helpfulness", "tone", "format"]
 
@@ -89,16 +89,22 @@ def test_small_gap_is_not_flagged_and_no_judge_scores_give_nan():
     assert none["n"] == 0 and math.isnan(none["gap"]) and none["flag"] == 0
 
 
-def test_metrics_are_numbers_only_and_the_gate_never_accepts_a_hard_fill(tmp_path):
+def test_metrics_are_numbers_only_and_the_gate_never_accepts_a_hard_fill():
     rows = [row(i, "a", "a") for i in range(9)] + [row(9, "a", "b")]
     for fill, random_fill in (("random", True), ("hard", False)):
         m = review_metrics(summarize(snap(rows, fill)))
         flat = [v for v in m.values() if not isinstance(v, dict)] + [x for g in m["score_gap"].values() for x in g.values()]
         assert all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in flat)
         assert m["random_fill"] == int(random_fill)
-        write_json(tmp_path / f"{fill}.json", m)
-        evidence = agreement_evidence(tmp_path / f"{fill}.json")
+        evidence = AgreementEvidence.from_metrics(ReviewMetrics(**m))
         assert evidence.agreement == pytest.approx(0.9) and evidence.random_fill is random_fill
-        assert evidence.supports(0.8)[0] is random_fill
-    assert "hard-fill" in AgreementEvidence(0.95, 0.8, 1.0, 50, False).supports(0.5)[1]
-    assert AgreementEvidence(0.7, 0.6, 0.8, 50, True).supports(0.8)[0] is False
+        # 9 of 10: Wilson lower bound 0.5958 (statsmodels), so 0.5 is met on the bound and 0.8 only on the estimate
+        assert evidence.ci_low == pytest.approx(0.5958, abs=1e-4)
+        assert evidence.supports(0.5)[0] is random_fill
+        assert evidence.supports(0.8)[0] is False
+        assert evidence.supports(0.8, "estimate")[0] is random_fill
+    ok, why = AgreementEvidence(0.95, 0.8, 1.0, 50, False, 48).supports(0.5)
+    assert not ok and why.startswith("hard-fill queue, never evidence of overall agreement: a hard fill picks the items")
+    assert AgreementEvidence(0.7, 0.6, 0.8, 50, True, 35).supports(0.8, "estimate")[0] is False
+    nothing = AgreementEvidence(math.nan, math.nan, math.nan, 0, True, 0).supports(0.0)
+    assert nothing == (False, "no item that both the reviewers and the judge decided (ties on either side are left out)")

@@ -40,8 +40,8 @@ def test_migrations_bring_an_old_database_to_the_latest_version(db_url):
     engine.dispose()
     store = open_store(db_url)  # a newer assay opens the older database
     with store.read() as conn:
-        assert schema.current_version(conn) == schema.LATEST == 2
-    assert "ix_slots_claim" in {i["name"] for i in inspect(store.engine).get_indexes("slots")}
+        assert schema.current_version(conn) == schema.LATEST == 3
+    assert {"ix_slots_claim", "ix_slots_holder"} <= {i["name"] for i in inspect(store.engine).get_indexes("slots")}
     assert open_store(db_url) is not None  # opening again applies nothing and does not fail
 
 
@@ -173,3 +173,47 @@ def test_concurrent_claims_in_process_never_share_an_item(store):
 
 def test_store_is_a_queue_store(store):
     assert isinstance(store, QueueStore) and store.dialect in ("sqlite", "postgresql")
+
+
+def test_the_sqlite_hot_path_connection_is_never_lent_to_another_caller(tmp_path):
+    # next and review share one SQLite connection under the write lock; were it back in the pool, a
+    # reader could be handed it mid-transaction. The pool is first-in first-out and held one idle
+    # connection before the hot path took its own, so a leaked one would be the next reader's.
+    import gc
+
+    store = open_store(str(tmp_path / "q.sqlite"))
+    make_queue(store, n=2)
+    item = claim(store, "q", "ana")
+    gc.collect()
+    hot = store._sqlite.driver_connection
+    for _ in range(3):
+        with store.read() as conn:
+            assert conn.connection.driver_connection is not hot
+    save_review(store, "q", item["item_id"], "ana", body())
+    assert store.counts("q")["reviewed"] == 1
+    store.engine.dispose()
+
+
+def test_take_next_and_save_check_the_token_in_their_transaction(store):
+    from assay.queue.errors import NotAllowed
+    from assay.queue.leases import NOT_JSON, Unauthenticated, save, take_next
+
+    make_queue(store, n=2)
+    make_queue(store, name="other", n=1)
+    ana, coord = store.issue_token("reviewer", "q", "ana"), store.issue_token("coordinator")
+    for token in (None, "", "not-a-token"):
+        with pytest.raises(Unauthenticated):
+            take_next(store, token, "q")
+        with pytest.raises(Unauthenticated):
+            save(store, token, "x", body())
+    with pytest.raises(NotAllowed, match="only a reviewer"):
+        take_next(store, coord, "q")
+    with pytest.raises(NotAllowed, match="your token is for queue 'q', not 'other'"):
+        take_next(store, ana, "other")
+    item = take_next(store, ana, "q")
+    with pytest.raises(ReviewInvalid, match="field 'body': not valid JSON"):
+        save(store, ana, item["item_id"], NOT_JSON)
+    assert take_next(store, ana, "q")["item_id"] == item["item_id"]  # still held, nothing saved
+    assert set(save(store, ana, item["item_id"], body())["models"].values()) == {MODEL_A, MODEL_B}
+    with pytest.raises(ReviewConflict, match="already reviewed by ana"):
+        save(store, ana, item["item_id"], body())

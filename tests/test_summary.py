@@ -72,3 +72,21 @@ def test_a_holdout_judged_too_often_is_flagged(evidence):
     assert ev.params.max_holdout_looks == 5
     assert "It is being tuned on" not in summary_markdown(ev, checks, holdout_looks=5)
     assert "**It is being tuned on: its figures overstate" in summary_markdown(ev, checks, holdout_looks=6)
+
+
+def test_the_judge_vs_reviewers_section_and_row(evidence):
+    checks, ev = evidence
+    page = summary_markdown(ev, checks, holdout_looks=1)
+    # the demo queue: 9 of 11 decided agree (ties left out), 30 reviews, random fill, synthetic
+    assert (f"| demo | random, synthetic | {ci_text(9, 11)} | 11 | {num_text(ev.reviews['demo'].kappa)} | 30 |") in page
+    assert "Required: agreement over items both decided of at least 0.600 on the lower end of its 95% interval" in page
+    assert ("| judge vs reviewers (demo) | fail | lower bound 0.523 of agreement 0.818 (9 of 11 decided) is below the "
+            "minimum 0.6 (synthetic reviews: demo data, not people) |") in page
+    ev.reviews["demo"] = None
+    assert "| demo | missing | | | | |" in summary_markdown(ev, checks)
+    ev.review_queues = []
+    assert "The plan does not ask for the judge's agreement with reviewers" in summary_markdown(ev, checks)
+
+
+def num_text(x: float) -> str:
+    return f"{x:.3f}"

@@ -92,8 +92,29 @@ class DatasetRef(BaseModel):
     description: str = ""
 
 
+class ReviewAgreement(BaseModel):
+    """The plan's optional ``review_agreement``: how often the judge must agree with people, per queue.
+
+    ``queues`` names review snapshots (``data/reviews/NAME.jsonl``, listed in ``review.snapshots``);
+    each must be a **random** fill, because only a uniform sample estimates the judge's overall
+    agreement. ``min_agreement`` is the least agreement (over items both decided) the gate accepts.
+    ``use``: ``lower_bound`` (the default, conservative, like the judge's usability rule) compares
+    the lower end of the 95% Wilson interval, so 9 of 11 (0.818, lower bound 0.523) does not yet
+    show 0.6; ``estimate`` compares the point estimate.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    queues: list[str] = Field(min_length=1)
+    min_agreement: float = Field(ge=0, le=1)
+    use: Literal["lower_bound", "estimate"] = "lower_bound"
+
+
 class Plan(BaseModel):
-    """The whole evaluation plan (``data/plan.yaml``)."""
+    """The whole evaluation plan (``data/plan.yaml``).
+
+    ``review_agreement`` (optional): the judge-versus-people agreement the release requires from
+    random-fill review queues (:class:`ReviewAgreement`); absent, the gate does not ask for it.
+    """
 
     model_config = ConfigDict(extra="forbid")
     task: str = Field(min_length=1)
@@ -101,6 +122,7 @@ class Plan(BaseModel):
     failures: list[Failure] = Field(min_length=1)
     metrics: list[Metric] = Field(min_length=1)
     release_rule: str = Field(min_length=1)
+    review_agreement: ReviewAgreement | None = None
 
     def metric(self, name: str) -> Metric | None:
         """The metric called ``name``, or ``None``."""
@@ -198,7 +220,14 @@ def plan_markdown(plan: Plan, problems: list[str]) -> str:
     lines += ["", "## Metrics", "", "| metric | family | gate | threshold | direction | no regression |", "|---|---|---|---:|---|---|"]
     lines += [f"| {m.name} | {m.family} | {m.gate} | {'—' if m.threshold is None else m.threshold} | {m.direction} | "
               f"{'yes' if m.no_regression else 'no'} |" for m in plan.metrics]
-    lines += ["", "## Release rule", "", plan.release_rule.strip(), "", "## Problems", ""]
+    lines += ["", "## Release rule", "", plan.release_rule.strip(), ""]
+    if (r := plan.review_agreement) is not None:
+        bound = "the lower end of its 95% interval" if r.use == "lower_bound" else "its point estimate"
+        lines += ["## Judge agreement with reviewers", "",
+                  f"The judge must agree with the reviewers on at least {r.min_agreement:g} of the items both decided, "
+                  f"read on {bound}, in each random-fill review queue: {', '.join(r.queues)}. "
+                  "A hard-fill queue is never accepted as this evidence.", ""]
+    lines += ["## Problems", ""]
     lines += [f"- {p}" for p in problems] or [
         "None: every failure names a known metric and every high-cost failure is guarded by a blocking metric."]
     return "\n".join(lines) + "\n"

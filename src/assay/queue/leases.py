@@ -9,13 +9,21 @@ transaction; a saved review is final (a second save is a :class:`~assay.queue.er
 Why this is correct under concurrency:
 
 - SQLite: every claim and save runs in ``BEGIN IMMEDIATE``, so writers are serialised and each
-  sees the previous one's commit; the select-then-update cannot interleave.
-- PostgreSQL (READ COMMITTED): the claim selects a free slot ``FOR UPDATE SKIP LOCKED``, so two
-  claims never lock the same row, and the row's condition is re-checked on the newest version once
-  locked. With ``LIMIT`` such a re-check can come back empty while other slots are free; the claim
-  then looks again (bounded) before answering "nothing left".
-- On both, ``reviews`` is unique per slot and per (item, reviewer), and the slot update requires
-  ``done = 0``: even a logic slip could not store a double review.
+  sees the previous one's commit; nothing can interleave.
+- PostgreSQL (READ COMMITTED): the claim is one ``UPDATE ... WHERE id = (SELECT ... FOR UPDATE
+  SKIP LOCKED) RETURNING``, so two claims never lock the same row, and the row's condition is
+  re-checked on the newest version once locked (and again by the outer ``WHERE``). With ``LIMIT``
+  such a re-check can come back empty while other slots are free; the claim then looks again
+  (bounded) before answering "nothing left".
+- Saving marks the slot done with one ``UPDATE ... RETURNING`` whose ``WHERE`` requires the
+  saver's live lease and ``done = 0``; PostgreSQL re-checks it after waiting for a concurrent save
+  of the same slot, so only one of two racing saves gets the row.
+- On both, ``reviews`` is unique per slot and per (item, reviewer): even a logic slip could not
+  store a double review.
+
+Both run as plain SQL in one transaction (:meth:`~assay.queue.store.QueueStore.transaction`);
+:func:`take_next` and :func:`save` also check the bearer token in that same transaction, so a
+request is one lock, one ``BEGIN`` and one ``COMMIT``.
 
 A reviewer never holds two slots of one item, and a reviewer who asks again while holding a live
 lease gets the same item back (a page reload does not leak leases).
@@ -27,22 +35,31 @@ import json
 from datetime import datetime, timezone
 from functools import lru_cache
 
-from sqlalchemy import and_, bindparam, exists, or_, select
-from sqlalchemy.exc import IntegrityError
-
-from assay.queue import schema as s
-from assay.queue.errors import ReviewConflict, UnknownQueue
-from assay.queue.review import reveal, shown_item, validate_review
+from assay.queue.errors import NotAllowed, ReviewConflict, UnknownQueue
+from assay.queue.review import ReviewInvalid, reveal, shown_item, validate_review
 from assay.queue.rubric import Rubric, parse_rubric
-from assay.queue.store import QueueStore
+from assay.queue.store import Principal, QueueStore, Transaction
 
 DEFAULT_LEASE_SECONDS = 600.0
 _CLAIM_TRIES = 8
 
 
+class Unauthenticated(Exception):
+    """No valid bearer token (the web app answers 401)."""
+
+
+#: A request body that is not JSON: :func:`save` refuses it (422) once the token is checked.
+NOT_JSON = object()
+
+
 @lru_cache(maxsize=64)
 def _rubric(text: str) -> Rubric:
     return parse_rubric(text, "queue rubric")
+
+
+@lru_cache(maxsize=64)
+def _public_rubric(text: str) -> list[dict]:
+    return _rubric(text).public()
 
 
 def iso(ts: float) -> str:
@@ -54,35 +71,32 @@ def iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{int(ts * 1000) % 1000:03d}Z"
 
 
-# Statements are built once with bound parameters: building SQLAlchemy expressions per request
-# costs more CPU than running them on SQLite.
-_OTHER = s.slots.alias("other")
-_MINE_ELSEWHERE = exists().where(and_(_OTHER.c.item_id == s.slots.c.item_id, _OTHER.c.id != s.slots.c.id,
-                                      _OTHER.c.reviewer == bindparam("reviewer"),
-                                      or_(_OTHER.c.done == 1, _OTHER.c.lease_until > bindparam("now"))))
-_FREE = (select(s.slots.c.id, s.slots.c.item_id)
-         .where(s.slots.c.queue == bindparam("queue"), s.slots.c.done == 0,
-                or_(s.slots.c.lease_until.is_(None), s.slots.c.lease_until <= bindparam("now")), ~_MINE_ELSEWHERE)
-         .order_by(s.slots.c.position, s.slots.c.slot).limit(1))
-_FREE_LOCKED = _FREE.with_for_update(skip_locked=True, of=s.slots)
-_HELD = (select(s.slots.c.id, s.slots.c.item_id, s.slots.c.lease_until)
-         .where(s.slots.c.queue == bindparam("queue"), s.slots.c.reviewer == bindparam("reviewer"),
-                s.slots.c.done == 0, s.slots.c.lease_until > bindparam("now"))
-         .order_by(s.slots.c.position).limit(1))
-# (update statements may not reuse a column's name as a bind name)
-_LEASE = (s.slots.update().where(s.slots.c.id == bindparam("b_slot"))
-          .values(reviewer=bindparam("b_reviewer"), lease_until=bindparam("b_until")))
-_RUBRIC = select(s.queues.c.rubric_text).where(s.queues.c.name == bindparam("queue"))
-_RUBRIC_SHARED = _RUBRIC.with_for_update(read=True)
-_ITEM = (select(s.items.c.kind, s.items.c.swap, s.items.c.payload, s.items.c.queue)
-         .where(s.items.c.id == bindparam("item_id")))
-_REVIEWED = select(s.reviews.c.id).where(s.reviews.c.item_id == bindparam("item_id"),
-                                         s.reviews.c.reviewer == bindparam("reviewer"))
-_MY_SLOT = (select(s.slots.c.id).where(s.slots.c.item_id == bindparam("item_id"),
-                                       s.slots.c.reviewer == bindparam("reviewer"), s.slots.c.done == 0,
-                                       s.slots.c.lease_until > bindparam("now")).with_for_update())
-_DONE = (s.slots.update().where(s.slots.c.id == bindparam("b_slot"), s.slots.c.done == 0,
-                                s.slots.c.reviewer == bindparam("b_reviewer")).values(done=1))
+# Plain SQL with :name parameters (PostgreSQL gets %(name)s); ``{lock}`` parts are PostgreSQL-only.
+_FREE_WHERE = """s.queue = :queue AND s.done = 0 AND (s.lease_until IS NULL OR s.lease_until <= :now)
+  AND NOT EXISTS (SELECT 1 FROM slots o WHERE o.item_id = s.item_id AND o.id <> s.id AND o.reviewer = :reviewer
+                  AND (o.done = 1 OR o.lease_until > :now))"""
+_FREE = f"SELECT s.id FROM slots s WHERE {_FREE_WHERE} ORDER BY s.position, s.slot LIMIT 1"
+_LEASE = f"""UPDATE slots SET reviewer = :reviewer, lease_until = :until
+WHERE id = (SELECT s.id FROM slots s WHERE {_FREE_WHERE} ORDER BY s.position, s.slot LIMIT 1{{lock}})
+  AND done = 0 AND (lease_until IS NULL OR lease_until <= :now)
+RETURNING item_id"""
+# (no ORDER BY: a reviewer holds at most one live lease, since next returns it before leasing another;
+# with one, SQLite would walk the claim index over every open slot instead of ix_slots_holder)
+_HELD = """SELECT item_id, lease_until FROM slots
+WHERE queue = :queue AND reviewer = :reviewer AND done = 0 AND lease_until > :now LIMIT 1"""
+_QUEUE = "SELECT 1 FROM queues WHERE name = :queue"
+# the item with its queue's rubric; saving holds the queue row shared, so the rubric cannot change under it
+_ITEM = """SELECT i.kind, i.swap, i.payload, i.queue, q.rubric_text FROM items i JOIN queues q ON q.name = i.queue
+WHERE i.id = :item_id{lock}"""
+_DONE = """UPDATE slots SET done = 1
+WHERE item_id = :item_id AND reviewer = :reviewer AND done = 0 AND lease_until > :now RETURNING id"""
+_REVIEWED = "SELECT 1 FROM reviews WHERE item_id = :item_id AND reviewer = :reviewer"
+_INSERT = """INSERT INTO reviews (slot_id, item_id, queue, reviewer, choice, scores, correction, note, saved_at)
+VALUES (:slot_id, :item_id, :queue, :reviewer, :choice, :scores, :correction, :note, :saved_at)"""
+
+_SQL = {dialect: {"lease": _LEASE.format(lock=" FOR UPDATE OF s SKIP LOCKED" if pg else ""),
+                  "item": _ITEM.format(lock=""), "item_shared": _ITEM.format(lock=" FOR SHARE OF q" if pg else "")}
+        for dialect, pg in (("sqlite", False), ("postgresql", True))}
 
 
 def claim(store: QueueStore, queue: str, reviewer: str, lease_seconds: float = DEFAULT_LEASE_SECONDS) -> dict | None:
@@ -95,30 +109,45 @@ def claim(store: QueueStore, queue: str, reviewer: str, lease_seconds: float = D
     Raises:
         UnknownQueue: no such queue.
     """
-    now = store.clock()
-    pg = store.dialect == "postgresql"
-    with store.write() as conn, conn.begin():
-        qrow = conn.execute(_RUBRIC, {"queue": queue}).first()
-        if qrow is None:
+    with store.transaction() as tx:
+        if tx.one(_QUEUE, {"queue": queue}) is None:
             raise UnknownQueue(f"no queue {queue!r}")
-        args = {"queue": queue, "reviewer": reviewer, "now": now}
-        held = conn.execute(_HELD, args).first()
-        if held is not None:
-            item_id, until = held.item_id, held.lease_until
-        else:
-            row = None
-            for _ in range(_CLAIM_TRIES):
-                row = conn.execute(_FREE_LOCKED if pg else _FREE, args).first()
-                if row is not None or not pg or conn.execute(_FREE, args).first() is None:
-                    break
-            if row is None:
-                return None
-            until = now + lease_seconds
-            conn.execute(_LEASE, {"b_slot": row.id, "b_reviewer": reviewer, "b_until": until})
-            item_id = row.item_id
-        item = conn.execute(_ITEM, {"item_id": item_id}).one()
-    shown = shown_item(item_id, item.kind, bool(item.swap), json.loads(item.payload))
-    return {**shown, "rubric": _rubric(qrow.rubric_text).public(), "lease_expires": iso(until)}
+        return _claim(tx, queue, reviewer, store.clock(), lease_seconds)
+
+
+def take_next(store: QueueStore, token: str | None, queue: str, lease_seconds: float = DEFAULT_LEASE_SECONDS) -> dict | None:
+    """:func:`claim` for the holder of ``token``, checked in the same transaction.
+
+    Raises:
+        Unauthenticated: no valid token.
+        NotAllowed: the token is not a reviewer's of ``queue``.
+    """
+    with store.transaction() as tx:
+        who = _reviewer(tx.principal(token))
+        if who.queue != queue:
+            raise NotAllowed(f"your token is for queue {who.queue!r}, not {queue!r}")
+        return _claim(tx, queue, who.pseudonym, store.clock(), lease_seconds)
+
+
+def _claim(tx: Transaction, queue: str, reviewer: str, now: float, lease_seconds: float) -> dict | None:
+    """Lease in ``tx``; ``queue`` exists (checked by the caller, or named by the reviewer's token)."""
+    args = {"queue": queue, "reviewer": reviewer, "now": now}
+    held = tx.one(_HELD, args)
+    if held is not None:
+        item_id, until = held
+    else:
+        until = now + lease_seconds
+        row = None
+        for _ in range(_CLAIM_TRIES):
+            row = tx.one(_SQL[tx.dialect]["lease"], {**args, "until": until})
+            if row is not None or not tx.postgresql or tx.one(_FREE, args) is None:
+                break
+        if row is None:
+            return None
+        item_id = row[0]
+    kind, swap, payload, _, rubric_text = tx.one(_SQL[tx.dialect]["item"], {"item_id": item_id})
+    shown = shown_item(item_id, kind, bool(swap), json.loads(payload))
+    return {**shown, "rubric": _public_rubric(rubric_text), "lease_expires": iso(until)}
 
 
 def save_review(store: QueueStore, queue: str, item_id: str, reviewer: str, body: object) -> dict:
@@ -129,28 +158,51 @@ def save_review(store: QueueStore, queue: str, item_id: str, reviewer: str, body
         ReviewInvalid: the body does not fit the item or rubric (names the field).
         ReviewConflict: already reviewed by this reviewer, or the lease is not (or no longer) theirs.
     """
+    with store.transaction() as tx:
+        return _save(tx, store, queue, item_id, reviewer, body)
+
+
+def save(store: QueueStore, token: str | None, item_id: str, body: object) -> dict:
+    """:func:`save_review` for the holder of ``token`` (on their queue), checked in the same transaction.
+
+    Raises:
+        Unauthenticated: no valid token.
+        NotAllowed: the token is not a reviewer's.
+        ReviewInvalid: ``body`` is :data:`NOT_JSON`, or as in :func:`save_review`.
+    """
+    with store.transaction() as tx:
+        who = _reviewer(tx.principal(token), "saves reviews")
+        if body is NOT_JSON:
+            raise ReviewInvalid("body", "not valid JSON")
+        return _save(tx, store, who.queue, item_id, who.pseudonym, body)
+
+
+def _reviewer(who: Principal | None, does: str = "takes and reviews items") -> Principal:
+    if who is None:
+        raise Unauthenticated()
+    if who.role != "reviewer":
+        raise NotAllowed(f"only a reviewer {does}; the coordinator creates queues and reads results")
+    return who
+
+
+def _save(tx: Transaction, store: QueueStore, queue: str, item_id: str, reviewer: str, body: object) -> dict:
     now = store.clock()
-    with store.write() as conn, conn.begin():
-        item = conn.execute(_ITEM, {"item_id": item_id}).first()
-        if item is None or item.queue != queue:
-            raise UnknownQueue(f"no item {item_id!r} in queue {queue!r}")
-        rubric_text = conn.execute(_RUBRIC_SHARED, {"queue": queue}).scalar_one()
-        review = validate_review(body, item.kind, _rubric(rubric_text))
-        args = {"item_id": item_id, "reviewer": reviewer, "now": now}
-        if conn.execute(_REVIEWED, args).first():
+    item = tx.one(_SQL[tx.dialect]["item_shared"], {"item_id": item_id})
+    if item is None or item[3] != queue:
+        raise UnknownQueue(f"no item {item_id!r} in queue {queue!r}")
+    kind, swap, payload, _, rubric_text = item
+    review = validate_review(body, kind, _rubric(rubric_text))
+    args = {"item_id": item_id, "reviewer": reviewer, "now": now}
+    slot = tx.one(_DONE, args)
+    if slot is None:
+        if tx.one(_REVIEWED, args):
             raise ReviewConflict(f"item {item_id} is already reviewed by {reviewer}; a saved review is final")
-        slot = conn.execute(_MY_SLOT, args).first()
-        if slot is None:
-            raise ReviewConflict(f"you do not hold the lease on item {item_id} (it expired or is someone else's); "
-                                 f"take the next item")
-        done = conn.execute(_DONE, {"b_slot": slot.id, "b_reviewer": reviewer})
-        if done.rowcount != 1:
-            raise ReviewConflict(f"item {item_id} was saved by a concurrent request")
-        try:
-            conn.execute(s.reviews.insert().values(
-                slot_id=slot.id, item_id=item_id, queue=queue, reviewer=reviewer, choice=review.choice,
-                scores=json.dumps(review.scores, sort_keys=True), correction=review.correction,
-                note=review.note, saved_at=now))
-        except IntegrityError:
-            raise ReviewConflict(f"item {item_id} is already reviewed") from None
-    return reveal(item.kind, bool(item.swap), json.loads(item.payload), review.choice)
+        raise ReviewConflict(f"you do not hold the lease on item {item_id} (it expired or is someone else's); "
+                             f"take the next item")
+    try:
+        tx.run(_INSERT, {"slot_id": slot[0], "item_id": item_id, "queue": queue, "reviewer": reviewer,
+                         "choice": review.choice, "scores": json.dumps(review.scores, sort_keys=True),
+                         "correction": review.correction, "note": review.note, "saved_at": now})
+    except store.integrity_error:
+        raise ReviewConflict(f"item {item_id} is already reviewed") from None
+    return reveal(kind, bool(swap), json.loads(payload), review.choice)

@@ -143,45 +143,52 @@ def review_metrics(summary: dict) -> dict:
     }
 
 
+#: Why a hard-fill queue's agreement is refused as evidence of the judge's overall agreement.
+HARD_FILL_REASON = ("a hard fill picks the items on which the judge is likely wrong (disagreements with people, order "
+                    "flips, small margins, cases that flipped between versions), so its agreement is biased low by "
+                    "design and cannot estimate how often the judge agrees overall; only a uniform random sample can "
+                    "(fix: `assay queue create NAME --fill random`, review it, export it and name that queue in the plan)")
+
+
 @dataclass(frozen=True)
 class AgreementEvidence:
-    """What the gate needs from one review queue's metrics."""
+    """What the gate needs from one review queue's metrics (nan where undefined)."""
 
     agreement: float
     ci_low: float
     ci_high: float
     n_decided: int
     random_fill: bool
+    agreed: int = 0
 
-    def supports(self, minimum: float) -> tuple[bool, str]:
-        """Whether this is evidence of at least ``minimum`` agreement, and why (never from a hard fill)."""
+    @classmethod
+    def from_metrics(cls, m) -> "AgreementEvidence":
+        """From a review metrics record (:class:`~assay.artifacts.queue.ReviewMetrics`, as the gate reads
+        metrics/review/NAME.json through the registry); ``None`` fields become nan."""
+        def num(x):
+            return math.nan if x is None else float(x)
+
+        return cls(num(m.agreement), num(m.agreement_ci_low), num(m.agreement_ci_high), int(m.n_decided),
+                   bool(m.random_fill), int(m.agreed))
+
+    def supports(self, minimum: float, use: str = "lower_bound") -> tuple[bool, str]:
+        """Whether this is evidence of at least ``minimum`` agreement, and why.
+
+        ``use``: ``lower_bound`` compares the lower end of the 95% interval (conservative),
+        ``estimate`` the point estimate. Never true for a hard fill (:data:`HARD_FILL_REASON`) or
+        when no item was decided by both sides.
+
+        >>> AgreementEvidence(0.818, 0.523, 0.949, 11, True, 9).supports(0.6)
+        (False, 'lower bound 0.523 of agreement 0.818 (9 of 11 decided) is below the minimum 0.6')
+        """
         if not self.random_fill:
-            return False, "a hard-fill queue is biased and is never evidence of overall agreement"
+            return False, f"hard-fill queue, never evidence of overall agreement: {HARD_FILL_REASON}"
         if self.n_decided == 0 or math.isnan(self.agreement):
-            return False, "no item that both the reviewers and the judge decided"
-        if self.agreement < minimum:
-            return False, f"agreement {self.agreement:.3f} is below the minimum {minimum:.3f}"
-        return True, f"agreement {self.agreement:.3f} (n={self.n_decided}) meets the minimum {minimum:.3f}"
-
-
-def agreement_evidence(metrics_path) -> AgreementEvidence:
-    """Read metrics/review/NAME.json into :class:`AgreementEvidence` (for the gate).
-
-    Raises:
-        MissingArtifact: the file does not exist (run ``dvc repro review``).
-    """
-    import json
-    from pathlib import Path
-
-    from assay.core.errors import MissingArtifact
-
-    p = Path(metrics_path)
-    if not p.exists():
-        raise MissingArtifact(f"{metrics_path}: not found (fix: export a review queue and run `dvc repro`)")
-    m = json.loads(p.read_text(encoding="utf-8"))
-
-    def num(key):
-        return math.nan if m.get(key) is None else float(m[key])
-
-    return AgreementEvidence(num("agreement"), num("agreement_ci_low"), num("agreement_ci_high"),
-                             int(m.get("n_decided") or 0), bool(m.get("random_fill")))
+            return False, "no item that both the reviewers and the judge decided (ties on either side are left out)"
+        value = self.ci_low if use == "lower_bound" else self.agreement
+        what = (f"lower bound {self.ci_low:.3f} of agreement {self.agreement:.3f}" if use == "lower_bound"
+                else f"agreement {self.agreement:.3f} (95% interval {self.ci_low:.3f} to {self.ci_high:.3f})")
+        seen = f"({self.agreed} of {self.n_decided} decided)"
+        if value < minimum:
+            return False, f"{what} {seen} is below the minimum {minimum:g}"
+        return True, f"{what} {seen} meets the minimum {minimum:g}"

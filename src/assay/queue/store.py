@@ -7,14 +7,21 @@ psycopg 3). :func:`open_store` applies pending migrations (see :mod:`assay.queue
 On SQLite every writing transaction starts with ``BEGIN IMMEDIATE`` (connections opened with the
 ``write=True`` execution option), so two writers never both read and then fight over upgrading
 to the write lock; readers use a plain ``BEGIN`` and see the last committed state (WAL).
+
+The two requests every reviewer makes over and over (take the next item, save a review) run
+through :meth:`QueueStore.transaction` instead: plain SQL on the driver's own connection, one
+transaction per request. SQLAlchemy's per-statement work (compiling, events, result objects)
+cost several times the database's own time on SQLite (``benchmarks/bench_queue.py``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
+import re
 import secrets
 import threading
 import time
@@ -130,6 +137,9 @@ class QueueStore:
         # 100 ms, which turns contention between this process's threads into long pauses; a Python
         # lock hands the turn over at once. The busy timeout still covers other processes.
         self._write_lock = threading.Lock() if self.dialect == "sqlite" else contextlib.nullcontext()
+        self._sqlite = None  # the SQLite connection of :meth:`transaction`, opened on first use
+        #: the driver's unique-violation error (a second review of one slot or by one reviewer)
+        self.integrity_error = engine.dialect.dbapi.IntegrityError
 
     @contextlib.contextmanager
     def write(self) -> Iterator[Connection]:
@@ -140,6 +150,39 @@ class QueueStore:
     def read(self) -> Connection:
         """A connection for reading only."""
         return self.engine.connect()
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator["Transaction"]:
+        """One writing transaction on the driver's connection: committed on success, rolled back on error.
+
+        SQLite: one connection kept for these transactions, used under the write lock, each
+        transaction ``BEGIN IMMEDIATE``. PostgreSQL: a connection from the pool (READ COMMITTED).
+        """
+        if self.dialect == "sqlite":
+            with self._write_lock:
+                if self._sqlite is None:
+                    # checked out of the pool for the store's life: holding the pool's wrapper keeps any
+                    # other caller from being handed this connection
+                    self._sqlite = self.engine.raw_connection()
+                cursor = self._sqlite.driver_connection.cursor()
+                cursor.execute("BEGIN IMMEDIATE")
+                try:
+                    yield Transaction(cursor, self.dialect)
+                    cursor.execute("COMMIT")
+                except BaseException:
+                    if self._sqlite.driver_connection.in_transaction:
+                        cursor.execute("ROLLBACK")
+                    raise
+            return
+        raw = self.engine.raw_connection()
+        try:
+            yield Transaction(raw.cursor(), self.dialect)
+            raw.commit()
+        except BaseException:
+            raw.rollback()
+            raise
+        finally:
+            raw.close()
 
     # --- tokens -------------------------------------------------------------------------------
     def issue_token(self, role: str, queue: str | None = None, pseudonym: str | None = None) -> str:
@@ -265,6 +308,42 @@ class QueueStore:
                 "payload": json.loads(r.payload), "reviewer": r.reviewer, "choice": r.choice,
                 "scores": json.loads(r.scores), "correction": r.correction, "note": r.note} for r in rows]
         return sorted(out, key=lambda r: (r["source_id"], r["reviewer"]))
+
+
+class Transaction:
+    """A driver cursor inside :meth:`QueueStore.transaction`; SQL uses ``:name`` parameters on every database."""
+
+    def __init__(self, cursor, dialect: str):
+        self.cursor = cursor
+        self.dialect = dialect
+        self.postgresql = dialect == "postgresql"
+
+    def one(self, sql: str, params: dict) -> tuple | None:
+        """The first row of ``sql`` (or ``None``)."""
+        self.run(sql, params)
+        return self.cursor.fetchone()
+
+    def run(self, sql: str, params: dict) -> None:
+        """Execute ``sql`` (for a statement that returns no rows)."""
+        self.cursor.execute(_pyformat(sql) if self.postgresql else sql, params)
+
+    def principal(self, token: str | None) -> Principal | None:
+        """Who holds ``token`` (``None`` for a missing or unknown token), read in this transaction."""
+        row = self.one(_PRINCIPAL_SQL, {"sha": token_hash(token)}) if token else None
+        return Principal(*row) if row else None
+
+
+_PRINCIPAL_SQL = "SELECT role, queue, pseudonym FROM tokens WHERE token_sha256 = :sha"
+
+
+@functools.lru_cache(maxsize=256)
+def _pyformat(sql: str) -> str:
+    """``:name`` parameters as psycopg's ``%(name)s``.
+
+    >>> _pyformat("SELECT 1 FROM t WHERE a = :a AND b = :b_2")
+    'SELECT 1 FROM t WHERE a = %(a)s AND b = %(b_2)s'
+    """
+    return re.sub(r"(?<![:\w]):(\w+)", r"%(\1)s", sql)
 
 
 _PRINCIPAL = (select(s.tokens.c.role, s.tokens.c.queue, s.tokens.c.pseudonym)

@@ -8,6 +8,9 @@ Each rule returns :class:`Check` values:
 - for every plan metric marked ``no_regression``, no holdout case went from pass to fail;
 - the judge calibration is usable (when required or present), with the reasons its record gives;
 - human agreement (kappa) meets ``gate.min_human_kappa`` (when required or present);
+- when the plan has ``review_agreement``: the judge agrees with the reviewers of each named
+  random-fill queue at least ``min_agreement`` (on the lower bound of the 95% interval by default);
+  a hard-fill queue is never accepted, an absent or stale review metrics file is missing or stale;
 - the input hashes recorded in every provenance file match the current inputs (freshness);
 - plan problems and a holdout looked at by too many candidates are warnings (they do not block).
 
@@ -27,7 +30,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from assay.artifacts.judge import AgreementMetrics, CalibrationMetrics
 from assay.artifacts.rag import CompareMetrics, RagMetrics
 from assay.core.fmt import exact, num
-from assay.data.plan import Plan
+from assay.artifacts.queue import ReviewMetrics
+from assay.data.plan import Plan, ReviewAgreement
 
 Status = Literal["pass", "warn", "fail", "missing", "stale"]
 STATUSES: tuple[str, ...] = ("pass", "warn", "fail", "missing", "stale")
@@ -134,6 +138,50 @@ def judge_checks(params: GateParams, agreement: AgreementMetrics | None, calibra
             why = "; ".join(reasons or []) or "see reports/calibration.md"
             checks.append(Check("judge calibration", "pass" if usable else "fail",
                                 "usable" if usable else f"not usable: {why}", calibration.usable, 1))
+    return checks
+
+
+def review_agreement_checks(requirement: ReviewAgreement | None, reviews: dict[str, ReviewMetrics | None],
+                            listed: list[str], unusable: dict[str, tuple[Status, str]] | None = None) -> list[Check]:
+    """Judge-versus-reviewers agreement from the review queues the plan names (none without a requirement).
+
+    Args:
+        requirement: the plan's ``review_agreement`` (``None``: the gate does not ask).
+        reviews: queue name -> its metrics/review/NAME.json, ``None`` when absent.
+        listed: ``review.snapshots`` (a queue not listed there has no review stage).
+        unusable: queue name -> (status, why) when its metrics cannot be used: ``missing`` for a
+            broken file or provenance, ``stale`` when the snapshot changed since.
+
+    Returns:
+        One check per named queue, in the plan's order: ``missing`` (not listed, no metrics, or
+        ``unusable``), ``stale`` (``unusable``: the snapshot changed), ``fail`` (a hard fill, nothing decided, or below the
+        minimum) or ``pass``. ``value`` is the figure compared (the interval's lower bound by
+        default), ``threshold`` the minimum.
+    """
+    from assay.queue.results import AgreementEvidence
+
+    if requirement is None:
+        return []
+    checks = []
+    minimum = requirement.min_agreement
+    for name in requirement.queues:
+        label = f"judge vs reviewers ({name})"
+        metrics = reviews.get(name)
+        if name not in listed:
+            checks.append(Check(label, "missing", f"queue {name} is not in review.snapshots, so nothing measures it (fix: "
+                                f"`assay queue export {name}`, add {name} to review.snapshots, run dvc repro)", None, minimum))
+        elif metrics is None:
+            checks.append(Check(label, "missing", f"metrics/review/{name}.json not found: run dvc repro", None, minimum))
+        elif name in (unusable or {}):
+            status, why = unusable[name]
+            checks.append(Check(label, status, why, None, minimum))
+        else:
+            evidence = AgreementEvidence.from_metrics(metrics)
+            ok, why = evidence.supports(minimum, requirement.use)
+            value = evidence.ci_low if requirement.use == "lower_bound" else evidence.agreement
+            if metrics.synthetic:
+                why += " (synthetic reviews: demo data, not people)"
+            checks.append(Check(label, "pass" if ok else "fail", why, None if value != value else value, minimum))
     return checks
 
 

@@ -15,9 +15,12 @@ from pydantic import BaseModel, ConfigDict
 
 from assay.artifacts.base import Artifact, BrokenArtifact
 from assay.artifacts.provenance import Provenance
-from assay.artifacts.registry import (AGREEMENT, CALIBRATION, COMPARE, METRICS, PROVENANCE, RAG, provenance_stage)
+from assay.artifacts.queue import ReviewMetrics
+from assay.artifacts.registry import (AGREEMENT, CALIBRATION, COMPARE, METRICS, PROVENANCE, RAG, REVIEW, provenance_stage)
 from assay.core.errors import AssayError
-from assay.release.checks import Check, GateParams, freshness_checks, judge_checks, metric_checks
+from assay.queue.snapshot import ReviewParams
+from assay.release.checks import (Check, GateParams, Status, freshness_checks, judge_checks, metric_checks,
+                                  review_agreement_checks)
 
 
 class Versions(BaseModel):
@@ -40,6 +43,10 @@ class Evidence:
     candidate_settings: dict = field(default_factory=dict)
     broken: set[str] = field(default_factory=set)
     stages: dict[str, str] = field(default_factory=dict)
+    reviews: dict[str, ReviewMetrics | None] = field(default_factory=dict)
+    review_queues: list[str] = field(default_factory=list)
+    review_use: str = "lower_bound"
+    review_minimum: float | None = None
 
 
 def _targets(versions: Versions) -> list[tuple[Artifact, dict]]:
@@ -99,10 +106,52 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
     cal_prov = ev.provenance.get(CALIBRATION.relpath())
     checks += judge_checks(ev.params, m[AGREEMENT.relpath()], m[CALIBRATION.relpath()],
                            cal_prov.details.get("reasons") if cal_prov else None)
+    unusable = _read_reviews(base, plan, ev)
+    fresh = _freshness(base, ev)
+    for name in ev.review_queues:
+        row = next((c for c in fresh if c.name == f"fresh {provenance_stage(REVIEW, name=name)}"), None)
+        if row is not None and row.status == "stale" and name not in unusable:
+            unusable[name] = ("stale", f"{ReviewParams().path(name)} changed since metrics/review/{name}.json was computed: "
+                              "run dvc repro")
+    checks += review_agreement_checks(plan.review_agreement, ev.reviews, _listed_snapshots(params_file), unusable)
     checks += _missing_files(ev)
-    checks += _freshness(base, ev)
+    checks += fresh
     checks += [Check("plan", "warn", problem) for problem in ev.plan_problems]
     return checks, ev
+
+
+def _listed_snapshots(params_file: Path) -> list[str]:
+    from assay.core.params import load_section
+
+    return load_section("review", ReviewParams, params_file).snapshots
+
+
+def _read_reviews(base: Path, plan, ev: Evidence) -> dict[str, tuple[Status, str]]:
+    """Read metrics/review/NAME.json and its provenance for each queue the plan's requirement names.
+
+    Fills ``ev.reviews`` (``None`` when absent or broken), and ``ev.provenance``/``ev.stages`` so the
+    freshness check covers the snapshots. Returns the queues whose metrics are unusable, and why.
+    """
+    unusable: dict[str, tuple[Status, str]] = {}
+    if plan.review_agreement is None:
+        return unusable
+    ev.review_queues = list(plan.review_agreement.queues)
+    ev.review_use, ev.review_minimum = plan.review_agreement.use, plan.review_agreement.min_agreement
+    for name in ev.review_queues:
+        stage = provenance_stage(REVIEW, name=name)
+        try:
+            ev.reviews[name] = REVIEW.read_optional(base, name=name)
+            prov = PROVENANCE.read_optional(base, stage=stage)
+        except BrokenArtifact as error:
+            ev.reviews[name] = None
+            unusable[name] = ("missing", str(error))
+            continue
+        if ev.reviews[name] is not None and prov is None:
+            unusable[name] = ("missing", f"its provenance file is missing: run `dvc repro -f review@{name}`")
+        if prov is not None:
+            key = REVIEW.relpath(name=name)
+            ev.provenance[key], ev.stages[key] = prov, stage
+    return unusable
 
 
 def _missing_files(ev: Evidence) -> list[Check]:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from assay.core.io import read_yaml, sha256_file, sha256_path, sha256_tree
 from assay.core.paths import InputPaths
+from assay.queue.snapshot import SNAPSHOT_DIR
 
 SPLIT_TABLE = "data/derived/split.parquet"
 
@@ -26,7 +27,8 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
     from params ``judge`` and ``inputs``, both paths under ``root``, ``split`` (the split table), ``run_<version>`` (each run
     table) and ``evaluate_<version>:source`` (the file or folder a version's answers come from: an
     answers file, a callable's module, the reference system's module; see
-    :class:`assay.rag.runner.VersionParams`). A missing file raises ``OSError`` or an
+    :class:`assay.rag.runner.VersionParams`) and ``review_<name>:snapshot`` (each review
+    snapshot in ``review.snapshots``, data/reviews/NAME.jsonl). A missing file raises ``OSError`` or an
     :class:`~assay.core.errors.AssayError`; the gate counts it as changed.
     """
     base = Path(root)
@@ -72,4 +74,6 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
         inputs[f"run_{name}"] = lambda n=name: sha256_file(base / "data/derived/runs" / f"{n}.parquet")
         if (settings or {}).get("source"):
             inputs[f"evaluate_{name}:source"] = lambda a=settings["source"]: sha256_path(base / a)
+    for name in (params.get("review") or {}).get("snapshots") or []:
+        inputs[f"review_{name}:snapshot"] = lambda n=name: sha256_file(base / SNAPSHOT_DIR / f"{n}.jsonl")
     return inputs

@@ -3,7 +3,8 @@
 Built from the metrics and provenance files only (so it says exactly what they say): the verdict
 with every reason and warning, dataset and coverage, split, leakage, human agreement, the judge,
 both RAG versions on the holdout (which decides) and on dev (for tuning), the paired comparison and
-how many candidates this holdout has judged. Each figure carries its n and, where one exists, its
+how many candidates this holdout has judged, and the judge's agreement with the reviewers of the
+review queues the plan names. Each figure carries its n and, where one exists, its
 95% interval. Sections whose metrics file is absent say so instead of disappearing.
 """
 
@@ -78,6 +79,8 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
         out += [f"Bias probes: first_pick {num(b.first_pick)}, order_flip {num(b.order_flip)}, "
                 f"longer_wins {num(b.longer_wins)}, self_wins {num(b.self_wins)} (reports/bias.md).", ""]
 
+    out += _review_section(ev)
+
     runs = {v: m.get(RAG.relpath(version=v)) for v in (base, cand)}
     for side, title in (("holdout", "RAG versions on the holdout (decides)"), ("dev", "RAG versions on dev (for tuning)")):
         out += [f"## {title}", "", f"| metric | {base} | {cand} |", "|---|---:|---:|"]
@@ -99,3 +102,24 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
         out += _missing(COMPARE.relpath())
     out += ["Small samples give wide intervals: read a difference whose interval spans zero as no evidence of a change.", ""]
     return "\n".join(out)
+
+
+def _review_section(ev: Evidence) -> list[str]:
+    """The judge against the reviewers of each review queue the plan's ``review_agreement`` names."""
+    out = ["## Judge vs reviewers (review queues)", ""]
+    if not ev.review_queues:
+        return out + ["The plan does not ask for the judge's agreement with reviewers (no `review_agreement`).", ""]
+    bound = "the lower end of its 95% interval" if ev.review_use == "lower_bound" else "its point estimate"
+    out += [f"Required: agreement over items both decided of at least {num(ev.review_minimum)} on {bound}, "
+            "from random-fill queues only (a hard fill is chosen for likely judge errors and is biased).", "",
+            "| queue | fill | agreement | decided | kappa | reviews |", "|---|---|---|---:|---:|---:|"]
+    for name in ev.review_queues:
+        r = ev.reviews.get(name)
+        if r is None:
+            out.append(f"| {name} | missing | | | | |")
+            continue
+        fill = ("random" if r.random_fill else "hard (biased)") + (", synthetic" if r.synthetic else "")
+        out.append(f"| {name} | {fill} | {ci(r.agreement, r.agreement_ci_low, r.agreement_ci_high)} | {r.n_decided} | "
+                   f"{num(r.kappa)} | {r.n} |")
+    pages = ", ".join(f"reports/review/{name}.md" for name in ev.review_queues)
+    return out + ["", f"Every disagreement, with both rationales: {pages}.", ""]
