@@ -8,8 +8,8 @@ from pathlib import Path
 
 import yaml
 
-from assay.artifacts.registry import (GATE, METRICS, MODE_COMPARISON, PROVENANCE, RAG, RETRIEVAL_MODE, REVIEW, TRAINING,
-                                      provenance_stage)
+from assay.artifacts.registry import (GATE, METRICS, MODE_COMPARISON, PROVENANCE, RAG, RELEVANCE_VERDICT, RETRIEVAL_MODE, REVIEW,
+                                      TRAINING, provenance_stage)
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "assay"
@@ -83,7 +83,7 @@ def test_dvc_yaml_declares_every_registered_metrics_and_provenance_file():
     params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
     declared = _declared_outputs()
     expected = set()
-    for artifact in (*METRICS, GATE):
+    for artifact in (*METRICS, GATE, RELEVANCE_VERDICT):
         fields = [{"version": v} for v in params["rag"]["versions"]] if artifact is RAG else [{}]
         for f in fields:
             expected.add(artifact.relpath(**f))
