@@ -8,31 +8,29 @@ threshold, per mode) and ``reports/provenance/study_verdict.json``.
 
 from __future__ import annotations
 
-REPORTS = "reports/relevance/study"
-
-
 def main() -> None:
     import json
+    from pathlib import Path
 
     from assay.artifacts.provenance import provenance
     from assay.artifacts.registry import RELEVANCE_VERDICT, write_record
     from assay.artifacts.study import VerdictMetrics
-    from assay.core.io import sha256_file, write_text
+    from assay.core.io import write_text
     from assay.core.params import load_section
     from assay.relevance.params import RelevanceParams
     from assay.study.outcome import verdict_step
     from assay.study.params import StudyParams
     from assay.study.protocol import STUDY_FILE, evidence_root, load_study
+    from assay.study.status import RECORDS, current_inputs
 
     params = load_section("study", StudyParams)
     level = load_section("relevance", RelevanceParams).level
     study = load_study(STUDY_FILE)
     records = {}
     for name in ("receipt", "qrels", "evaluation"):
-        with open(f"{REPORTS}/{name}.json", encoding="utf-8") as fh:
+        with open(f"{RECORDS}/{name}.json", encoding="utf-8") as fh:
             records[name] = json.load(fh)
-    inputs = {"study_file": sha256_file(STUDY_FILE), "thresholds": sha256_file(study.thresholds),
-              **{f"{name}_record": sha256_file(f"{REPORTS}/{name}.json") for name in records}}
+    inputs = current_inputs(Path("."), study.thresholds, STUDY_FILE)
     hashes = {STUDY_FILE: inputs["study_file"], study.thresholds: inputs["thresholds"],
               **{name: digest for name, digest in records["qrels"]["evidence"].items() if name.endswith("manifest.json")}}
     result = verdict_step(study, evidence_root(study), params, records["evaluation"], records["receipt"]["receipts"],

@@ -115,3 +115,139 @@ def register(sub: argparse._SubParsersAction) -> None:
     rs = p.add_subparsers(dest="relevance_command", required=True, metavar="SUBCOMMAND")
     for registrar in REGISTRARS:
         registrar(rs)
+
+
+def _study_root():
+    """The study file and its evidence root ($ASSAY_EVIDENCE_ROOT, or a synthetic study's demo folder)."""
+    from assay.study.protocol import evidence_root, load_study
+
+    study = load_study()
+    return study, evidence_root(study)
+
+
+def _register_receipt(rs: argparse._SubParsersAction) -> None:
+    p = rs.add_parser("receipt", help="compute a split's agreement receipt before any discussion",
+                      description="Pair annotators A's and B's judgments of SPLIT, compute Krippendorff's alpha "
+                                  "(ordinal) and quadratic-weighted kappa with bootstrap intervals over queries, and "
+                                  "write $ASSAY_EVIDENCE_ROOT/SPLIT/receipt.json (measures, formulas, tool versions, "
+                                  "SHA-256 of both files, pairs, disagreements). Exit 1 when the files do not pair up.")
+    p.add_argument("split", choices=["development", "sealed_holdout"], help="which split")
+    p.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples over queries (default 2000)")
+    p.add_argument("--seed", type=int, default=13, help="bootstrap seed (default 13)")
+    p.set_defaults(func=run_receipt)
+
+
+def run_receipt(args: argparse.Namespace) -> int:
+    from assay.study.evidence import redacting
+    from assay.study.freeze import note_sealed_read
+    from assay.study.receipt import build_receipt, write_receipt
+
+    study, root = _study_root()
+    with redacting(root):
+        for who in ("A", "B"):
+            note_sealed_read(root, args.split, "relevance receipt", f"judgments_{who}.jsonl")
+        receipt = build_receipt(root, args.split, args.resamples, args.seed)
+        path = write_receipt(root, args.split, receipt)
+    print(f"{root.show(path)}: {receipt['pairs']} pairs over {receipt['queries']} queries, "
+          f"{receipt['disagreements']} disagreement(s)")
+    for m in receipt["measures"]:
+        print(f"  {m['name']}: {_num(m['value'])} [{_num(m['interval']['low'])}, {_num(m['interval']['high'])}] "
+              f"({m['interval']['method']})")
+    return 0
+
+
+def _num(x) -> str:
+    from assay.core.fmt import num
+
+    return num(x)
+
+
+def _register_validate(rs: argparse._SubParsersAction) -> None:
+    p = rs.add_parser("validate", help="check a split's manifest: every SHA-256 and every step's completeness",
+                      description="Re-hash every file MANIFEST names (corpus, queries, pool, packets, raw judgments, "
+                                  "receipt, bundle, decisions, frozen qrels) and check each step is complete. A sealed "
+                                  "holdout's manifest is refused (exit 2) without --allow-sealed, and before the "
+                                  "holdout is opened; an allowed read is appended to the access log. Exit 0 valid, "
+                                  "1 incomplete step, 2 hash mismatch, missing file or refused.")
+    p.add_argument("manifest", metavar="MANIFEST", help="<root>/<split>/manifest.json")
+    p.add_argument("--allow-sealed", action="store_true", help="allow checking the sealed holdout (after open-holdout)")
+    p.add_argument("--repo", default=".", help="repository root the corpus path is relative to (default: .)")
+    p.set_defaults(func=run_validate)
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from assay.study.evidence import EvidenceRoot, redacting
+    from assay.study.manifest import validate_manifest
+
+    root = EvidenceRoot(Path(args.manifest).resolve().parent.parent)
+    with redacting(root), redacting(_root()):
+        lines = validate_manifest(args.manifest, args.allow_sealed, args.repo)
+    for line in lines:
+        print(line)
+    print(f"{root.show(Path(args.manifest).resolve())}: valid")
+    return 0
+
+
+def _register_open_holdout(rs: argparse._SubParsersAction) -> None:
+    p = rs.add_parser("open-holdout", help="record the explicit decision to open the sealed holdout",
+                      description="Write $ASSAY_EVIDENCE_ROOT/opening.json: who decided (a pseudonym), why, when, and "
+                                  "the SHA-256 of the thresholds file (the pre-registration). Refused (exit 2) when "
+                                  "already opened. Every later read of sealed data is appended to access.log; a change "
+                                  "to the thresholds after this makes the verdict refuse.")
+    p.add_argument("--decided-by", required=True, metavar="PSEUDONYM", help="who decided, e.g. CRD-01")
+    p.add_argument("--reason", required=True, help="why now, e.g. 'release candidate rc-3 frozen'")
+    p.set_defaults(func=run_open_holdout)
+
+
+def run_open_holdout(args: argparse.Namespace) -> int:
+    from assay.study.evidence import redacting
+    from assay.study.opening import open_holdout
+
+    study, root = _study_root()
+    with redacting(root):
+        record = open_holdout(root, args.decided_by, args.reason, study.thresholds)
+    print(f"sealed holdout opened by {record['decided_by']} at {record['opened_at']}; thresholds "
+          f"{study.thresholds} pre-registered as sha256 {record['thresholds_sha256']}")
+    return 0
+
+
+def _register_verdict(rs: argparse._SubParsersAction) -> None:
+    p = rs.add_parser("verdict", help="the study's verdict (exit 0 passed, 1 not passed, 2 missing, stale or refused)",
+                      description="Print the committed verdict of the human relevance study. Refuses (exit 2) when the "
+                                  "thresholds changed after the sealed holdout was opened (a new pre-registration is "
+                                  "needed) or when the verdict is missing or older than its inputs.")
+    p.add_argument("--root", default=".", help="repository root (default: .)")
+    p.set_defaults(func=run_verdict)
+
+
+def run_verdict(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from assay.core.errors import MissingArtifact
+    from assay.study.evidence import ENV, EvidenceRootError, redacting
+    from assay.study.opening import check_preregistration
+    from assay.study.protocol import evidence_root, load_study
+    from assay.study.status import verdict_status
+
+    base = Path(args.root)
+    study = load_study(base / "data/relevance/study.yaml")
+    try:
+        root = evidence_root(study) if (_root() or study.synthetic) else None
+    except EvidenceRootError:
+        root = None
+    if root is not None:
+        with redacting(root):
+            check_preregistration(root, base / study.thresholds)
+    status = verdict_status(base)
+    print(f"relevance study verdict: {status.status}: {status.detail}")
+    if root is None:
+        print(f"(opening not checked: {ENV} is not set)")
+    if status.status in ("missing", "stale"):
+        raise MissingArtifact(f"relevance verdict: {status.detail}")
+    return 0 if status.status == "pass" else 1
+
+
+#: the study's later steps (receipt, manifest validation, opening, verdict), after the intake's scan and check
+REGISTRARS += [_register_receipt, _register_validate, _register_open_holdout, _register_verdict]

@@ -93,7 +93,11 @@ class DatasetRef(BaseModel):
 
 
 class Plan(BaseModel):
-    """The whole evaluation plan (``data/plan.yaml``)."""
+    """The whole evaluation plan (``data/plan.yaml``).
+
+    ``relevance_verdict: true`` makes the gate require the human relevance study's verdict: it fails
+    when the verdict is not passed and is undecided when it is missing or stale.
+    """
 
     model_config = ConfigDict(extra="forbid")
     task: str = Field(min_length=1)
@@ -101,6 +105,8 @@ class Plan(BaseModel):
     failures: list[Failure] = Field(min_length=1)
     metrics: list[Metric] = Field(min_length=1)
     release_rule: str = Field(min_length=1)
+    #: the release also needs the human relevance study's verdict (metrics/relevance/verdict.json) to pass
+    relevance_verdict: bool = False
 
     def metric(self, name: str) -> Metric | None:
         """The metric called ``name``, or ``None``."""

@@ -99,10 +99,21 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
     cal_prov = ev.provenance.get(CALIBRATION.relpath())
     checks += judge_checks(ev.params, m[AGREEMENT.relpath()], m[CALIBRATION.relpath()],
                            cal_prov.details.get("reasons") if cal_prov else None)
+    if plan.relevance_verdict:
+        checks.append(relevance_check(base))
     checks += _missing_files(ev)
     checks += _freshness(base, ev)
     checks += [Check("plan", "warn", problem) for problem in ev.plan_problems]
     return checks, ev
+
+
+def relevance_check(base: Path) -> Check:
+    """The human relevance study's verdict as a gate check (the plan asked for it)."""
+    from assay.study.status import verdict_status
+
+    status = verdict_status(base)
+    passed = status.metrics.passed if status.metrics is not None else None
+    return Check("relevance study verdict", status.status, status.detail, passed, 1)
 
 
 def _missing_files(ev: Evidence) -> list[Check]:

@@ -21,10 +21,12 @@ in one file only is refused with the file and line. Every grade equal: both meas
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 
 import assay
+from assay.artifacts.base import finite
 from assay.core.errors import InputError, Problem
 from assay.stats.reliability import cluster_bootstrap, ordinal_alpha, pair_tables, weighted_kappa
 from assay.study.evidence import EvidenceRoot
@@ -89,10 +91,9 @@ def pair_judgments(root: EvidenceRoot, split: str) -> Paired:
 def _measure(name: str, formula: str, statistic, observed, per_query, resamples: int, seed: int, level: float) -> dict:
     value = float(statistic(observed))
     low, high = cluster_bootstrap(per_query, statistic, resamples, seed, level)
-    clean = (lambda x: None if x != x else x)
-    return {"name": name, "formula": formula, "value": clean(value),
+    return {"name": name, "formula": formula, "value": finite(value),
             "undefined": "every grade is the same: no variation to agree on beyond chance" if value != value else None,
-            "interval": {"low": clean(low), "high": clean(high), "level": level,
+            "interval": {"low": finite(low), "high": finite(high), "level": level,
                          "method": f"percentile bootstrap over queries, {resamples} resamples, seed {seed}"}}
 
 
@@ -104,8 +105,7 @@ def build_receipt(root: EvidenceRoot, split: str, resamples: int = 2000, seed: i
     b = [pos[r.relevance] for r in paired.b]
     queries, per_query = pair_tables([q for q, _ in paired.pairs], a, b, len(ORDER))
     observed = per_query.sum(axis=0)
-    alpha = lambda t: ordinal_alpha(t)  # noqa: E731
-    kappa = lambda t: weighted_kappa(t, "quadratic")  # noqa: E731
+    kappa = partial(weighted_kappa, weights="quadratic")
     return {
         "split": split,
         "step": "agreement receipt, computed before any discussion or reconciliation",
@@ -115,7 +115,7 @@ def build_receipt(root: EvidenceRoot, split: str, resamples: int = 2000, seed: i
         "disagreements": len(paired.disagreements),
         "grades": list(ORDER),
         "pair_counts": {f"{ga}|{gb}": int(observed[i, j]) for i, ga in enumerate(ORDER) for j, gb in enumerate(ORDER)},
-        "measures": [_measure(ALPHA, ALPHA_FORMULA, alpha, observed, per_query, resamples, seed, level),
+        "measures": [_measure(ALPHA, ALPHA_FORMULA, ordinal_alpha, observed, per_query, resamples, seed, level),
                      _measure(KAPPA, KAPPA_FORMULA, kappa, observed, per_query, resamples, seed + 1, level)],
         "tool": {"implementation": "assay.stats.reliability", "assay": assay.__version__,
                  "numpy": metadata.version("numpy")},
