@@ -13,13 +13,15 @@ Files the steps write under the root (besides :mod:`assay.study.formats`' per-sp
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from assay.core.errors import AssayError, InputError, raise_problems
 from assay.core.io import parse_json_line, read_text, sha256_file, write_json, write_jsonl
 from assay.relevance.study import StudyDocument, load_documents, load_queries
-from assay.study.evidence import SPLITS, EvidenceRoot, file_hashes
-from assay.study.formats import ANNOTATORS, POOL, QUERIES, SALT, judgments_name, packet_name
-from assay.study.judgments import Checked, check_judgments
-from assay.study.protocol import Study
+from assay.study.evidence import SPLITS, EvidenceRoot, file_hashes, redacting
+from assay.study.formats import ANNOTATORS, POOL, QUERIES, REPORTS, SALT, judgments_name, packet_name
+from assay.study.judgments import Checked, IncompleteJudgments, check_judgments
+from assay.study.protocol import STUDY_FILE, Study, evidence_root, load_study
 from assay.study.scan import Hit, scan_path
 from assay.study.split import split_families, split_problems
 
@@ -124,10 +126,12 @@ def scan_step(study: Study, root: EvidenceRoot, modes: list[str]) -> dict:
     return _record(study, hits=counts, evidence=file_hashes(root, names))
 
 
-def check_step(study: Study, root: EvidenceRoot) -> tuple[dict, dict[str, Checked]]:
-    """Check every split's judgments of A and B against their packets: the record and each file's result.
+def check_step(study: Study, root: EvidenceRoot) -> dict:
+    """Check every split's judgments of A and B against their packets.
 
-    A missing judgments file is one ``missing`` fault for the whole file (reported, not raised).
+    Raises:
+        IncompleteJudgments: any file with a fault (a file not returned yet is one ``missing``
+            fault), listing every fault of every file, then the verdict.
     """
     from assay.core.errors import Problem
 
@@ -144,4 +148,20 @@ def check_step(study: Study, root: EvidenceRoot) -> tuple[dict, dict[str, Checke
             results[name] = checked
             summary[name] = {"rows": len(checked.rows), "complete": int(checked.complete), **checked.counts()}
             names += [name, f"{side}/{packet_name(a)}"]
-    return _record(study, judgments=summary, evidence=file_hashes(root, names)), results
+    faults = [p for checked in results.values() for _, p in checked.faults]
+    if faults:
+        raise IncompleteJudgments(faults, ", ".join(n for n, c in results.items() if not c.complete))
+    return _record(study, judgments=summary, evidence=file_hashes(root, names))
+
+
+def record_step(name: str, step: Callable[[Study, EvidenceRoot], dict], study_file: str = STUDY_FILE) -> dict:
+    """Run one step on the study file's evidence root and commit its record as ``REPORTS/<name>.json``.
+
+    Any error is re-raised with the root scrubbed from its message; on error nothing is written.
+    """
+    study = load_study(study_file)
+    root = evidence_root(study)
+    with redacting(root):
+        record = step(study, root)
+    write_json(f"{REPORTS}/{name}.json", record)
+    return record
