@@ -1,8 +1,9 @@
 """Checking seed 003's evidence conditions on the evidence root, for the verdict.
 
 Each check re-reads the evidence rather than trusting an earlier stage: the receipt against the
-judgment files, the decisions against the bundle, every manifest against its files. The sealed
-holdout is read only after its opening, and each read is logged (:mod:`assay.study.opening`).
+judgment files, the decisions against the bundle, every manifest against its files. Receipts and
+decisions are the coordinator's and are checked on both splits; the sealed holdout's manifest (what
+implementers may validate) only after its opening, each read logged (:mod:`assay.study.opening`).
 """
 
 from __future__ import annotations
@@ -29,15 +30,15 @@ def _each(root: EvidenceRoot, splits: tuple[str, ...], check) -> list[str]:
 
 def evidence_conditions(root: EvidenceRoot, opened: bool, synthetic: bool, repo: str = ".") -> list[Condition]:
     """The conditions :func:`assay.study.verdict.decide` does not derive from the evaluation itself."""
-    splits = SPLITS if opened else tuple(s for s in SPLITS if s != SEALED)
-    unread = [] if opened else [f"{SEALED}: not read, the holdout is sealed"]
+    validated = SPLITS if opened else tuple(s for s in SPLITS if s != SEALED)
+    unread = [] if opened else [f"{SEALED}: not validated, the holdout is sealed"]
 
     def one(key: str, failed: list[str], good: str) -> Condition:
         return Condition(key, not failed, "; ".join(failed) if failed else good)
 
-    receipts = _each(root, splits, receipt_is_current) + unread
-    decided = _each(root, splits, check_decisions) + unread
-    manifests = _each(root, splits, lambda r, s: validate_manifest(r.file(s, MANIFEST), allow_sealed=True, repo=repo))
+    receipts = _each(root, SPLITS, receipt_is_current)
+    decided = _each(root, SPLITS, check_decisions)
+    manifests = _each(root, validated, lambda r, s: validate_manifest(r.file(s, MANIFEST), allow_sealed=True, repo=repo))
     dev_ok = not [f for f in manifests if f.startswith("development")]
     return [
         one("judgments_and_receipt", receipts, "receipts match both judgment files of both splits"),
