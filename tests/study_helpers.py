@@ -55,3 +55,18 @@ def make_split(base: Path, split: str = "development", pairs=PAIRS, decisions=DE
     jsonl(folder / "decisions.jsonl", [{"query_id": q, "document_id": d, "relevance": g, "reason": r}
                                        for (q, d), (g, r) in decisions.items()])
     return EvidenceRoot(base)
+
+
+def adjudicate(root: EvidenceRoot, split: str, corpus: str, thresholds: str) -> None:
+    """Run steps 6-8 on ``split``: receipt, bundle, frozen qrels and the manifest."""
+    from assay.core.io import write_json
+    from assay.study.bundle import build_bundle, write_bundle
+    from assay.study.manifest import build_manifest
+    from assay.study.qrels import frozen_rows, write_frozen
+    from assay.study.receipt import build_receipt, write_receipt
+
+    write_receipt(root, split, build_receipt(root, split, resamples=200))
+    write_bundle(root, split, build_bundle(root, split))
+    write_frozen(root, split, frozen_rows(root, split))
+    write_json(root.file(split, "manifest.json"),
+               build_manifest(root, split, "assay-relevance-study/1", False, corpus, thresholds))

@@ -11,12 +11,9 @@ import pytest
 
 from assay.core.errors import InputError
 from assay.core.io import write_json
-from assay.study.bundle import build_bundle, write_bundle
-from assay.study.manifest import FILES, ManifestBroken, build_manifest, validate_manifest
+from assay.study.manifest import FILES, ManifestBroken, validate_manifest
 from assay.study.opening import HoldoutRefused, open_holdout
-from assay.study.qrels import frozen_rows, write_frozen
-from assay.study.receipt import build_receipt, write_receipt
-from study_helpers import make_split
+from study_helpers import adjudicate, make_split
 
 THRESHOLDS = Path(__file__).resolve().parents[1] / "data/relevance/thresholds.yaml"
 
@@ -30,12 +27,7 @@ def study_in(tmp_path, monkeypatch, split="development"):
     (repo / "data/corpus.jsonl").write_text('{"doc_id": "pol-1"}\n')
     shutil.copy(THRESHOLDS, repo / "data/thresholds.yaml")
     root = make_split(tmp_path / "root", split)
-    write_receipt(root, split, build_receipt(root, split, resamples=200))
-    write_bundle(root, split, build_bundle(root, split))
-    write_frozen(root, split, frozen_rows(root, split))
-    manifest = build_manifest(root, split, "assay-relevance-study/1", True, "data/corpus.jsonl",
-                              str(repo / "data/thresholds.yaml"))
-    write_json(root.file(split, "manifest.json"), manifest)
+    adjudicate(root, split, "data/corpus.jsonl", str(repo / "data/thresholds.yaml"))
     return root, repo
 
 
