@@ -94,3 +94,4 @@ def test_packets_are_identical_blind_and_clean(tmp_path):
     b.write_text(b.read_text(encoding="utf-8") + "\n", encoding="utf-8")
     with pytest.raises(PacketMismatch):
         require_identical(tmp_path)
+
