@@ -6,6 +6,7 @@ import datetime as dt
 import hashlib
 import hmac
 import json
+from pathlib import Path
 
 import pytest
 
@@ -95,3 +96,16 @@ def test_packets_are_identical_blind_and_clean(tmp_path):
     with pytest.raises(PacketMismatch):
         require_identical(tmp_path)
 
+
+
+def test_pooling_from_one_mode_alone_is_refused(tmp_path):
+    from assay.core.errors import InputError
+    from assay.relevance.params import RelevanceParams
+    from assay.study.evidence import EvidenceRoot
+    from assay.study.intake import pool_step
+    from assay.study.protocol import STUDY_FILE, load_study
+
+    root = Path(__file__).resolve().parents[1]
+    with pytest.raises(InputError, match="relevance.modes"):
+        pool_step(load_study(root / STUDY_FILE), EvidenceRoot(tmp_path), RelevanceParams(modes=["lexical"]))
+    assert list(tmp_path.iterdir()) == []  # nothing written

@@ -83,11 +83,17 @@ def pool_step(study: Study, root: EvidenceRoot, params) -> dict:
     """Pool every mode's top k plus random unretrieved documents per query, and write the pool and both packets.
 
     ``params`` is the ``relevance`` params section (which modes, their settings, the run depth).
+
+    Raises:
+        InputError: fewer than two modes (seed 003: never the top results of one mode alone).
     """
     from assay.relevance.modes.runner import run_mode
     from assay.study.packets import packet_rows, require_identical, write_packets
     from assay.study.pooling import build_pool, load_salt
 
+    if len(set(params.modes)) < 2:
+        raise InputError([Problem("params.yaml", None, "relevance.modes", f"{list(params.modes)}: a pool from one mode "
+                                  "alone would show that mode's top results only", "list every mode under comparison")])
     salt = load_salt(root.path / SALT)
     summaries, names = {}, [SALT]
     for side in SPLITS:
