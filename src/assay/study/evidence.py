@@ -107,6 +107,9 @@ class EvidenceRoot:
 def redacting(root: EvidenceRoot | None) -> Iterator[None]:
     """Re-raise any :class:`AssayError` raised inside with the root scrubbed from its message.
 
+    An :class:`OSError` (permission denied, disk full) becomes an :class:`EvidenceRootError` with a
+    scrubbed message, so no traceback prints the root.
+
     >>> try:
     ...     with redacting(EvidenceRoot("/secret/vault")):
     ...         raise AssayError("cannot read /secret/vault/salt.json")
@@ -120,6 +123,9 @@ def redacting(root: EvidenceRoot | None) -> Iterator[None]:
         if root is not None:
             error.args = tuple(root.redact(a) if isinstance(a, str) else a for a in error.args)
         raise
+    except OSError as error:  # a traceback would print the path; one clean, scrubbed line instead
+        text = f"{type(error).__name__}: {error}"
+        raise EvidenceRootError(root.redact(text) if root is not None else text) from None
 
 
 def file_hashes(root: EvidenceRoot, names: list[str]) -> dict[str, str | None]:

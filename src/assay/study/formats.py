@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator
+from pydantic_core import PydanticCustomError
 
 QUERIES = "queries.jsonl"
 POOL = "pool.jsonl"
@@ -85,3 +86,11 @@ class JudgmentRow(BaseModel):
     abstention_correct: StrictBool
     acceptable_citation_ids: tuple[str, ...]
     temporal_classification: Literal["current", "historical", "conflicted", "unknown"]
+
+    @field_validator("relevance", mode="before")
+    @classmethod
+    def _no_boolean_grade(cls, value: object) -> object:
+        if isinstance(value, bool):  # True == 1 in Python; a boolean is not a grade
+            raise PydanticCustomError("grade_type", f"{value!r} is not one of 2, 1, 0, -1",
+                                      {"fix": "write the grade as a number: 2, 1, 0 or -1"})
+        return value

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from assay.core.errors import AssayError, InputError, raise_problems
+from assay.core.errors import AssayError, InputError, Problem, raise_problems
 from assay.core.io import parse_json_line, read_text, sha256_file, write_json, write_jsonl
 from assay.relevance.study import StudyDocument, load_documents, load_queries
 from assay.study.evidence import SPLITS, EvidenceRoot, file_hashes, redacting
@@ -74,8 +74,6 @@ def split_documents(study: Study, root: EvidenceRoot, side: str) -> list[StudyDo
     families = data.get("families") if isinstance(data, dict) else None
     documents = _documents(study, root)
     if why or not isinstance(families, dict) or any(d.family not in families for d in documents):
-        from assay.core.errors import Problem
-
         raise InputError([Problem(root.show(path), None, None, "does not give a side for every family of the corpus",
                                   "run `dvc repro study_split`")])
     return [d for d in documents if families[d.family] == side]
@@ -85,11 +83,17 @@ def pool_step(study: Study, root: EvidenceRoot, params) -> dict:
     """Pool every mode's top k plus random unretrieved documents per query, and write the pool and both packets.
 
     ``params`` is the ``relevance`` params section (which modes, their settings, the run depth).
+
+    Raises:
+        InputError: fewer than two modes (seed 003: never the top results of one mode alone).
     """
     from assay.relevance.modes.runner import run_mode
     from assay.study.packets import packet_rows, require_identical, write_packets
     from assay.study.pooling import build_pool, load_salt
 
+    if len(set(params.modes)) < 2:
+        raise InputError([Problem("params.yaml", None, "relevance.modes", f"{list(params.modes)}: a pool from one mode "
+                                  "alone would show that mode's top results only", "list every mode under comparison")])
     salt = load_salt(root.path / SALT)
     summaries, names = {}, [SALT]
     for side in SPLITS:
@@ -133,8 +137,6 @@ def check_step(study: Study, root: EvidenceRoot) -> dict:
         IncompleteJudgments: any file with a fault (a file not returned yet is one ``missing``
             fault), listing every fault of every file, then the verdict.
     """
-    from assay.core.errors import Problem
-
     results, summary, names = {}, {}, []
     for side in SPLITS:
         for a in ANNOTATORS:

@@ -119,7 +119,7 @@ def check_judgments(judgments: str, packet: str, show=str) -> Checked:
                                                   "add one row for this pair")))
     out.rows = [(line, row) for line, row in good if (row.query_id, row.document_id) in in_packet
                 and seen.get((row.query_id, row.document_id)) == line]
-    out.faults.sort(key=lambda kp: (kp[1].path, kp[1].line or 0))
+    out.faults.sort(key=lambda kp: (kp[1].path, kp[1].line or 0, kp[0]))
     return out
 
 

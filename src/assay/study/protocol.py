@@ -27,10 +27,13 @@ Pseudonyms look like ``ANN-A01``: capital letters, a hyphen, then letters and di
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, ValidationError, model_validator
+
+from pydantic_core import PydanticCustomError
 
 from assay.core.errors import InputError, Problem
 from assay.core.io import read_yaml
@@ -42,7 +45,18 @@ STUDY_FILE = "data/relevance/study.yaml"
 PSEUDONYM = r"^[A-Z]{2,6}-[A-Z0-9]{2,8}$"
 ROLES = ("coordinator", "annotator_a", "annotator_b", "arbiter")
 GRADING_ROLES = ("annotator_a", "annotator_b", "arbiter")
-Pseudonym = Annotated[str, Field(pattern=PSEUDONYM)]
+
+
+def _pseudonym(value: str) -> str:
+    if re.fullmatch(PSEUDONYM, value) is None:
+        # the value is not repeated: it may be a name or an address, which must not reach a log
+        raise PydanticCustomError("pseudonym", "is not a pseudonym like ANN-A01 (value not shown)",
+                                  {"fix": "use a pseudonym (capital letters, a hyphen, letters or digits); never a "
+                                          "name or a contact"})
+    return value
+
+
+Pseudonym = Annotated[str, AfterValidator(_pseudonym)]
 ROOT_PREFIX = f"${ENV}/"
 
 

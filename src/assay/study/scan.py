@@ -107,6 +107,16 @@ def _ipv4(match: str) -> bool:
     return all(int(part) <= 255 for part in match.split("."))
 
 
+def _always(_: str) -> bool:
+    return True
+
+
+#: (pattern, kind, test of the matched text), in priority order: an earlier rule's match hides later overlapping ones
+RULES = ((_PRIVATE_KEY, "private_key", _always), (_API_KEYS, "api_key", _always), (_URL, "url", _always),
+         (_EMAIL, "email", _always), (_PATH, "path", _always), (_HOST, "hostname", _always),
+         (_IPV4, "hostname", _ipv4), (_PHONE, "phone", _phone), (_TOKEN, "high_entropy", _high_entropy))
+
+
 def _mode_pattern(extra: Iterable[str]) -> re.Pattern:
     words = sorted({w.lower() for w in (*MODE_WORDS, *extra) if w}, key=len, reverse=True)
     return re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(w) for w in words) + r")(?![\w-])", re.I)
@@ -129,27 +139,10 @@ def scan_line(text: str, modes: re.Pattern | None = None) -> list[tuple[int, str
             found.append((m.start() + 1, kind))
             taken.append((m.start(), m.end()))
 
-    for m in _PRIVATE_KEY.finditer(text):
-        add(m, "private_key")
-    for m in _API_KEYS.finditer(text):
-        add(m, "api_key")
-    for m in _URL.finditer(text):
-        add(m, "url")
-    for m in _EMAIL.finditer(text):
-        add(m, "email")
-    for m in _PATH.finditer(text):
-        add(m, "path")
-    for m in _HOST.finditer(text):
-        add(m, "hostname")
-    for m in _IPV4.finditer(text):
-        if _ipv4(m.group()):
-            add(m, "hostname")
-    for m in _PHONE.finditer(text):
-        if _phone(m.group()):
-            add(m, "phone")
-    for m in _TOKEN.finditer(text):
-        if _high_entropy(m.group()):
-            add(m, "high_entropy")
+    for pattern, kind, keep in RULES:
+        for m in pattern.finditer(text):
+            if keep(m.group()):
+                add(m, kind)
     for m in modes.finditer(text):
         add(m, "mode")
     return sorted(found)
