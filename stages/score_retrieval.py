@@ -1,6 +1,6 @@
 """Stage score_retrieval: IR measures, answer rates, latency and paired comparisons of every mode.
 
-Reads params ``relevance``, the qrels, the study corpus and queries, and each mode's run and side
+Reads params ``relevance``, the qrels, the pre-registered thresholds, the study corpus and queries, and each mode's run and side
 file; refuses modes whose runtime manifests differ. Writes ``metrics/relevance/<mode>.json`` and
 ``metrics/relevance/comparison.json`` (numbers only), ``reports/relevance/`` (per-query table,
 provenance, summary) and one plot table per measure under ``reports/relevance/plots/``.
@@ -12,28 +12,24 @@ OUT = "reports/relevance"
 
 
 def main() -> None:
-    import json
-
     from assay.artifacts.registry import MODE_COMPARISON, RETRIEVAL_MODE
     from assay.artifacts.relevance import ModeComparison, ModeMetrics
     from assay.core.io import sha256_file, write_csv, write_json, write_text
     from assay.core.params import load_section
     from assay.core.provenance import provenance
     from assay.relevance.params import RelevanceParams
-    from assay.relevance.scoring import ModeInput, comparison_metrics, score_modes, summary_markdown
+    from assay.relevance.scoring import comparison_metrics, read_modes, score_modes, summary_markdown
     from assay.relevance.study import load_documents, load_queries
-    from assay.relevance.trec import read_qrels, read_run
+    from assay.relevance.thresholds import load_thresholds
+    from assay.relevance.trec import read_qrels
 
     params = load_section("relevance", RelevanceParams)
     documents, queries = load_documents(params.corpus), load_queries(params.queries)
     qrels = read_qrels(params.qrels)
     synthetic = "synthetic" in params.qrels.lower()
-    modes = {}
-    for mode in params.modes:
-        base = f"data/derived/relevance/runs/{mode}"
-        with open(f"{base}.json", encoding="utf-8") as fh:
-            modes[mode] = ModeInput(read_run(f"{base}.trec"), json.load(fh))
-    result = score_modes(modes, qrels, documents, queries, params, synthetic)
+    modes = read_modes(params.modes)
+    thresholds = load_thresholds(params.thresholds)
+    result = score_modes(modes, qrels, documents, queries, params, synthetic, thresholds)
     for mode, metrics in result["metrics"].items():
         RETRIEVAL_MODE.write(ModeMetrics(**metrics), mode=mode)
     MODE_COMPARISON.write(ModeComparison(by_measure=comparison_metrics(result["comparison"])))
@@ -46,7 +42,7 @@ def main() -> None:
                 "manifest": result["manifest"], "labels": result["labels"], "heuristic_candidates": result["heuristic"],
                 "synthetic_qrels": synthetic, "qrels": params.qrels, "missing_query_semantics": result["note"],
                 "comparison": result["comparison"]})
-    write_text(f"{OUT}/summary.md", summary_markdown(result, params, synthetic))
+    write_text(f"{OUT}/summary.md", summary_markdown(result, params, synthetic, thresholds))
     for measure in params.measures:
         slug = measure.replace("@", "_at_")
         write_csv(f"{OUT}/plots/{slug}.csv", ("mode", measure),

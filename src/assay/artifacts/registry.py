@@ -17,6 +17,7 @@ from assay.artifacts.queue import ReviewMetrics, TrainingMetrics
 from assay.artifacts.relevance import ModeComparison, ModeMetrics
 from assay.artifacts.rag import CompareMetrics, HeadlineMetrics, RagMetrics, SideMetrics
 from assay.artifacts.release import GateMetrics
+from assay.artifacts.study import VerdictMetrics
 
 PLAN = Artifact("metrics/plan.json", PlanMetrics, "plan")
 DATASET = Artifact("metrics/dataset.json", DatasetMetrics, "validate")
@@ -35,6 +36,8 @@ REVIEW = Artifact("metrics/review/{name}.json", ReviewMetrics, "review@{name}")
 TRAINING = Artifact("metrics/training.json", TrainingMetrics, "training")
 RETRIEVAL_MODE = Artifact("metrics/relevance/{mode}.json", ModeMetrics, "score_retrieval")
 MODE_COMPARISON = Artifact("metrics/relevance/comparison.json", ModeComparison, "score_retrieval")
+#: The human relevance study's verdict; the gate reads it only when the plan asks for it.
+RELEVANCE_VERDICT = Artifact("metrics/relevance/verdict.json", VerdictMetrics, "study_verdict")
 
 #: Every metrics file except the gate's own, in pipeline order (the gate reads these).
 METRICS: tuple[Artifact, ...] = (PLAN, DATASET, SPLIT, LEAKAGE, AGREEMENT, BIAS, CALIBRATION, SENSITIVITY, RAG, COMPARE)

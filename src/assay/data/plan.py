@@ -114,6 +114,8 @@ class Plan(BaseModel):
 
     ``review_agreement`` (optional): the judge-versus-people agreement the release requires from
     random-fill review queues (:class:`ReviewAgreement`); absent, the gate does not ask for it.
+    ``relevance_verdict: true`` makes the gate require the human relevance study's verdict: it fails
+    when the verdict is not passed and is undecided when it is missing or stale.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -123,6 +125,8 @@ class Plan(BaseModel):
     metrics: list[Metric] = Field(min_length=1)
     release_rule: str = Field(min_length=1)
     review_agreement: ReviewAgreement | None = None
+    #: the release also needs the human relevance study's verdict (metrics/relevance/verdict.json) to pass
+    relevance_verdict: bool = False
 
     def metric(self, name: str) -> Metric | None:
         """The metric called ``name``, or ``None``."""

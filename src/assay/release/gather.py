@@ -114,10 +114,21 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
             unusable[name] = ("stale", f"{ReviewParams().path(name)} changed since metrics/review/{name}.json was computed: "
                               "run dvc repro")
     checks += review_agreement_checks(plan.review_agreement, ev.reviews, _listed_snapshots(params_file), unusable)
+    if plan.relevance_verdict:
+        checks.append(relevance_check(base))
     checks += _missing_files(ev)
     checks += fresh
     checks += [Check("plan", "warn", problem) for problem in ev.plan_problems]
     return checks, ev
+
+
+def relevance_check(base: Path) -> Check:
+    """The human relevance study's verdict as a gate check (the plan asked for it)."""
+    from assay.study.status import verdict_status
+
+    status = verdict_status(base)
+    passed = status.metrics.passed if status.metrics is not None else None
+    return Check("relevance study verdict", status.status, status.detail, passed, 1)
 
 
 def _listed_snapshots(params_file: Path) -> list[str]:

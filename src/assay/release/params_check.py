@@ -35,6 +35,7 @@ from assay.data.pairs import AgreementParams
 from assay.core.paths import InputPaths
 from assay.queue.snapshot import ReviewParams
 from assay.relevance.params import RelevanceParams
+from assay.study.params import StudyParams
 
 # params.yaml section -> the model of the stage (or command) that reads it
 
@@ -50,6 +51,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "gate": GateParams,
     "review": ReviewParams,
     "relevance": RelevanceParams,
+    "study": StudyParams,
 }
 
 

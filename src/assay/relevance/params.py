@@ -57,6 +57,8 @@ class GraphParams(BaseModel):
 class RelevanceParams(BaseModel):
     """``relevance:`` in params.yaml.
 
+    ``thresholds``: the pre-registered thresholds file (:mod:`assay.relevance.thresholds`).
+
     ``depth`` documents are written per query. ``min_support``: a mode answers from its first
     non-heuristic document only when that document holds at least this share of the query's
     content words; otherwise it abstains. ``latency``: ``modelled`` (deterministic, so committed
@@ -67,6 +69,7 @@ class RelevanceParams(BaseModel):
     corpus: str = "data/relevance/corpus.jsonl"
     queries: str = "data/relevance/queries.jsonl"
     qrels: str = "data/relevance/qrels.synthetic.trec"
+    thresholds: str = "data/relevance/thresholds.yaml"
     modes: list[Literal["lexical", "semantic", "hybrid", "reranked", "graph"]] = list(MODES)
     depth: int = Field(default=100, ge=10)
     measures: list[str] = ["R@10", "nDCG@10", "RR@10", "P@10", "AP"]

@@ -5,9 +5,9 @@ query has no relevant document, so trec_eval would score it 0 on every measure a
 mix two questions. Abstain queries are scored by abstention quality instead.
 
 Every metrics key is spelled here and only here. Thresholds are the study's seven pre-registered
-ones (fixed before the sealed holdout is opened); each is reported with its value, interval and a
-0/1 pass, and ``synthetic_qrels`` is 1 while the qrels file is the generator's, so nothing here is
-evidence of retrieval quality.
+ones, read from their one file (:mod:`assay.relevance.thresholds`) and fixed before the sealed
+holdout is opened; each is reported with its value, interval and a 0/1 pass, and ``synthetic_qrels``
+is 1 while the qrels file is the generator's, so nothing here is evidence of retrieval quality.
 """
 
 from __future__ import annotations
@@ -23,18 +23,9 @@ from assay.relevance.manifest import check_same
 from assay.relevance.measures import MISSING_QUERIES_NOTE, evaluate
 from assay.relevance.params import RelevanceParams
 from assay.relevance.study import StudyDocument, StudyQuery
+from assay.relevance.thresholds import Threshold
 from assay.relevance.trec import Qrels, Run
 
-# the relevance study's pre-registered thresholds: key -> (source figure, threshold, direction)
-THRESHOLDS = {
-    "recall_at_10": ("R@10", 0.80, ">="),
-    "ndcg_at_10": ("nDCG@10", 0.70, ">="),
-    "mrr_at_10": ("RR@10", 0.70, ">="),
-    "citation_provenance_accuracy": ("citation_provenance_accuracy", 0.95, ">="),
-    "stale_answer_rate_max": ("stale_answer_rate", 0.02, "<="),
-    "abstention_quality": ("abstention_quality", 0.90, ">="),
-    "p95_latency_ms": ("p95_latency_ms", 1500.0, "<="),
-}
 
 
 @dataclass(frozen=True)
@@ -45,13 +36,30 @@ class ModeInput:
     side: dict
 
 
+RUNS = "data/derived/relevance/runs"
+
+
+def read_modes(names: list[str], folder: str = RUNS) -> dict[str, ModeInput]:
+    """Each mode's run (``<folder>/<mode>.trec``) and side file (``<mode>.json``) as the ``retrieve`` stage wrote them."""
+    import json
+
+    from assay.relevance.trec import read_run
+
+    out = {}
+    for name in names:
+        with open(f"{folder}/{name}.json", encoding="utf-8") as fh:
+            out[name] = ModeInput(read_run(f"{folder}/{name}.trec"), json.load(fh))
+    return out
+
+
 def _interval(value: float, low: float, high: float, n: int) -> dict:
     return {"value": value, "low": low, "high": high, "n": n}
 
 
 def mode_scores(name: str, mode: ModeInput, qrels: Qrels, documents: list[StudyDocument],
-                queries: list[StudyQuery], params: RelevanceParams, synthetic: bool) -> tuple[dict, pd.DataFrame]:
-    """The numbers-only metrics of one mode and its per-query table."""
+                queries: list[StudyQuery], params: RelevanceParams, synthetic: bool,
+                thresholds: dict[str, Threshold]) -> tuple[dict, pd.DataFrame]:
+    """The numbers-only metrics of one mode and its per-query table, scored against ``thresholds``."""
     answerable = {q.query_id for q in queries if q.task != "abstain"}
     judged = Qrels(qrels.table[qrels.table["qid"].isin(answerable)].reset_index(drop=True), qrels.path)
     ev = evaluate(judged, mode.run, params.measures, params.relevance_level, complete=True)
@@ -72,17 +80,16 @@ def mode_scores(name: str, mode: ModeInput, qrels: Qrels, documents: list[StudyD
         figures[key] = answer_figs[key]
     p95, low, high = quantile_interval(latency.to_numpy(), 0.95, params.level)
     figures["p95_latency_ms"] = _interval(p95, low, high, len(latency))
-    thresholds = {}
-    for key, (source, bound, direction) in THRESHOLDS.items():
-        value = figures[source]["value"]
-        ok = value == value and (value >= bound if direction == ">=" else value <= bound)
-        thresholds[key] = {"threshold": bound, "value": value, "low": figures[source]["low"],
-                           "high": figures[source]["high"], "pass": int(ok)}
+    scored = {}
+    for key, t in thresholds.items():
+        fig = figures[t.figure]
+        scored[key] = {"threshold": t.value, "value": fig["value"], "low": fig["low"], "high": fig["high"],
+                       "pass": int(t.met(fig["value"]))}
     metrics = {"queries": {"scored": len(ev.per_query), "missing_from_run": len(ev.missing_from_run),
                            "total": len(queries)},
                "measures": measures, "answers": answer_figs,
                "latency_ms": {**figures["p95_latency_ms"], "modelled": int(mode.side["latency_kind"] == "modelled")},
-               "thresholds": thresholds, "thresholds_met": sum(t["pass"] for t in thresholds.values()),
+               "thresholds": scored, "thresholds_met": sum(t["pass"] for t in scored.values()),
                "synthetic_qrels": int(synthetic), "level": params.level}
     table = answers.merge(ev.per_query, left_on="query_id", right_index=True, how="left")
     table["latency_ms"] = table["query_id"].map(latency)
@@ -91,7 +98,8 @@ def mode_scores(name: str, mode: ModeInput, qrels: Qrels, documents: list[StudyD
 
 
 def score_modes(modes: dict[str, ModeInput], qrels: Qrels, documents: list[StudyDocument],
-                queries: list[StudyQuery], params: RelevanceParams, synthetic: bool) -> dict:
+                queries: list[StudyQuery], params: RelevanceParams, synthetic: bool,
+                thresholds: dict[str, Threshold]) -> dict:
     """Every mode's metrics, the per-query table, the paired comparison and the shared manifest.
 
     Raises:
@@ -100,7 +108,7 @@ def score_modes(modes: dict[str, ModeInput], qrels: Qrels, documents: list[Study
     manifest = check_same({name: m.side["manifest"] for name, m in modes.items()})
     metrics, tables = {}, []
     for name in sorted(modes):
-        metrics[name], table = mode_scores(name, modes[name], qrels, documents, queries, params, synthetic)
+        metrics[name], table = mode_scores(name, modes[name], qrels, documents, queries, params, synthetic, thresholds)
         tables.append(table)
     per_query = pd.concat(tables, ignore_index=True).sort_values(["mode", "query_id"], kind="stable")
     by_mode = {name: t.set_index("query_id")[params.measures].dropna()
@@ -125,7 +133,7 @@ def _fmt(x, spec: str = ".3f") -> str:
     return "n/a" if x is None or x != x else format(x, spec)
 
 
-def summary_markdown(result: dict, params: RelevanceParams, synthetic: bool) -> str:
+def summary_markdown(result: dict, params: RelevanceParams, synthetic: bool, thresholds: dict[str, Threshold]) -> str:
     """A one-page summary: each mode's figures with intervals against the seven thresholds."""
     lines = ["# Retrieval modes", ""]
     if synthetic:
@@ -134,14 +142,13 @@ def summary_markdown(result: dict, params: RelevanceParams, synthetic: bool) -> 
     lines += [f"Intervals: {params.level:.0%}; measure means use a t interval over queries, rates a Wilson "
               "interval, p95 latency the order-statistic interval. IR measures cover answerable queries; "
               + result["note"], ""]
-    head = "| mode | " + " | ".join(THRESHOLDS) + " | met |"
-    lines += [head, "|" + "---|" * (len(THRESHOLDS) + 2)]
+    head = "| mode | " + " | ".join(thresholds) + " | met |"
+    lines += [head, "|" + "---|" * (len(thresholds) + 2)]
     for name, m in sorted(result["metrics"].items()):
         cells = [f"{_fmt(t['value'])} [{_fmt(t['low'])}, {_fmt(t['high'])}] {'pass' if t['pass'] else 'FAIL'}"
                  for t in m["thresholds"].values()]
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {m['thresholds_met']}/{len(THRESHOLDS)} |")
-    lines += ["", "Thresholds (pre-registered: fixed before the sealed holdout is opened): "
-              + ", ".join(f"{k} {d} {v}" for k, (_, v, d) in THRESHOLDS.items()),
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {m['thresholds_met']}/{len(thresholds)} |")
+    lines += ["", "Thresholds (pre-registered: fixed before the sealed holdout is opened): " + ", ".join(map(str, thresholds.values())),
               "", "## Modes", ""]
     lines += [f"- {name}: {label}" for name, label in sorted(result["labels"].items())]
     latency_kind = next(iter(result["metrics"].values()))["latency_ms"]["modelled"] if result["metrics"] else 1

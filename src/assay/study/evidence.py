@@ -28,7 +28,9 @@ Edge cases: an unset or empty variable, or a root that is not a directory, is an
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from assay.core.errors import AssayError
@@ -99,3 +101,42 @@ class EvidenceRoot:
             if form and form != ".":
                 text = text.replace(form, f"${ENV}")
         return text
+
+
+@contextlib.contextmanager
+def redacting(root: EvidenceRoot | None) -> Iterator[None]:
+    """Re-raise any :class:`AssayError` raised inside with the root scrubbed from its message.
+
+    An :class:`OSError` (permission denied, disk full) becomes an :class:`EvidenceRootError` with a
+    scrubbed message, so no traceback prints the root.
+
+    >>> try:
+    ...     with redacting(EvidenceRoot("/secret/vault")):
+    ...         raise AssayError("cannot read /secret/vault/salt.json")
+    ... except AssayError as e:
+    ...     print(e)
+    cannot read $ASSAY_EVIDENCE_ROOT/salt.json
+    """
+    try:
+        yield
+    except AssayError as error:
+        if root is not None:
+            error.args = tuple(root.redact(a) if isinstance(a, str) else a for a in error.args)
+        raise
+    except OSError as error:  # a traceback would print the path; one clean, scrubbed line instead
+        text = f"{type(error).__name__}: {error}"
+        raise EvidenceRootError(root.redact(text) if root is not None else text) from None
+
+
+def file_hashes(root: EvidenceRoot, names: list[str]) -> dict[str, str | None]:
+    """``{relative name: SHA-256}`` of files under the root (``None`` for an absent one): what a hash file commits.
+
+    Names are relative to the root (``development/packet_A.jsonl``), so no path above it is recorded.
+    """
+    from assay.core.io import sha256_file
+
+    out: dict[str, str | None] = {}
+    for name in sorted(names):
+        f = root.path / name
+        out[name] = sha256_file(f) if f.is_file() else None
+    return out

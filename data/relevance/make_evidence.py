@@ -1,0 +1,129 @@
+"""Generate the SYNTHETIC evidence folder of the relevance study demo: no person judged anything here.
+
+Run from the repository root: ``python data/relevance/make_evidence.py``. It writes into the
+evidence root of ``data/relevance/study.yaml`` (``$ASSAY_EVIDENCE_ROOT`` when set, else the study's
+``demo_evidence``, ``data/relevance/evidence.synthetic/``) and refuses a study that is not marked
+``synthetic: true``, so it can never fill a real study's folder. Deterministic: re-running rewrites
+the same bytes.
+
+What it writes, per split (development, sealed_holdout):
+
+* the coordinator's files, through the same library steps as the stages ``study_split`` and
+  ``study_pool`` (queries, pool, both packets), after a fixed synthetic ``salt.json``;
+* ``judgments_A.jsonl`` and ``judgments_B.jsonl``: for every packet pair, the grade of
+  ``qrels.synthetic.trec`` (0 when unjudged); each annotator independently moves a grade one step
+  on the scale -1 < 0 < 1 < 2 with probability :data:`NOISE` (seeded per split and annotator), so
+  A and B disagree on roughly twice that share of pairs. ``abstention_correct`` is true for an
+  abstain query, ``acceptable_citation_ids`` names the document when its grade is 2, and
+  ``temporal_classification`` is historical for a superseded document, unknown for a support note,
+  current otherwise;
+* ``decisions.jsonl``: a first version of arbiter C's decisions, one per disagreement: the
+  synthetic grade, reason ``temporal`` for a superseded document, ``partial`` when one grade is 1,
+  else ``scope``.
+
+JSONL rows keep the exact formats (no extra key), so the SYNTHETIC label lives beside them: a
+``README.md`` and ``synthetic.json`` (``{"synthetic": true, "files": {name: sha256}}``) list every
+file the generator wrote.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+NOISE = 0.06
+SEED = 2026
+QRELS = "data/relevance/qrels.synthetic.trec"
+GRADES = (-1, 0, 1, 2)
+README = """# SYNTHETIC evidence of the relevance study demo
+
+Everything in this folder was written by `data/relevance/make_evidence.py` and the stages
+`study_split` and `study_pool`. No person judged anything: the judgments of "annotators" A and B
+are the synthetic qrels with seeded noise, and the arbiter's decisions follow a fixed rule.
+Nothing measured on them is evidence of retrieval quality. `synthetic.json` lists every file the
+generator wrote, with its SHA-256.
+"""
+
+
+def shifted(grade: int, rng: random.Random) -> int:
+    """``grade`` moved one step up or down the scale -1 < 0 < 1 < 2 (inward at either end)."""
+    i = GRADES.index(grade)
+    step = rng.choice((-1, 1)) if 0 < i < len(GRADES) - 1 else (1 if i == 0 else -1)
+    return GRADES[i + step]
+
+
+def judge(packet, pool, queries, documents, truth, rng: random.Random) -> list[dict]:
+    """One annotator's synthetic judgments of every packet row, in packet order."""
+    real = {(p.query_id, p.document_id): p.doc_id for p in pool}
+    rows = []
+    for r in packet:
+        doc = documents[real[(r.query_id, r.document_id)]]
+        grade = truth.get((r.query_id, doc.doc_id), 0)
+        if rng.random() < NOISE:
+            grade = shifted(grade, rng)
+        temporal = "historical" if doc.superseded else "unknown" if doc.kind == "note" else "current"
+        rows.append({"query_id": r.query_id, "document_id": r.document_id, "relevance": grade,
+                     "abstention_correct": queries[r.query_id].task == "abstain",
+                     "acceptable_citation_ids": [r.document_id] if grade == 2 else [],
+                     "temporal_classification": temporal})
+    return rows
+
+
+def decisions(a: list[dict], b: list[dict], pool, documents, truth) -> list[dict]:
+    """The rule-based arbiter: one decision per pair where A and B gave different grades."""
+    real = {(p.query_id, p.document_id): p.doc_id for p in pool}
+    out = []
+    for x, y in zip(a, b):
+        if x["relevance"] == y["relevance"]:
+            continue
+        key = (x["query_id"], x["document_id"])
+        doc = documents[real[key]]
+        reason = "temporal" if doc.superseded else "partial" if 1 in (x["relevance"], y["relevance"]) else "scope"
+        out.append({"query_id": key[0], "document_id": key[1], "relevance": truth.get((key[0], doc.doc_id), 0),
+                    "reason": reason})
+    return out
+
+
+def main() -> int:
+    from assay.core.io import read_jsonl, sha256_bytes, sha256_file, write_json, write_jsonl, write_text
+    from assay.core.params import load_section
+    from assay.relevance.params import RelevanceParams
+    from assay.relevance.study import load_documents, load_queries
+    from assay.relevance.trec import read_qrels
+    from assay.study.evidence import SPLITS
+    from assay.study.formats import POOL, QUERIES, SALT, PacketRow, PoolRow, judgments_name, packet_name
+    from assay.study.intake import pool_step, split_step
+    from assay.study.protocol import evidence_root, load_study
+
+    study = load_study()
+    if not study.synthetic:
+        sys.exit("make_evidence: the study file is not synthetic: refusing to write made-up evidence into a real study")
+    root = evidence_root(study)
+    written: list[Path] = [root.path / SALT]
+    write_json(written[0], {"salt": sha256_bytes(b"assay synthetic demo salt"), "synthetic": True})
+    split_step(study, root)
+    pool_step(study, root, load_section("relevance", RelevanceParams))
+    documents = {d.doc_id: d for d in load_documents(str(study.resolve(study.corpus, root)))}
+    t = read_qrels(QRELS).table
+    truth = {(q, d): int(g) for q, d, g in zip(t["qid"], t["docno"], t["grade"])}
+    for side in SPLITS:
+        queries = {q.query_id: q for q in load_queries(str(root.file(side, QUERIES)))}
+        pool = [PoolRow(**r) for _, r in read_jsonl(root.file(side, POOL))]
+        packet = [PacketRow(**r) for _, r in read_jsonl(root.file(side, packet_name("A")))]
+        by = {a: judge(packet, pool, queries, documents, truth, random.Random(f"{SEED}:{side}:{a}")) for a in "AB"}
+        for a, rows in by.items():
+            write_jsonl(root.file(side, judgments_name(a)), rows)
+            written.append(root.file(side, judgments_name(a)))
+        write_jsonl(root.file(side, "decisions.jsonl"), decisions(by["A"], by["B"], pool, documents, truth))
+        written.append(root.file(side, "decisions.jsonl"))
+    write_text(root.path / "README.md", README)
+    files = {p.relative_to(root.path).as_posix(): sha256_file(p) for p in written}
+    write_json(root.path / "synthetic.json", {"synthetic": True, "generator": "data/relevance/make_evidence.py",
+                                              "files": files})
+    print(f"make_evidence: wrote {len(files) + 2} synthetic files into {root.show(root.path / 'README.md')}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

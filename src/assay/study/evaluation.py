@@ -1,0 +1,44 @@
+"""Evaluating the five retrieval modes on a split's frozen qrels (step 9).
+
+Every mode's run (the ``retrieve`` stage's TREC file and side file, all made from one corpus and
+one runtime) is cut down to the split's queries and scored with :func:`assay.relevance.scoring.score_modes`
+against the split's frozen TREC qrels: the same IR measures, answer rates, p95 latency, intervals
+and the seven pre-registered thresholds as the retrieval-mode stage. ``score_modes`` refuses modes
+whose runtime manifests differ, so every figure here comes from the same corpus/runtime hashes.
+
+Only summary figures leave this module (per mode, per split); per-query rows of the sealed
+holdout never do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from assay.relevance.params import RelevanceParams
+from assay.relevance.scoring import ModeInput, score_modes
+from assay.relevance.study import StudyDocument, StudyQuery
+from assay.relevance.thresholds import Threshold
+from assay.relevance.trec import Qrels
+
+
+def restrict(mode: ModeInput, query_ids: set[str]) -> ModeInput:
+    """``mode`` with its run and its per-query side data limited to ``query_ids``."""
+    table = mode.run.table[mode.run.table["qid"].isin(query_ids)].reset_index(drop=True)
+    side = dict(mode.side)
+    side["latency_ms"] = {q: v for q, v in mode.side["latency_ms"].items() if q in query_ids}
+    side["heuristic"] = {q: v for q, v in mode.side["heuristic"].items() if q in query_ids}
+    return ModeInput(replace(mode.run, table=table), side)
+
+
+def evaluate_split(modes: dict[str, ModeInput], qrels: Qrels, documents: list[StudyDocument],
+                   queries: list[StudyQuery], params: RelevanceParams, thresholds: dict[str, Threshold],
+                   synthetic: bool) -> dict:
+    """``{"modes": {mode: metrics}, "manifest": shared runtime manifest, "queries": n}`` for one split.
+
+    Raises:
+        ManifestMismatch: the modes ran on different corpora, queries, params or runtimes.
+    """
+    ids = {q.query_id for q in queries}
+    result = score_modes({name: restrict(m, ids) for name, m in modes.items()}, qrels, documents, queries,
+                         params, synthetic, thresholds)
+    return {"modes": result["metrics"], "manifest": result["manifest"], "queries": len(queries)}

@@ -1,0 +1,134 @@
+"""Checking an annotator's judgments against the packet they were given (seed 003, step 5).
+
+A judgments file is complete when it has exactly one valid row (:class:`JudgmentRow`) for every
+(query_id, document_id) pair of the packet and nothing else. Each fault is one
+:class:`~assay.core.errors.Problem` at ``file:line``, of one kind (:data:`FAULTS`):
+
+* ``missing``: a packet pair without a judgment, reported at the packet's line for that pair;
+* ``repeated``: a second row for a pair, reported at the later line, naming the first;
+* ``unknown``: a pair that is not in the packet (a typo in an id, or another packet's pair);
+* ``invalid``: a value outside its set (relevance not in 2, 1, 0, -1; temporal_classification not
+  in current, historical, conflicted, unknown; abstention_correct not true/false; a missing or
+  extra field; a citation id that is not a document of that query in the packet);
+* ``unreadable``: a line that is not a JSON object (or not UTF-8).
+
+One query_id on many rows is legal (one row per candidate document). A packet with any fault is
+incomplete: it goes back to the annotator as it is, without reconciliation. The check never
+edits either file.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from assay.core.errors import InputError, Problem
+from assay.core.io import scan_jsonl
+from assay.core.records import check_rows
+from assay.study.formats import JudgmentRow, PacketRow
+
+FAULTS = ("missing", "repeated", "unknown", "invalid", "unreadable")
+VERDICT = "incomplete: return the file to the annotator without reconciliation"
+
+
+class IncompleteJudgments(InputError):
+    """A judgments file that does not cover its packet exactly (exit 1): every fault, then the verdict."""
+
+    def __init__(self, problems: list[Problem], shown: str):
+        super().__init__(problems)
+        self.args = (f"{self.args[0]}\n{shown}: {VERDICT}",)
+
+
+@dataclass
+class Checked:
+    """What :func:`check_judgments` found: the rows in file order and every fault with its kind."""
+
+    rows: list[tuple[int, JudgmentRow]] = field(default_factory=list)
+    faults: list[tuple[str, Problem]] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return not self.faults
+
+    def counts(self) -> dict[str, int]:
+        """Number of faults of each kind (every kind present, 0 when none)."""
+        seen = Counter(kind for kind, _ in self.faults)
+        return {kind: seen[kind] for kind in FAULTS}
+
+
+def read_packet(path: str, shown: str) -> list[tuple[int, PacketRow]]:
+    """The packet's rows; a bad packet is the coordinator's fault, so it raises instead of being counted.
+
+    Raises:
+        InputError: a line is not a valid packet row, or a pair appears twice.
+    """
+    rows, problems = scan_jsonl(path)
+    good, bad = check_rows(shown, rows, PacketRow, key=None)
+    problems = [Problem(shown, p.line, p.field, p.message, p.fix) for p in problems] + bad
+    first: dict[tuple[str, str], int] = {}
+    for line, row in good:
+        pair = (row.query_id, row.document_id)
+        if pair in first:
+            problems.append(Problem(shown, line, "document_id", f"pair {pair} repeats line {first[pair]}",
+                                    "rebuild the packet with `dvc repro study_pool`"))
+        first.setdefault(pair, line)
+    if problems:
+        raise InputError(problems)
+    return good
+
+
+def check_judgments(judgments: str, packet: str, show=str) -> Checked:
+    """Compare a judgments file with its packet (see the module docstring); ``show`` names files in messages.
+
+    Raises:
+        InputError: the packet itself is broken, or a file does not exist.
+    """
+    shown_j, shown_p = show(judgments), show(packet)
+    packet_rows = read_packet(packet, shown_p)
+    in_packet = {(r.query_id, r.document_id): line for line, r in packet_rows}
+    documents: dict[str, set[str]] = {}
+    for _, r in packet_rows:
+        documents.setdefault(r.query_id, set()).add(r.document_id)
+    out = Checked()
+    raw, unreadable = scan_jsonl(judgments)
+    out.faults += [("unreadable", Problem(shown_j, p.line, p.field, p.message, p.fix)) for p in unreadable]
+    good, invalid = check_rows(shown_j, raw, JudgmentRow, key=None)
+    out.faults += [("invalid", p) for p in invalid]
+    seen: dict[tuple[str, str], int] = {}
+    for line, row in raw:  # pairs are checked on every row that names both ids, valid or not
+        pair = (row.get("query_id"), row.get("document_id"))
+        if not all(isinstance(x, str) for x in pair):
+            continue
+        if pair in seen:
+            out.faults.append(("repeated", Problem(shown_j, line, "document_id", f"pair {pair} already judged on line "
+                                                   f"{seen[pair]}", "keep one row per (query_id, document_id)")))
+            continue
+        seen[pair] = line
+        if pair not in in_packet:
+            out.faults.append(("unknown", Problem(shown_j, line, "document_id", f"pair {pair} is not in the packet "
+                                                  f"{shown_p}", "judge only the packet's pairs, ids as given")))
+    for line, row in good:
+        for cited in row.acceptable_citation_ids:
+            if cited not in documents.get(row.query_id, ()):
+                out.faults.append(("invalid", Problem(shown_j, line, "acceptable_citation_ids",
+                                                      f"{cited!r} is not a document of query {row.query_id!r} in the packet",
+                                                      "cite document_ids of the same query, as given in the packet")))
+    for pair, line in in_packet.items():
+        if pair not in seen:
+            out.faults.append(("missing", Problem(shown_p, line, None, f"pair {pair} has no judgment in {shown_j}",
+                                                  "add one row for this pair")))
+    out.rows = [(line, row) for line, row in good if (row.query_id, row.document_id) in in_packet
+                and seen.get((row.query_id, row.document_id)) == line]
+    out.faults.sort(key=lambda kp: (kp[1].path, kp[1].line or 0, kp[0]))
+    return out
+
+
+def require_complete(checked: Checked, shown: str) -> list[tuple[int, JudgmentRow]]:
+    """The rows of a complete file.
+
+    Raises:
+        IncompleteJudgments: listing every fault, then the verdict.
+    """
+    if not checked.complete:
+        raise IncompleteJudgments([p for _, p in checked.faults], shown)
+    return checked.rows

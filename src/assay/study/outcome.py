@@ -1,0 +1,76 @@
+"""The study's last machine steps: evaluate the five modes on each split's frozen qrels, then decide.
+
+:func:`evaluate_step` validates each split's manifest first (so the qrels it scores are the frozen
+bytes), scores every mode on the development split, and on the sealed holdout only after its
+opening (each read logged). :func:`verdict_step` refuses when the thresholds changed after the
+opening, re-checks the evidence conditions and returns the verdict's metrics, page and details.
+"""
+
+from __future__ import annotations
+
+from assay.relevance.params import RelevanceParams
+from assay.relevance.thresholds import Threshold, load_thresholds
+from assay.study.evaluation import evaluate_split
+from assay.study.evidence import SEALED, SPLITS, EvidenceRoot, redacting
+from assay.study.formats import QUERIES
+from assay.study.freeze import note_sealed_read
+from assay.study.manifest import MANIFEST, validate_manifest
+from assay.study.opening import check_preregistration, read_opening
+from assay.study.params import StudyParams
+from assay.study.protocol import Study
+from assay.study.qrels import TREC
+
+
+def evaluate_step(study: Study, root: EvidenceRoot, relevance: RelevanceParams,
+                  thresholds: dict[str, Threshold]) -> dict:
+    """``{"opened", "splits": {split: {"queries", "modes": {mode: metrics}} or {}}, "manifest"}``.
+
+    Raises:
+        ManifestBroken, InputError: a split's evidence does not match its manifest.
+        ManifestMismatch: the modes ran on different corpora or runtimes.
+    """
+    from assay.relevance.scoring import read_modes
+    from assay.relevance.study import load_documents, load_queries
+    from assay.relevance.trec import read_qrels
+
+    opened = read_opening(root) is not None
+    with redacting(root):
+        documents = load_documents(str(study.resolve(study.corpus, root)))
+        modes = read_modes(relevance.modes)
+        splits, manifest = {}, None
+        for split in SPLITS:
+            if split == SEALED and not opened:
+                splits[split] = {}
+                continue
+            validate_manifest(root.file(split, MANIFEST), allow_sealed=True)
+            note_sealed_read(root, split, "study_evaluate", TREC)
+            queries = load_queries(str(root.file(split, QUERIES)))
+            result = evaluate_split(modes, read_qrels(root.file(split, TREC)), documents, queries, relevance,
+                                    thresholds, study.synthetic)
+            splits[split] = {"queries": result["queries"], "modes": result["modes"]}
+            manifest = result["manifest"]
+    return {"protocol_version": study.protocol_version, "synthetic": int(study.synthetic), "opened": int(opened),
+            "splits": splits, "runtime_manifest": manifest}
+
+
+def verdict_step(study: Study, root: EvidenceRoot, params: StudyParams, evaluation: dict, receipts: dict,
+                 level: float, hashes: dict[str, str]) -> dict:
+    """``{"metrics", "page", "conditions"}`` of the verdict.
+
+    Raises:
+        HoldoutRefused: the thresholds file changed after the holdout was opened (exit 2).
+    """
+    from assay.study.conditions import evidence_conditions
+    from assay.study.verdict import decide, verdict_markdown, verdict_metrics
+
+    with redacting(root):
+        check_preregistration(root, study.thresholds)
+        thresholds = load_thresholds(study.thresholds)
+        opened = read_opening(root) is not None
+        conditions = evidence_conditions(root, opened, study.synthetic)
+    splits = evaluation["splits"]
+    outcome = decide(conditions, splits, params.candidate)
+    metrics = verdict_metrics(outcome, splits, receipts, study.synthetic, opened)
+    page = verdict_markdown(outcome, splits, receipts, thresholds, params.candidate, study.synthetic, hashes, level)
+    return {"metrics": metrics, "page": page,
+            "conditions": {c.key: {"holds": c.ok, "detail": c.detail} for c in outcome["conditions"]}}

@@ -1,0 +1,155 @@
+"""The agreement receipt (step 6): how much annotators A and B agreed, recorded before any discussion.
+
+The receipt pairs A's and B's judgments by ``(query_id, document_id)`` and records: the SHA-256 of
+both judgment files, the number of pairs and of disagreements on ``relevance``, and two agreement
+measures for the ordinal grades -1 < 0 < 1 < 2, each with its name, formula and interval:
+
+* Krippendorff's alpha with the ordinal metric (:func:`assay.stats.reliability.ordinal_alpha`);
+* Cohen's weighted kappa with quadratic weights (:func:`assay.stats.reliability.weighted_kappa`).
+
+Interval: a percentile bootstrap over queries (every pair of a resampled query goes along, because
+pairs of one query are not independent), ``resamples`` replicates from ``seed``; its coverage is
+checked by simulation in the tests. The tool is assay's own implementation, named with assay's and
+numpy's versions; the tests check alpha against the ``krippendorff`` package and kappa against
+scikit-learn.
+
+Edge cases: the two files must hold the same pairs (run ``assay relevance check`` first); a pair
+in one file only is refused with the file and line. Every grade equal: both measures are nan
+(null in the receipt) with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from importlib import metadata
+from pathlib import Path
+
+import assay
+from assay.artifacts.base import finite
+from assay.core.errors import InputError, Problem
+from assay.stats.reliability import cluster_bootstrap, ordinal_alpha, pair_tables, weighted_kappa
+from assay.study.evidence import EvidenceRoot
+from assay.study.formats import RELEVANCE, JudgmentRow, judgments_name
+from assay.study.rows import digest, read_rows
+
+RECEIPT = "receipt.json"
+#: the grades in ordinal order (seed 003: -1 misleading/stale, 0 no support, 1 partial, 2 direct)
+ORDER: tuple[int, ...] = tuple(sorted(RELEVANCE))
+
+ALPHA = "Krippendorff's alpha, ordinal metric"
+ALPHA_FORMULA = ("alpha = 1 - (n - 1) * sum_ck o_ck d2_ck / sum_ck n_c n_k d2_ck; o = coincidence matrix of the "
+                 "two graders, n_c its margins, n = 2 * pairs, d2_ck = (sum_{g=c..k} n_g - (n_c + n_k) / 2)^2")
+KAPPA = "Cohen's weighted kappa, quadratic weights"
+KAPPA_FORMULA = ("kappa_w = 1 - N * sum_ij w_ij O_ij / sum_ij w_ij r_i c_j; O = pair counts, r and c its row "
+                 "and column totals, N = pairs, w_ij = (i - j)^2 over the grades -1 < 0 < 1 < 2")
+
+
+@dataclass(frozen=True)
+class Paired:
+    """A's and B's grades of the same pairs, in A's file order."""
+
+    pairs: list[tuple[str, str]]
+    a: list[JudgmentRow]
+    b: list[JudgmentRow]
+
+    @property
+    def disagreements(self) -> list[int]:
+        """Positions of the pairs whose two relevance grades differ."""
+        return [i for i, (x, y) in enumerate(zip(self.a, self.b)) if x.relevance != y.relevance]
+
+
+def pair_judgments(root: EvidenceRoot, split: str) -> Paired:
+    """Read both annotators' judgments of ``split`` and pair them.
+
+    Raises:
+        InputError: a bad row, a repeated pair, or a pair judged by one annotator only (file:line).
+    """
+    files = {who: root.file(split, judgments_name(who)) for who in ("A", "B")}
+    rows = {who: read_rows(root, path, JudgmentRow) for who, path in files.items()}
+    keyed, problems = {}, []
+    for who, found in rows.items():
+        keyed[who] = {}
+        for line, row in found:
+            key = (row.query_id, row.document_id)
+            if key in keyed[who]:
+                problems.append(Problem(root.show(files[who]), line, "document_id", f"pair {key} is judged twice",
+                                        "run `assay relevance check` and return the file to its annotator"))
+            keyed[who][key] = (line, row)
+    for who, other in (("A", "B"), ("B", "A")):
+        for key, (line, _) in keyed[who].items():
+            if key not in keyed[other]:
+                problems.append(Problem(root.show(files[who]), line, "document_id",
+                                        f"pair {key} has no judgment from annotator {other}",
+                                        "both annotators judge every packet pair; run `assay relevance check`"))
+    if problems:
+        raise InputError(problems)
+    pairs = list(keyed["A"])
+    return Paired(pairs, [keyed["A"][k][1] for k in pairs], [keyed["B"][k][1] for k in pairs])
+
+
+def _measure(name: str, formula: str, statistic, observed, per_query, resamples: int, seed: int, level: float) -> dict:
+    value = float(statistic(observed))
+    low, high = cluster_bootstrap(per_query, statistic, resamples, seed, level)
+    return {"name": name, "formula": formula, "value": finite(value),
+            "undefined": "every grade is the same: no variation to agree on beyond chance" if value != value else None,
+            "interval": {"low": finite(low), "high": finite(high), "level": level,
+                         "method": f"percentile bootstrap over queries, {resamples} resamples, seed {seed}"}}
+
+
+def build_receipt(root: EvidenceRoot, split: str, resamples: int = 2000, seed: int = 13, level: float = 0.95) -> dict:
+    """The receipt of ``split`` as a dict (not written; see :func:`write_receipt`)."""
+    paired = pair_judgments(root, split)
+    pos = {g: i for i, g in enumerate(ORDER)}
+    a = [pos[r.relevance] for r in paired.a]
+    b = [pos[r.relevance] for r in paired.b]
+    queries, per_query = pair_tables([q for q, _ in paired.pairs], a, b, len(ORDER))
+    observed = per_query.sum(axis=0)
+    kappa = partial(weighted_kappa, weights="quadratic")
+    return {
+        "split": split,
+        "step": "agreement receipt, computed before any discussion or reconciliation",
+        "inputs": {name: digest(root, root.file(split, name)) for name in map(judgments_name, ("A", "B"))},
+        "pairs": len(paired.pairs),
+        "queries": len(queries),
+        "disagreements": len(paired.disagreements),
+        "grades": list(ORDER),
+        "pair_counts": {f"{ga}|{gb}": int(observed[i, j]) for i, ga in enumerate(ORDER) for j, gb in enumerate(ORDER)},
+        "measures": [_measure(ALPHA, ALPHA_FORMULA, ordinal_alpha, observed, per_query, resamples, seed, level),
+                     _measure(KAPPA, KAPPA_FORMULA, kappa, observed, per_query, resamples, seed + 1, level)],
+        "tool": {"implementation": "assay.stats.reliability", "assay": assay.__version__,
+                 "numpy": metadata.version("numpy")},
+    }
+
+
+def write_receipt(root: EvidenceRoot, split: str, receipt: dict) -> Path:
+    """Write ``receipt`` to ``<root>/<split>/receipt.json`` (byte-stable JSON); return its path."""
+    from assay.core.io import write_json
+
+    path = root.file(split, RECEIPT)
+    write_json(path, receipt)
+    return path
+
+
+def receipt_is_current(root: EvidenceRoot, split: str) -> dict:
+    """The split's receipt, after checking it names the judgment files as they are now.
+
+    Raises:
+        InputError: no receipt (agreement must be recorded before the bundle), or a judgment file
+            changed since the receipt (the originals must not be edited after submission).
+    """
+    import json
+
+    path = root.file(split, RECEIPT)
+    shown = root.show(path)
+    if not path.is_file():
+        raise InputError([Problem(shown, None, None, "no agreement receipt",
+                                  "compute agreement before any discussion: `assay relevance receipt`")])
+    receipt = json.loads(path.read_text(encoding="utf-8"))
+    changed = [name for name, value in sorted(receipt.get("inputs", {}).items())
+               if digest(root, root.file(split, name)) != value]
+    if changed:
+        raise InputError([Problem(shown, None, "inputs", f"{', '.join(changed)} changed since the receipt",
+                                  "judgment files are never edited after submission; restore them, or start a new "
+                                  "round and compute a new receipt before any discussion")])
+    return receipt

@@ -1,0 +1,183 @@
+"""The de-identification scan: what must not be in a packet (or any file given to a person or committed).
+
+Kinds (:data:`KINDS`), each a small rule read line by line:
+
+* ``url``: a scheme and ``://`` (http, https, ftp, file, s3, gs, ssh, git, smb), or ``www.``.
+* ``email``: ``local@domain.tld``.
+* ``hostname``: a dotted name ending in a public or internal suffix (:data:`SUFFIXES`, e.g.
+  ``vault.internal``, ``files.nodinet.com``), ``localhost``, or an IPv4 address with octets <= 255.
+  A dotted word with another ending (``v1.2``, ``report.pdf``, ``e.g.``) is not a hostname.
+* ``phone``: 9 to 15 digits written as a phone number: a leading ``+``, or digit groups joined by
+  spaces, hyphens, dots or parentheses, or a bare run of 10 to 15 digits. ISO dates
+  (``2024-03-01``) and ranges of small numbers are not phones.
+* ``api_key``: known key shapes (AWS ``AKIA...``, GitHub ``ghp_...``/``github_pat_...``, OpenAI and
+  Stripe ``sk-``/``sk_live_...``, Slack ``xox?-...``, Google ``AIza...``, JSON web tokens) and an
+  assignment such as ``api_key = ...``, ``password: ...`` with a value of 8 or more characters.
+* ``private_key``: a PEM ``-----BEGIN ... PRIVATE KEY-----`` line.
+* ``high_entropy``: a token of 24 or more characters from ``[A-Za-z0-9+/=_-]`` that mixes at least
+  two of lower case, upper case and digits and has a Shannon entropy of at least 4.0 bits per
+  character. Hex-only strings are left alone (checksums are allowed); a hex key is therefore not
+  seen unless it matches an ``api_key`` rule.
+* ``path``: an absolute POSIX path with two or more parts (``/srv/vault/a.txt``), ``~/...``,
+  ``./`` or ``../`` paths, a Windows drive path (``C:\\...``) or a UNC share (``\\\\host\\share``).
+  ``and/or``, ``24/7`` and ``km/h`` are not paths.
+* ``mode``: the name of a retrieval mode as a word, case-insensitive (:data:`MODE_WORDS`, plus the
+  names the caller passes): an annotator must not learn which mode found a document.
+
+A hit is reported as ``file:line:column kind`` and never repeats the matched text, so a secret
+found by the scan is not copied into a log.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+KINDS = ("url", "email", "hostname", "phone", "api_key", "private_key", "high_entropy", "path", "mode")
+
+SUFFIXES = ("com", "net", "org", "edu", "gov", "mil", "int", "io", "co", "ai", "app", "dev", "cloud", "info", "biz",
+            "me", "us", "uk", "de", "fr", "bd", "in", "ua", "br", "pt", "eu", "ru", "cn", "jp", "local", "localdomain",
+            "internal", "intranet", "corp", "lan", "home", "example", "test", "onion", "aws", "azure")
+MODE_WORDS = ("lexical", "semantic", "hybrid", "reranked", "reranker", "rerank", "graph", "graph-assisted", "bm25",
+              "dense", "sparse", "lsa", "rrf", "pagerank", "cross-encoder")
+
+_URL = re.compile(r"\b(?:https?|ftp|file|s3|gs|ssh|git|smb)://[^\s\"'<>]+|\bwww\.[a-z0-9-]+\.[a-z0-9.-]+", re.I)
+_EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
+_HOST = re.compile(r"\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:" + "|".join(SUFFIXES) + r")\b(?![.-]?[a-z0-9])"
+                   r"|\blocalhost\b", re.I)
+_IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])")
+_PHONE = re.compile(r"(?<![\w+/-])(?:\+\d[\d\s().-]{7,}\d|\(?\d{2,5}\)?(?:[\s.-]\(?\d{2,5}\)?){2,5}|\d{10,15})(?![\w-])")
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_API_KEYS = re.compile(
+    r"\bAKIA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{30,}\b"
+    r"|\bsk-(?:proj-)?[A-Za-z0-9_-]{20,}\b|\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}\b|\bxox[abposr]-[A-Za-z0-9-]{10,}\b"
+    r"|\bAIza[0-9A-Za-z_-]{35}\b|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
+    r"|\b(?:api[_-]?key|apikey|secret|token|passw(?:or)?d|pwd|access[_-]?key|client[_-]?secret)\b[\"']?\s*[:=]\s*"
+    r"[\"']?[^\s\"',;]{8,}", re.I)
+_PRIVATE_KEY = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_TOKEN = re.compile(r"[A-Za-z0-9+/=_-]{24,}")
+_HEX = re.compile(r"^[0-9a-fA-F-]+$")
+_PATH = re.compile(r"(?:(?<=^)|(?<=[\s\"'(=:,\[]))(?:/[A-Za-z0-9._-]+){2,}/?|~/[^\s\"']+|\.\.?/[A-Za-z0-9._-][^\s\"']*"
+                   r"|\b[A-Za-z]:\\[^\s\"']+|\\\\[A-Za-z0-9._-]+\\[^\s\"']+")
+
+
+@dataclass(frozen=True, order=True)
+class Hit:
+    """One finding: where (file as shown, 1-based line and column) and which kind; never the text itself."""
+
+    path: str
+    line: int
+    column: int
+    kind: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}: {self.kind}"
+
+
+def entropy(token: str) -> float:
+    """Shannon entropy of ``token`` in bits per character (0.0 for an empty string).
+
+    >>> round(entropy("aabb"), 3)
+    1.0
+    """
+    if not token:
+        return 0.0
+    n = len(token)
+    return -sum(c / n * math.log2(c / n) for c in Counter(token).values())
+
+
+def _high_entropy(token: str) -> bool:
+    if _HEX.match(token):
+        return False
+    classes = sum(bool(re.search(p, token)) for p in ("[a-z]", "[A-Z]", "[0-9]"))
+    return classes >= 2 and entropy(token) >= 4.0
+
+
+def _phone(match: str) -> bool:
+    digits = sum(ch.isdigit() for ch in match)
+    return 9 <= digits <= 15 and not _DATE.match(match.strip())
+
+
+def _ipv4(match: str) -> bool:
+    return all(int(part) <= 255 for part in match.split("."))
+
+
+def _always(_: str) -> bool:
+    return True
+
+
+#: (pattern, kind, test of the matched text), in priority order: an earlier rule's match hides later overlapping ones
+RULES = ((_PRIVATE_KEY, "private_key", _always), (_API_KEYS, "api_key", _always), (_URL, "url", _always),
+         (_EMAIL, "email", _always), (_PATH, "path", _always), (_HOST, "hostname", _always),
+         (_IPV4, "hostname", _ipv4), (_PHONE, "phone", _phone), (_TOKEN, "high_entropy", _high_entropy))
+
+
+def _mode_pattern(extra: Iterable[str]) -> re.Pattern:
+    words = sorted({w.lower() for w in (*MODE_WORDS, *extra) if w}, key=len, reverse=True)
+    return re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(w) for w in words) + r")(?![\w-])", re.I)
+
+
+def scan_line(text: str, modes: re.Pattern | None = None) -> list[tuple[int, str]]:
+    """``(column, kind)`` of every hit in one line of text, in column order (1-based columns).
+
+    >>> scan_line("mail ann@example.com")
+    [(6, 'email')]
+    >>> scan_line("open 24/7, fee 500 BDT from 2024-03-01")
+    []
+    """
+    modes = modes or _mode_pattern(())
+    found: list[tuple[int, str]] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(m: re.Match, kind: str) -> None:
+        if not any(a < m.end() and m.start() < b for a, b in taken):
+            found.append((m.start() + 1, kind))
+            taken.append((m.start(), m.end()))
+
+    for pattern, kind, keep in RULES:
+        for m in pattern.finditer(text):
+            if keep(m.group()):
+                add(m, kind)
+    for m in modes.finditer(text):
+        add(m, "mode")
+    return sorted(found)
+
+
+def scan_text(text: str, shown: str, modes: Iterable[str] = ()) -> list[Hit]:
+    """Every hit in ``text``, reported against the file name ``shown``."""
+    pattern = _mode_pattern(modes)
+    return [Hit(shown, number, column, kind)
+            for number, line in enumerate(text.split("\n"), start=1)
+            for column, kind in scan_line(line, pattern)]
+
+
+def files_under(path: str | os.PathLike) -> list[Path]:
+    """``path`` itself when it is a file, else every file below it (hidden names skipped), sorted."""
+    p = Path(path)
+    if p.is_file():
+        return [p]
+    return sorted(f for f in p.rglob("*") if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts))
+
+
+def scan_path(path: str | os.PathLike, show=str, modes: Iterable[str] = ()) -> tuple[list[Hit], int]:
+    """Scan a file or every file under a folder: ``(hits, files scanned)``.
+
+    ``show`` turns a path into the text printed for it (pass :meth:`EvidenceRoot.show` so the
+    evidence root never appears). A file that is not UTF-8 is read with replacement characters,
+    so a secret in a binary file is still found.
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist.
+    """
+    if not Path(path).exists():
+        raise FileNotFoundError(show(path))
+    hits: list[Hit] = []
+    files = files_under(path)
+    for f in files:
+        hits.extend(scan_text(f.read_bytes().decode("utf-8", errors="replace"), show(f), modes))
+    return hits, len(files)

@@ -1,0 +1,64 @@
+"""Whether the committed verdict of the relevance study is present, current and passing.
+
+Used by ``assay relevance verdict`` and by the release gate when the plan asks for the study
+(``relevance_verdict: true``). The verdict's provenance records the SHA-256 of the study file, the
+thresholds file and the three study records it was computed from; any of them changed since means
+the verdict is stale (re-run ``dvc repro``). The evidence root is not needed: the gate runs in CI.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from assay.artifacts.base import BrokenArtifact
+from assay.artifacts.registry import PROVENANCE, RELEVANCE_VERDICT, provenance_stage
+from assay.artifacts.study import VerdictMetrics
+from assay.core.errors import AssayError
+from assay.core.io import sha256_file
+
+RECORDS = "reports/relevance/study"
+
+
+@dataclass(frozen=True)
+class VerdictStatus:
+    """``status`` is pass, fail, missing or stale (the gate's words); ``detail`` says why."""
+
+    status: str
+    detail: str
+    metrics: VerdictMetrics | None = None
+
+
+def current_inputs(base: Path, thresholds: str, study_file: str) -> dict[str, str]:
+    """The hashes the verdict's provenance records, as they are now (``"absent"`` for a missing file)."""
+    files = {"study_file": study_file, "thresholds": thresholds,
+             **{f"{name}_record": f"{RECORDS}/{name}.json" for name in ("receipt", "qrels", "evaluation")}}
+    return {key: sha256_file(base / p) if (base / p).is_file() else "absent" for key, p in files.items()}
+
+
+def verdict_status(base: str | Path = ".") -> VerdictStatus:
+    """The committed verdict's status for the repository at ``base``."""
+    from assay.study.protocol import STUDY_FILE, load_study
+
+    base = Path(base)
+    name = RELEVANCE_VERDICT.relpath()
+    try:
+        metrics = RELEVANCE_VERDICT.read_optional(base)
+        prov = PROVENANCE.read_optional(base, stage=provenance_stage(RELEVANCE_VERDICT))
+        study = load_study(base / STUDY_FILE)
+    except (BrokenArtifact, AssayError) as error:
+        return VerdictStatus("missing", f"{name} or its inputs are unusable: {error}")
+    if metrics is None or prov is None:
+        return VerdictStatus("missing", f"{name} or its provenance not found: run dvc repro")
+    now = current_inputs(base, study.thresholds, STUDY_FILE)
+    changed = sorted(k for k, v in prov.inputs.items() if now.get(k) != v)
+    if changed:
+        why = ("; thresholds changed: if the sealed holdout is open a new pre-registration is needed"
+               if "thresholds" in changed else "")
+        return VerdictStatus("stale", f"changed since the verdict: {', '.join(changed)}{why}", metrics)
+    met = f"{metrics.conditions_met}/{len(metrics.conditions)} conditions, {metrics.modes_passed} mode(s) pass"
+    if metrics.passed:
+        return VerdictStatus("pass", f"passed ({met})", metrics)
+    unmet = [k for k, v in metrics.conditions.items() if not v]
+    return VerdictStatus("fail", f"not passed ({met}; conditions unmet: {', '.join(unmet) or 'none'}; see "
+                                 "reports/relevance/verdict.md)", metrics)

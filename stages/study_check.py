@@ -1,0 +1,21 @@
+"""Stage study_check: annotators A's and B's judgments against their packets, in every split.
+
+Reads the packets and judgments under $ASSAY_EVIDENCE_ROOT; fails when any file is missing a row,
+repeats or invents a pair, or holds a value outside its set (each at file:line: the packet goes
+back to the annotator without reconciliation); commits ``reports/relevance/study/check.json``
+(row and fault counts, SHA-256 of the judgments and packets).
+"""
+
+from __future__ import annotations
+
+
+def main() -> None:
+    from assay.study.intake import check_step, record_step
+
+    record_step("check", check_step)
+
+
+if __name__ == "__main__":
+    from assay.core.stage import run_stage
+
+    run_stage("study_check", main)

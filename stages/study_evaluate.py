@@ -1,0 +1,30 @@
+"""Stage study_evaluate: the five retrieval modes on each split's frozen qrels.
+
+Reads params ``relevance``, the pre-registered thresholds, every mode's run and side file, and
+each split's manifest, queries and qrels under $ASSAY_EVIDENCE_ROOT (the sealed holdout only after
+its opening, each read appended to the access log). Commits ``reports/relevance/study/evaluation.json``:
+per split and mode, the seven figures with intervals (summary figures only, never a per-query row).
+"""
+
+from __future__ import annotations
+
+
+def main() -> None:
+    from assay.core.params import load_section
+    from assay.relevance.params import RelevanceParams
+    from assay.relevance.thresholds import load_thresholds
+    from assay.study.intake import record_step
+    from assay.study.outcome import evaluate_step
+
+    relevance = load_section("relevance", RelevanceParams)
+
+    def step(study, root):
+        return evaluate_step(study, root, relevance, load_thresholds(study.thresholds))
+
+    record_step("evaluation", step)
+
+
+if __name__ == "__main__":
+    from assay.core.stage import run_stage
+
+    run_stage("study_evaluate", main)

@@ -1,0 +1,22 @@
+"""Stage study_qrels: check the arbiter's decisions, freeze each split's qrels and write its manifest.
+
+Fails (file:line) on a missing or unknown reason, a grade outside the set, an unknown or repeated
+pair, or a disagreement without a decision. Writes ``qrels_frozen.jsonl`` (A, B, C and final side
+by side), ``qrels.trec`` and ``manifest.json`` under $ASSAY_EVIDENCE_ROOT/<split>/ and commits
+``reports/relevance/study/qrels.json`` (counts and SHA-256 of decisions, qrels and manifests).
+"""
+
+from __future__ import annotations
+
+
+def main() -> None:
+    from assay.study.freeze import qrels_step
+    from assay.study.intake import record_step
+
+    record_step("qrels", lambda study, root: qrels_step(study, root, study.corpus))
+
+
+if __name__ == "__main__":
+    from assay.core.stage import run_stage
+
+    run_stage("study_qrels", main)

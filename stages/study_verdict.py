@@ -1,0 +1,47 @@
+"""Stage study_verdict: the human relevance study's verdict.
+
+Refuses (exit 2) when the thresholds changed after the sealed holdout was opened. Re-checks the
+evidence conditions under $ASSAY_EVIDENCE_ROOT, then writes ``metrics/relevance/verdict.json``
+(numbers only), ``reports/relevance/verdict.md`` (every figure with its interval and every unmet
+threshold, per mode) and ``reports/provenance/study_verdict.json``.
+"""
+
+from __future__ import annotations
+
+def main() -> None:
+    import json
+    from pathlib import Path
+
+    from assay.artifacts.provenance import provenance
+    from assay.artifacts.registry import RELEVANCE_VERDICT, write_record
+    from assay.artifacts.study import VerdictMetrics
+    from assay.core.io import write_text
+    from assay.core.params import load_section
+    from assay.relevance.params import RelevanceParams
+    from assay.study.outcome import verdict_step
+    from assay.study.params import StudyParams
+    from assay.study.protocol import STUDY_FILE, evidence_root, load_study
+    from assay.study.status import RECORDS, current_inputs
+
+    params = load_section("study", StudyParams)
+    level = load_section("relevance", RelevanceParams).level
+    study = load_study(STUDY_FILE)
+    records = {}
+    for name in ("receipt", "qrels", "evaluation"):
+        with open(f"{RECORDS}/{name}.json", encoding="utf-8") as fh:
+            records[name] = json.load(fh)
+    inputs = current_inputs(Path("."), study.thresholds, STUDY_FILE)
+    hashes = {STUDY_FILE: inputs["study_file"], study.thresholds: inputs["thresholds"],
+              **{name: digest for name, digest in records["qrels"]["evidence"].items() if name.endswith("manifest.json")}}
+    result = verdict_step(study, evidence_root(study), params, records["evaluation"], records["receipt"]["receipts"],
+                          level, hashes)
+    write_record(RELEVANCE_VERDICT, VerdictMetrics(**result["metrics"]),
+                 provenance(settings={"candidate": params.candidate, "protocol_version": study.protocol_version},
+                            details={"conditions": result["conditions"]}, **inputs))
+    write_text("reports/relevance/verdict.md", result["page"])
+
+
+if __name__ == "__main__":
+    from assay.core.stage import run_stage
+
+    run_stage("study_verdict", main)

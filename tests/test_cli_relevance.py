@@ -1,0 +1,114 @@
+"""`assay relevance scan` and `assay relevance check`: exit codes, exact output, the evidence root never shown."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from assay.cli import build_parser, main
+from assay.study.evidence import ENV
+
+D1, D2 = "doc-00000000a1", "doc-00000000b2"
+
+
+def write(path, rows):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def packet(folder):
+    return write(folder / "packet_A.jsonl", [{"query_id": "q-1", "query": "q", "document_id": d, "title": "t", "text": "x"}
+                                             for d in (D1, D2)])
+
+
+def judgment(d, **over):
+    return {"query_id": "q-1", "document_id": d, "relevance": 1, "abstention_correct": False,
+            "acceptable_citation_ids": [], "temporal_classification": "current", **over}
+
+
+def test_every_subcommand_has_help_text():
+    sub = next(a for a in build_parser()._actions if a.dest == "command").choices["relevance"]
+    group = next(a for a in sub._actions if a.dest == "relevance_command")
+    assert set(group.choices) >= {"scan", "check"}
+    for name, parser in group.choices.items():
+        assert parser.description, name
+
+
+def test_scan_clean_file_exits_0(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv(ENV, raising=False)
+    f = write(tmp_path / "p.jsonl", ['{"text": "fee 500 BDT from 2024-03-01"}'])
+    assert main(["relevance", "scan", str(f)]) == 0
+    assert capsys.readouterr().out == "clean: 1 file(s), no hit\n"
+
+
+def test_scan_hits_exit_1_with_file_line_column_kind(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv(ENV, raising=False)
+    f = write(tmp_path / "p.jsonl", ['{"text": "clean"}', '{"text": "see https://x.example/a by the lexical mode"}'])
+    assert main(["relevance", "scan", str(f)]) == 1
+    out = capsys.readouterr()
+    assert out.out == f"{f}:2:15: url\n{f}:2:42: mode\n"
+    assert out.err == "2 hit(s) in 1 file(s): mode, url; de-identify before the packet leaves the coordinator\n"
+    assert "https" not in out.out + out.err
+
+
+def test_scan_shows_paths_under_the_root_without_its_value(tmp_path, capsys, monkeypatch):
+    root = tmp_path / "vault-x9"
+    f = write(root / "development" / "packet_A.jsonl", ['{"text": "mail ann@example.com"}'])
+    monkeypatch.setenv(ENV, str(root))
+    assert main(["relevance", "scan", str(f)]) == 1
+    out = capsys.readouterr()
+    assert out.out == f"${ENV}/development/packet_A.jsonl:1:16: email\n"
+    assert "vault-x9" not in out.out + out.err
+    monkeypatch.chdir(root)
+    assert main(["relevance", "scan", "development"]) == 1
+    assert capsys.readouterr().out == f"${ENV}/development/packet_A.jsonl:1:16: email\n"
+
+
+def test_scan_missing_path_exits_2(tmp_path, capsys, monkeypatch):
+    root = tmp_path / "vault-x9"
+    monkeypatch.setenv(ENV, str(root))
+    assert main(["relevance", "scan", str(root / "nothing")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"assay relevance: relevance scan: ${ENV}/nothing does not exist (fix: check the path)\n"
+
+
+def test_check_complete_exits_0(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv(ENV, raising=False)
+    p = packet(tmp_path)
+    j = write(tmp_path / "judgments_A.jsonl", [judgment(D1), judgment(D2)])
+    assert main(["relevance", "check", str(j), "--packet", str(p)]) == 0
+    assert capsys.readouterr().out == f"{j}: complete, 2 judgment(s) cover every pair of {p}\n"
+
+
+@pytest.mark.parametrize("rows,expected", [
+    ([judgment(D1)], "packet_A.jsonl:2: pair ('q-1', 'doc-00000000b2') has no judgment in"),
+    ([judgment(D1), judgment(D2), judgment(D1)], "judgments_A.jsonl:3: field 'document_id': pair ('q-1', "
+                                                 "'doc-00000000a1') already judged on line 1"),
+    ([judgment(D1), judgment(D2), judgment("doc-00000000c3")], "judgments_A.jsonl:3: field 'document_id': pair "
+                                                               "('q-1', 'doc-00000000c3') is not in the packet"),
+    ([judgment(D1), judgment(D2, relevance=3)], "judgments_A.jsonl:2: field 'relevance': 3 is not one of 2, 1, 0, -1"),
+    ([judgment(D1), judgment(D2, temporal_classification="stale")],
+     "judgments_A.jsonl:2: field 'temporal_classification': 'stale' is not one of current, historical, conflicted, unknown"),
+], ids=["missing", "repeated", "unknown", "relevance", "temporal"])
+def test_check_each_fault_exits_1_incomplete(tmp_path, capsys, monkeypatch, rows, expected):
+    root = tmp_path / "vault-x9"
+    monkeypatch.setenv(ENV, str(root))
+    p = packet(root / "development")
+    j = write(root / "development" / "judgments_A.jsonl", rows)
+    assert main(["relevance", "check", str(j), "--packet", str(p)]) == 1
+    err = capsys.readouterr().err
+    assert f"${ENV}/development/{expected}" in err
+    assert err.rstrip().endswith(f"${ENV}/development/judgments_A.jsonl: incomplete: return the file to the annotator "
+                                 "without reconciliation")
+    assert "vault-x9" not in err
+
+
+def test_check_missing_file_names_it_without_the_root(tmp_path, capsys, monkeypatch):
+    root = tmp_path / "vault-x9"
+    monkeypatch.setenv(ENV, str(root))
+    p = packet(root / "development")
+    assert main(["relevance", "check", str(root / "development" / "judgments_B.jsonl"), "--packet", str(p)]) == 1
+    err = capsys.readouterr().err
+    assert err == f"assay relevance: ${ENV}/development/judgments_B.jsonl: file not found (fix: check the path)\n"

@@ -1,0 +1,95 @@
+"""assay.study.manifest: every hash and step checked; the sealed holdout needs --allow-sealed and an opening."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from assay.core.errors import InputError
+from assay.core.io import write_json
+from assay.study.manifest import FILES, ManifestBroken, validate_manifest
+from assay.study.opening import HoldoutRefused, open_holdout
+from study_helpers import adjudicate, make_split
+
+THRESHOLDS = Path(__file__).resolve().parents[1] / "data/relevance/thresholds.yaml"
+
+
+def study_in(tmp_path, monkeypatch, split="development"):
+    """A fully adjudicated split under tmp_path/root with its manifest; the repository (and working
+    directory) is tmp_path/repo."""
+    repo = tmp_path / "repo"
+    (repo / "data").mkdir(parents=True)
+    monkeypatch.chdir(repo)
+    (repo / "data/corpus.jsonl").write_text('{"doc_id": "pol-1"}\n')
+    shutil.copy(THRESHOLDS, repo / "data/thresholds.yaml")
+    root = make_split(tmp_path / "root", split)
+    adjudicate(root, split, "data/corpus.jsonl", str(repo / "data/thresholds.yaml"))
+    return root, repo
+
+
+def test_a_complete_development_manifest_validates(tmp_path, monkeypatch):
+    root, repo = study_in(tmp_path, monkeypatch)
+    lines = validate_manifest(root.file("development", "manifest.json"), repo=repo)
+    assert sum(line.startswith("sha256 ok") for line in lines) == len(FILES) + 1
+    assert [line.split()[-1] for line in lines if line.startswith("step ok")] == ["packets", "judgments", "receipt",
+                                                                                 "adjudication", "qrels"]
+    data = json.loads(root.file("development", "manifest.json").read_text())
+    assert sorted(data["thresholds"]) == sorted(["recall_at_10", "ndcg_at_10", "mrr_at_10", "citation_provenance_accuracy",
+                                                 "stale_answer_rate_max", "abstention_quality", "p95_latency_ms"])
+    assert data["protocol_version"] == "assay-relevance-study/1" and data["runtime"]["python"]
+
+
+@pytest.mark.parametrize("name", ["judgments_A.jsonl", "qrels.trec", "decisions.jsonl", "queries.jsonl"])
+def test_a_changed_file_breaks_the_manifest(tmp_path, monkeypatch, name):
+    root, repo = study_in(tmp_path, monkeypatch)
+    path = root.file("development", name)
+    path.write_bytes(path.read_bytes() + b"\n")
+    with pytest.raises(ManifestBroken) as err:
+        validate_manifest(root.file("development", "manifest.json"), repo=repo)
+    assert err.value.exit_code == 2
+    assert f"$ASSAY_EVIDENCE_ROOT/development/{name}: SHA-256 differs" in str(err.value)
+    assert str(tmp_path) not in str(err.value)
+
+
+def test_a_missing_file_and_a_changed_corpus_break_the_manifest(tmp_path, monkeypatch):
+    root, repo = study_in(tmp_path, monkeypatch)
+    root.file("development", "bundle.jsonl").unlink()
+    (repo / "data/corpus.jsonl").write_text('{"doc_id": "pol-2"}\n')
+    with pytest.raises(ManifestBroken) as err:
+        validate_manifest(root.file("development", "manifest.json"), repo=repo)
+    assert "bundle.jsonl: missing" in str(err.value) and "corpus data/corpus.jsonl" in str(err.value)
+
+
+def test_an_incomplete_step_is_refused_even_when_the_hashes_match(tmp_path, monkeypatch):
+    root, repo = study_in(tmp_path, monkeypatch)
+    path = root.file("development", "qrels_frozen.jsonl")
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    rows[1]["final"] = 2  # a=0, b=1, c=1: a forged final grade
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    manifest = json.loads(root.file("development", "manifest.json").read_text())
+    manifest["files"]["qrels_frozen.jsonl"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    write_json(root.file("development", "manifest.json"), manifest)
+    with pytest.raises(InputError, match=r"qrels_frozen.jsonl:2: field 'final': 2 is neither the agreed grade"):
+        validate_manifest(root.file("development", "manifest.json"), repo=repo)
+
+
+def test_sealed_manifest_is_refused_without_the_flag_and_before_opening(tmp_path, monkeypatch):
+    root, repo = study_in(tmp_path, monkeypatch, "sealed_holdout")
+    manifest = root.file("sealed_holdout", "manifest.json")
+    with pytest.raises(HoldoutRefused) as err:
+        validate_manifest(manifest, repo=repo)
+    assert err.value.exit_code == 2 and "sealed holdout" in str(err.value) and "--allow-sealed" in str(err.value)
+    with pytest.raises(HoldoutRefused, match="has not been opened"):
+        validate_manifest(manifest, allow_sealed=True, repo=repo)
+    assert not (root.path / "access.log").exists()
+    open_holdout(root, "CRD-01", "release candidate frozen", repo / "data/thresholds.yaml")
+    assert validate_manifest(manifest, allow_sealed=True, repo=repo)
+    log = [json.loads(line) for line in (root.path / "access.log").read_text().splitlines()]
+    assert [(e["by"], e["file"]) for e in log] == [("open-holdout", "opening.json"),
+                                                   ("validate --allow-sealed", "sealed_holdout/manifest.json")]
+    validate_manifest(manifest, allow_sealed=True, repo=repo)
+    assert len((root.path / "access.log").read_text().splitlines()) == 3  # appended, never rewritten
