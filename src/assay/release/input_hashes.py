@@ -22,8 +22,9 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
     Names: ``plan``, ``cases_file``, ``corpus``, ``sources``, ``pairs``, ``guidelines`` (file and tree
     SHA-256 at the ``inputs`` paths of params.yaml), ``cases`` (the order-independent dataset hash,
     which needs the cases to validate), ``labels`` (the judge's label set, order-independent, see
-    :func:`assay.judge.calibration.labels_hash`) and ``prompt`` (the sha of the judge prompt in use),
-    both from params ``judge`` and both paths under ``root``, ``split`` (the split table), ``run_<version>`` (each run
+    :func:`assay.judge.calibration.labels_hash`, of the pairs at ``inputs.pairs``) and ``prompt`` (the
+    sha of the judge prompt in use: ``judge.prompt_version`` in the ``inputs.prompts`` folder), both
+    paths under ``root``, ``split`` (the split table), ``run_<version>`` (each run
     table) and ``evaluate_<version>:source`` (the file or folder a version's answers come from: an
     answers file, a callable's module, the reference system's module; see
     :class:`assay.rag.runner.VersionParams`). A missing file raises ``OSError`` or an
@@ -48,12 +49,12 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
         from assay.data.pairs import load_pairs
         from assay.judge.calibration import labels_hash
 
-        return labels_hash(load_pairs(base / judge_params().pairs))
+        return labels_hash(load_pairs(base / paths.pairs))
 
     def prompt() -> str:
         from assay.judge.prompts import load_prompt
 
-        return load_prompt(base / judge_params().prompt_file).sha
+        return load_prompt(judge_params().prompt_file(base / paths.prompts)).sha
 
     inputs = {
         "plan": lambda: sha256_file(base / paths.plan),
