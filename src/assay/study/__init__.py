@@ -1,4 +1,4 @@
-"""The human relevance study (seed 003): roles, the family split, pooled blind packets, the
+"""The human relevance study: roles, the family split, pooled blind packets, the
 de-identification scan, judgment checks, the agreement receipt, the arbiter bundle, frozen qrels,
 the evidence manifest, the sealed holdout's opening and the pre-registered verdict.
 
