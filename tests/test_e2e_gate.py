@@ -6,7 +6,7 @@ import re
 import pytest
 import yaml
 
-from conftest import BIN, run
+from conftest import BIN, changed_stages, run
 
 pytestmark = pytest.mark.e2e
 DVC, ASSAY = str(BIN / "dvc"), str(BIN / "assay")
@@ -91,13 +91,6 @@ def test_missing_metrics_file_is_exit_2_never_0(repro_copy):
     proc = gate(repro_copy, "--skip-dvc-status")
     assert proc.returncode == 2
     assert "metrics/compare.json has no regression count for it" in proc.stdout
-
-
-def changed_stages(root) -> set[str]:
-    """Stages `dvc status` lists, less those listed only as always changed (the study's, see assay.cli.gate)."""
-    from assay.cli.gate import changed_stages as without_always_changed
-
-    return set(without_always_changed(json.loads(run([DVC, "status", "--json"], root).stdout or "{}")))
 
 
 def test_calibration_staleness_rules(repro_copy):

@@ -10,14 +10,10 @@ import re
 import pytest
 import yaml
 
-from conftest import BIN, run
+from conftest import BIN, changed_stages, run
 
 pytestmark = pytest.mark.e2e
 DVC, ASSAY = str(BIN / "dvc"), str(BIN / "assay")
-
-
-def changed_stages(root) -> set[str]:
-    return set(json.loads(run([DVC, "status", "--json"], root).stdout or "{}"))
 
 
 def ran(proc) -> set[str]:
