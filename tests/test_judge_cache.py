@@ -103,7 +103,9 @@ def test_an_interrupted_run_keeps_every_completed_response(tmp_path, sig):
             assert _rows(cache_path) == 6, "the fast replies were not committed while the run was still going"
             assert child.poll() is None  # still waiting on the slow ones
             child.send_signal(sig)
-            child.wait(timeout=30)
+            # the property is that nothing completed is lost; how fast ctrl-c exits while two requests
+            # hang on a 60 s server varies (3 s to over 30 s seen on a loaded machine; a known issue)
+            child.wait(timeout=120)
         finally:
             if child.poll() is None:
                 child.kill()
