@@ -10,7 +10,7 @@ import re
 import pytest
 import yaml
 
-from conftest import BIN, changed_stages, run
+from conftest import BIN, changed_stages, private_copy, run
 
 pytestmark = pytest.mark.e2e
 DVC, ASSAY = str(BIN / "dvc"), str(BIN / "assay")
@@ -20,9 +20,11 @@ def ran(proc) -> set[str]:
     return set(re.findall(r"Running stage '([^']+)'", proc.stdout))
 
 
-@pytest.fixture
-def plugged(repro_copy):
-    """The reproduced demo plus the README's two plug-in versions, the answers file judged as candidate, committed."""
+@pytest.fixture(scope="module")
+def plugged_once(reproduced, tmp_path_factory):
+    """The reproduced demo plus the README's two plug-in versions, the answers file judged as candidate, committed
+    (reproduced once for the module; each test edits its own copy)."""
+    repro_copy = private_copy(reproduced, tmp_path_factory.mktemp("plugged") / "copy")
     params = yaml.safe_load((repro_copy / "params.yaml").read_text(encoding="utf-8"))
     params["rag"]["versions"].update({
         "keyword": {"system": "callable", "callable": "examples.keyword_rag:answer", "source": "examples/keyword_rag.py"},
@@ -36,6 +38,11 @@ def plugged(repro_copy):
     run(["git", "commit", "-qm", "plug-in versions"], repro_copy)
     assert changed_stages(repro_copy) == set()
     return repro_copy
+
+
+@pytest.fixture
+def plugged(plugged_once, tmp_path):
+    return private_copy(plugged_once, tmp_path / "plugged")
 
 
 def test_editing_the_answers_file_reruns_that_version_only(plugged):
