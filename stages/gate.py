@@ -23,7 +23,8 @@ def main() -> None:
     dataset = str(dataset_prov.details.get("dataset_hash")) if dataset_prov else None
     rows = read_ledger(LEDGER)
     if code in (0, 1) and dataset is not None:
-        rows = record_look(LEDGER, candidate_hash(ev.candidate_settings, ev.candidate_source_sha256), dataset, "pass" if code == 0 else "fail")
+        candidate = candidate_hash(ev.candidate_settings, ev.candidate_source_sha256)
+        rows = record_look(LEDGER, candidate, dataset, "pass" if code == 0 else "fail")
     n_looks = looks(rows, dataset) if dataset is not None else 0
     if n_looks > ev.params.max_holdout_looks:
         checks.append(Check("holdout looks", "warn", f"{n_looks} candidates judged on this holdout "
