@@ -1,11 +1,10 @@
-"""The coordinator's machine steps before any judgment: split, pool and packets, scan, judgment check.
+"""The coordinator's machine steps before any judgment: the family split, then the pool and packets.
 
 Each step reads the study file and the evidence root, writes its evidence under the root, and
-returns the record its stage commits under ``reports/relevance/study/`` (:data:`REPORTS`): counts,
-the study's protocol version and the SHA-256 of every evidence file it wrote or read, named
-relative to the root. Nothing in a record names the root, a person, a query text or a per-query
-result, so the record can be committed while the evidence stays where it is. A later stage that
-depends on a record re-runs exactly when an evidence file's bytes change.
+returns the record its stage commits under ``reports/relevance/study/`` (:mod:`assay.study.records`):
+counts, the study's protocol version and the SHA-256 of every evidence file it wrote or read, named
+relative to the root. The scan of the packets and the check of the judgments are in
+:mod:`assay.study.screening`.
 
 Files the steps write under the root (besides :mod:`assay.study.formats`' per-split files):
 ``split.json`` (family -> side, the coordinator's) and ``salt.json`` (the key of the opaque ids).
@@ -13,31 +12,20 @@ Files the steps write under the root (besides :mod:`assay.study.formats`' per-sp
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from assay.core.errors import AssayError, InputError, Problem, raise_problems
+from assay.core.errors import InputError, Problem, raise_problems
 from assay.core.io import parse_json_line, read_text, sha256_file, write_json, write_jsonl
 from assay.relevance.study import StudyDocument, load_documents, load_queries
-from assay.study.evidence import SPLITS, EvidenceRoot, file_hashes, redacting
-from assay.study.formats import ANNOTATORS, POOL, QUERIES, REPORTS, SALT, judgments_name, packet_name
-from assay.study.judgments import Checked, IncompleteJudgments, check_judgments
-from assay.study.protocol import STUDY_FILE, Study, evidence_root, load_study
-from assay.study.scan import Hit, scan_path
+from assay.study.evidence import SPLITS, EvidenceRoot, file_hashes
+from assay.study.formats import ANNOTATORS, POOL, QUERIES, SALT, packet_name
+from assay.study.protocol import Study
+from assay.study.records import stage_record
 from assay.study.split import split_families, split_problems
 
 SPLIT_FILE = "split.json"
 
 
-class ScanHits(AssayError):
-    """The de-identification scan found something in a file meant for an annotator (exit 1)."""
-
-
 def _documents(study: Study, root: EvidenceRoot) -> list[StudyDocument]:
     return load_documents(str(study.resolve(study.corpus, root)))
-
-
-def _record(study: Study, **fields) -> dict:
-    return {"protocol_version": study.protocol_version, "synthetic": int(study.synthetic), **fields}
 
 
 def split_step(study: Study, root: EvidenceRoot) -> dict:
@@ -58,7 +46,7 @@ def split_step(study: Study, root: EvidenceRoot) -> dict:
         rows = [q.model_dump(mode="json") for q in sorted(split.queries[side], key=lambda q: q.query_id)]
         write_jsonl(root.file(side, QUERIES), rows)
         names.append(f"{side}/{QUERIES}")
-    return _record(study, counts=split.counts(documents), paraphrase_links=len(split.links), groups=split.groups,
+    return stage_record(study, counts=split.counts(documents), paraphrase_links=len(split.links), groups=split.groups,
                    inputs={"corpus": sha256_file(corpus), "queries": sha256_file(queries_path)},
                    evidence=file_hashes(root, names))
 
@@ -107,63 +95,4 @@ def pool_step(study: Study, root: EvidenceRoot, params) -> dict:
         require_identical(root.split(side))
         summaries[side] = {**pool.summary(), "modes": len(runs), "k": p.k, "random": p.random}
         names += [f"{side}/{POOL}", *(f"{side}/{packet_name(a)}" for a in ANNOTATORS)]
-    return _record(study, splits=summaries, packets_identical=1, evidence=file_hashes(root, names))
-
-
-def scan_step(study: Study, root: EvidenceRoot, modes: list[str]) -> dict:
-    """Scan both packets and the queries of every split.
-
-    Raises:
-        ScanHits: any hit, each as ``$ASSAY_EVIDENCE_ROOT/...:line:column kind``.
-    """
-    hits: list[Hit] = []
-    counts, names = {}, []
-    for side in SPLITS:
-        for name in (QUERIES, *(packet_name(a) for a in ANNOTATORS)):
-            found, _ = scan_path(root.file(side, name), root.show, modes)
-            hits += found
-            counts[f"{side}/{name}"] = len(found)
-            names.append(f"{side}/{name}")
-    if hits:
-        raise ScanHits("\n".join(str(h) for h in hits) + f"\n{len(hits)} hit(s): de-identify the corpus or queries, "
-                       "then rebuild the packets (`dvc repro study_pool`)")
-    return _record(study, hits=counts, evidence=file_hashes(root, names))
-
-
-def check_step(study: Study, root: EvidenceRoot) -> dict:
-    """Check every split's judgments of A and B against their packets.
-
-    Raises:
-        IncompleteJudgments: any file with a fault (a file not returned yet is one ``missing``
-            fault), listing every fault of every file, then the verdict.
-    """
-    results, summary, names = {}, {}, []
-    for side in SPLITS:
-        for a in ANNOTATORS:
-            name = f"{side}/{judgments_name(a)}"
-            path, packet = root.file(side, judgments_name(a)), root.file(side, packet_name(a))
-            if path.is_file():
-                checked = check_judgments(str(path), str(packet), root.show)
-            else:
-                checked = Checked(faults=[("missing", Problem(root.show(path), None, None, "not returned yet",
-                                                              f"wait for annotator {a}'s file"))])
-            results[name] = checked
-            summary[name] = {"rows": len(checked.rows), "complete": int(checked.complete), **checked.counts()}
-            names += [name, f"{side}/{packet_name(a)}"]
-    faults = [p for checked in results.values() for _, p in checked.faults]
-    if faults:
-        raise IncompleteJudgments(faults, ", ".join(n for n, c in results.items() if not c.complete))
-    return _record(study, judgments=summary, evidence=file_hashes(root, names))
-
-
-def record_step(name: str, step: Callable[[Study, EvidenceRoot], dict], study_file: str = STUDY_FILE) -> dict:
-    """Run one step on the study file's evidence root and commit its record as ``REPORTS/<name>.json``.
-
-    Any error is re-raised with the root scrubbed from its message; on error nothing is written.
-    """
-    study = load_study(study_file)
-    root = evidence_root(study)
-    with redacting(root):
-        record = step(study, root)
-    write_json(f"{REPORTS}/{name}.json", record)
-    return record
+    return stage_record(study, splits=summaries, packets_identical=1, evidence=file_hashes(root, names))
