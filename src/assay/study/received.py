@@ -165,7 +165,7 @@ def require_received(root: EvidenceRoot, groups: tuple[str, ...], path: str | Pa
                 problems.append(Problem(root.show(root.path / name), None, None, _why(locked, now, str(path)),
                                         INTAKE_FIX))
     if problems:
-        raise EvidenceChanged(problems)
+        raise EvidenceChanged(sorted(problems, key=lambda p: p.path))
 
 
 def require_produced(root: EvidenceRoot, produced: dict[str, list[str]], records: str | Path = REPORTS) -> None:
@@ -194,4 +194,4 @@ def require_produced(root: EvidenceRoot, produced: dict[str, list[str]], records
             if now != locked:
                 problems.append(Problem(root.show(root.path / name), None, None, _why(locked, now, shown), fix))
     if problems:
-        raise EvidenceChanged(problems)
+        raise EvidenceChanged(sorted(problems, key=lambda p: p.path))

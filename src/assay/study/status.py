@@ -67,11 +67,14 @@ def verdict_status(base: str | Path = ".", environ: dict | None = None) -> Verdi
         metrics = RELEVANCE_VERDICT.read_optional(base)
         prov = PROVENANCE.read_optional(base, stage=provenance_stage(RELEVANCE_VERDICT))
         study = load_study(base / STUDY_FILE)
-        received = received_changes(base, study, environ)
     except (BrokenArtifact, AssayError) as error:
         return VerdictStatus("missing", f"{name} or its inputs are unusable: {error}")
     if metrics is None or prov is None:
         return VerdictStatus("missing", f"{name} or its provenance not found: run dvc repro")
+    try:
+        received = received_changes(base, study, environ)
+    except AssayError as error:
+        return VerdictStatus("missing", f"the received evidence cannot be compared with its lock: {error}", metrics)
     if received:
         return VerdictStatus("stale", f"received evidence differs from the lock: {', '.join(received)} "
                                       f"(fix: {INTAKE_FIX})", metrics)
