@@ -53,7 +53,8 @@ def gate_row(root, monkeypatch) -> tuple[int, dict]:
 
 def test_a_changed_judgment_is_stale_until_the_intake_then_reruns_check_and_what_follows(repro_copy, monkeypatch):
     plan = repro_copy / "data/plan.yaml"
-    plan.write_text(plan.read_text() + "relevance_verdict: true\n")
+    committed = plan.read_text()
+    plan.write_text(committed + "relevance_verdict: true\n")
     code, row = gate_row(repro_copy, monkeypatch)
     assert row["status"] == "fail"  # the synthetic verdict, current
     path = repro_copy / DEMO / "development/judgments_A.jsonl"
@@ -66,9 +67,11 @@ def test_a_changed_judgment_is_stale_until_the_intake_then_reruns_check_and_what
     assert code == 2 and row["status"] == "stale" and "development/judgments_A.jsonl" in row["detail"]
     assert str(repro_copy / DEMO) not in row["detail"]
     run([str(BIN / "assay"), "relevance", "intake"], repro_copy)
+    plan.write_text(committed)  # the plan is a pipeline input too: only the evidence changes here
     proc = run([str(BIN / "dvc"), "repro"], repro_copy)
     assert set(STUDY[3:]) <= ran(proc) <= set(STUDY[3:]) | {"gate"}  # check and what depends on it, nothing before
     assert run([str(BIN / "dvc"), "status"], repro_copy).stdout.strip() == UP_TO_DATE
+    plan.write_text(committed + "relevance_verdict: true\n")
     code, row = gate_row(repro_copy, monkeypatch)
     assert row["status"] == "fail"
 
