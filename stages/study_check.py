@@ -12,9 +12,9 @@ from __future__ import annotations
 
 def main() -> None:
     from assay.study.formats import packet_name
+    from assay.study.judgments import check_step
     from assay.study.received import per_split
     from assay.study.records import record_step
-    from assay.study.screening import check_step
 
     record_step("check", check_step, received=("judgments",),
                 produced={"pool": per_split(packet_name("A"), packet_name("B"))})

@@ -103,7 +103,8 @@ def main() -> int:
     from assay.relevance.trec import read_qrels
     from assay.study.evidence import SPLITS
     from assay.study.formats import POOL, QUERIES, SALT, PacketRow, PoolRow, judgments_name, packet_name
-    from assay.study.intake import pool_step, split_step
+    from assay.study.candidates import pool_step
+    from assay.study.intake import split_step
     from assay.study.opening import OPENING, open_holdout
     from assay.study.protocol import evidence_root, load_study
     from assay.study.received import LOCK, take_in

@@ -1,16 +1,16 @@
-"""The coordinator's two screens: the de-identification scan of what goes out to the annotators
-(queries and packets) and the check of the judgments that come back.
+"""The coordinator's screen of what goes out to the annotators: the de-identification scan step.
 
-Each step returns the record its stage commits (:mod:`assay.study.records`): counts and the
-SHA-256 of the files it read, named relative to the evidence root.
+:func:`scan_step` scans every split's queries and both packets and returns the record its stage
+commits (:mod:`assay.study.records`): hit counts and the SHA-256 of the files it read, named
+relative to the evidence root. The check of the judgments that come back is
+:func:`assay.study.judgments.check_step`.
 """
 
 from __future__ import annotations
 
-from assay.core.errors import AssayError, Problem
+from assay.core.errors import AssayError
 from assay.study.evidence import SPLITS, EvidenceRoot, file_hashes
-from assay.study.formats import ANNOTATORS, QUERIES, judgments_name, packet_name
-from assay.study.judgments import Checked, IncompleteJudgments, check_judgments
+from assay.study.formats import ANNOTATORS, QUERIES, packet_name
 from assay.study.protocol import Study
 from assay.study.records import stage_record
 from assay.study.scan import Hit, scan_path
@@ -38,29 +38,3 @@ def scan_step(study: Study, root: EvidenceRoot, modes: list[str]) -> dict:
         raise ScanHits("\n".join(str(h) for h in hits) + f"\n{len(hits)} hit(s): de-identify the corpus or queries, "
                        "then rebuild the packets (`dvc repro study_pool`)")
     return stage_record(study, hits=counts, evidence=file_hashes(root, names))
-
-
-def check_step(study: Study, root: EvidenceRoot) -> dict:
-    """Check every split's judgments of A and B against their packets.
-
-    Raises:
-        IncompleteJudgments: any file with a fault (a file not returned yet is one ``missing``
-            fault), listing every fault of every file, then the verdict.
-    """
-    results, summary, names = {}, {}, []
-    for side in SPLITS:
-        for a in ANNOTATORS:
-            name = f"{side}/{judgments_name(a)}"
-            path, packet = root.file(side, judgments_name(a)), root.file(side, packet_name(a))
-            if path.is_file():
-                checked = check_judgments(str(path), str(packet), root.show)
-            else:
-                checked = Checked(faults=[("missing", Problem(root.show(path), None, None, "not returned yet",
-                                                              f"wait for annotator {a}'s file"))])
-            results[name] = checked
-            summary[name] = {"rows": len(checked.rows), "complete": int(checked.complete), **checked.counts()}
-            names += [name, f"{side}/{packet_name(a)}"]
-    faults = [p for checked in results.values() for _, p in checked.faults]
-    if faults:
-        raise IncompleteJudgments(faults, ", ".join(n for n, c in results.items() if not c.complete))
-    return stage_record(study, judgments=summary, evidence=file_hashes(root, names))
