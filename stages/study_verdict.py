@@ -33,7 +33,7 @@ def main() -> None:
     study = load_study(STUDY_FILE)
     root = evidence_root(study)
     with redacting(root):
-        require_received(root, (*BOUND_RECEIVED, "inputs", "opening"))
+        require_received(study, root, (*BOUND_RECEIVED, "inputs", "opening"))
         require_produced(root, BOUND_WRITTEN)
     records = {}
     for name in ("receipt", "qrels", "evaluation"):

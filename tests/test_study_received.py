@@ -67,13 +67,13 @@ def test_lock_differences_name_changed_added_and_removed_paths():
 def test_a_changed_missing_or_new_received_file_fails_with_the_intake_fix_and_no_root(vault):
     study, root = vault
     take_in(study, root, "lock.json")
-    require_received(root, ("judgments", "decisions", "opening"), "lock.json")  # all as locked
+    require_received(study, root, ("judgments", "decisions", "opening"), "lock.json")  # all as locked
     dev = root.path / "development"
     (dev / "judgments_A.jsonl").write_text((dev / "judgments_A.jsonl").read_text().replace('"relevance": 2', '"relevance": 1', 1))
     (dev / "decisions.jsonl").unlink()
     (root.path / "opening.json").write_text("{}")
     with pytest.raises(EvidenceChanged) as caught:
-        require_received(root, ("judgments", "decisions", "opening"), "lock.json")
+        require_received(study, root, ("judgments", "decisions", "opening"), "lock.json")
     lines = str(caught.value).splitlines()
     fix = "(fix: run `assay relevance intake`, then `dvc repro`)"
     assert lines == [
@@ -81,14 +81,17 @@ def test_a_changed_missing_or_new_received_file_fails_with_the_intake_fix_and_no
         f"$ASSAY_EVIDENCE_ROOT/development/judgments_A.jsonl: differs from the SHA-256 in lock.json {fix}",
         f"$ASSAY_EVIDENCE_ROOT/opening.json: exists, but lock.json records it as absent {fix}"]
     assert caught.value.exit_code == 2 and str(root.path) not in str(caught.value)
-    require_received(root, ("inputs",), "lock.json")  # a stage reading other groups is not stopped
+    require_received(study, root, ("inputs",), "lock.json")  # a stage reading other groups is not stopped
+    real = study.model_copy(update={"queries": "$ASSAY_EVIDENCE_ROOT/queries.jsonl"})
+    with pytest.raises(EvidenceChanged, match=r"\$ASSAY_EVIDENCE_ROOT/queries.jsonl: is not listed in lock.json"):
+        require_received(real, root, ("inputs",), "lock.json")  # the study file moved its queries under the root
 
 
 def test_no_lock_is_refused_with_the_intake_fix(vault):
-    _, root = vault
+    study, root = vault
     with pytest.raises(EvidenceChanged, match=r"absent.json: not found: no received evidence is locked yet \(fix: run "
                                               r"`assay relevance intake`"):
-        require_received(root, ("judgments",), "absent.json")
+        require_received(study, root, ("judgments",), "absent.json")
     Path("broken.json").write_text("[1, 2]")
     with pytest.raises(EvidenceChanged, match="expected {group: {path: sha256}}"):
         read_lock("broken.json")

@@ -149,18 +149,19 @@ def _why(locked: str | None, now: str, what: str) -> str:
     return f"differs from the SHA-256 in {what}"
 
 
-def require_received(root: EvidenceRoot, groups: tuple[str, ...], path: str | Path = LOCK) -> None:
-    """Check every received file of ``groups`` against the lock; a stage calls this before reading them.
+def require_received(study: Study, root: EvidenceRoot, groups: tuple[str, ...], path: str | Path = LOCK) -> None:
+    """Check every received file of ``groups`` (the study's names) against the lock; a stage calls this before reading.
 
     Raises:
-        EvidenceChanged: one problem per file that differs, named ``$ASSAY_EVIDENCE_ROOT/<path>``,
-            with the fix: run the intake, then ``dvc repro``.
+        EvidenceChanged: one problem per file that differs or that the lock does not list, named
+            ``$ASSAY_EVIDENCE_ROOT/<path>``, with the fix: run the intake, then ``dvc repro``.
     """
     lock = read_lock(path)
+    expected = received_names(study)
     problems = []
     for group in groups:
-        for name, locked in sorted(lock.get(group, {}).items()):
-            now = digest(root, name)
+        for name in expected[group]:
+            locked, now = lock.get(group, {}).get(name), digest(root, name)
             if now != locked:
                 problems.append(Problem(root.show(root.path / name), None, None, _why(locked, now, str(path)),
                                         INTAKE_FIX))

@@ -43,7 +43,7 @@ def record_step(name: str, step: Callable[[Study, EvidenceRoot], dict], study_fi
     root = evidence_root(study)
     with redacting(root):
         if received:
-            require_received(root, received, lock)
+            require_received(study, root, received, lock)
         if produced:
             require_produced(root, produced)
         record = step(study, root)
