@@ -6,6 +6,8 @@ file (or the database given with ``--db``), fills a queue with ITEMS judged pair
 and lets CLIENTS threads (default 16) each loop: POST next, POST review, until the queue is empty.
 Prints p50/p95/p99 of one next+review round trip and reviews per second. Target: p95 < 50 ms on 2 cores.
 The clients run on the same machine, so they take CPU from the server: the figures are pessimistic.
+They follow the machine's load more than anything in the server: on 2 cores, p95 was 16-30 ms at a
+load average of about 5 and 250-312 ms at 9-11. Compare two versions only by alternating runs.
 """
 
 from __future__ import annotations

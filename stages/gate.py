@@ -1,8 +1,8 @@
 """DVC stage `gate`: decide whether the candidate may ship; write metrics/gate.json and reports/summary.md.
 
 The stage succeeds whatever the verdict, so `dvc repro` completes and the summary shows it;
-`assay gate` is the command that fails CI. A verdict on a candidate configuration this holdout has
-not judged before is appended to data/holdout_ledger.jsonl.
+`assay gate` is the command that fails CI. A verdict on a candidate configuration (its settings and
+the bytes of its source) this holdout has not judged before is appended to data/holdout_ledger.jsonl.
 """
 
 from assay.artifacts.provenance import provenance
@@ -23,7 +23,7 @@ def main() -> None:
     dataset = str(dataset_prov.details.get("dataset_hash")) if dataset_prov else None
     rows = read_ledger(LEDGER)
     if code in (0, 1) and dataset is not None:
-        rows = record_look(LEDGER, candidate_hash(ev.candidate_settings), dataset, "pass" if code == 0 else "fail")
+        rows = record_look(LEDGER, candidate_hash(ev.candidate_settings, ev.candidate_source_sha256), dataset, "pass" if code == 0 else "fail")
     n_looks = looks(rows, dataset) if dataset is not None else 0
     if n_looks > ev.params.max_holdout_looks:
         checks.append(Check("holdout looks", "warn", f"{n_looks} candidates judged on this holdout "

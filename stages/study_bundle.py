@@ -1,4 +1,4 @@
-"""Stage study_bundle: the arbiter's bundle of each split, disagreements only, blind to who said what.
+"""Stage study_bundle: the arbiter's bundle of each split, disagreements on any judged field only, blind to who said what.
 
 Refuses when a split's receipt is missing or no longer names the judgment files as they are.
 Writes ``<split>/bundle.jsonl`` under $ASSAY_EVIDENCE_ROOT and commits

@@ -1,8 +1,9 @@
 """Stage study_qrels: check the arbiter's decisions, freeze each split's qrels and write its manifest.
 
-Fails (file:line) on a missing or unknown reason, a grade outside the set, an unknown or repeated
-pair, or a disagreement without a decision. Writes ``qrels_frozen.jsonl`` (A, B, C and final side
-by side), ``qrels.trec`` and ``manifest.json`` under $ASSAY_EVIDENCE_ROOT/<split>/ and commits
+Fails (file:line) on a missing or unknown reason, a value outside its set, a disputed field without
+a final value (or an agreed one with a value), an unknown or repeated pair, or a disagreement without
+a decision. Writes ``qrels_frozen.jsonl`` (A, B, C and final of every judged field side by side),
+``qrels.trec`` and ``manifest.json`` under $ASSAY_EVIDENCE_ROOT/<split>/ and commits
 ``reports/relevance/study/qrels.json`` (counts and SHA-256 of decisions, qrels and manifests).
 Checks the judgments and decisions against the received-evidence lock, and the queries, pool,
 packets, receipts and bundles against their records, first.

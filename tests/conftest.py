@@ -110,9 +110,13 @@ def reproduced(tmp_path_factory) -> Path:
     return root
 
 
+def private_copy(src: Path, dest: Path) -> Path:
+    """Copy a clone (work tree, git history and DVC cache) to ``dest``; the copy is safe to edit."""
+    shutil.copytree(src, dest, symlinks=True)
+    return dest
+
+
 @pytest.fixture
 def repro_copy(reproduced: Path, tmp_path: Path) -> Path:
     """A private copy of the reproduced clone (with its DVC cache), safe to edit."""
-    dest = tmp_path / "copy"
-    shutil.copytree(reproduced, dest, symlinks=True)
-    return dest
+    return private_copy(reproduced, tmp_path / "copy")

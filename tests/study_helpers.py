@@ -21,8 +21,15 @@ PAIRS = [
     ("q-003", "doc-00000000c1", "pol-7", 1, 1),
     ("q-003", "doc-00000000c2", "pol-8", -1, 0),
 ]
-DECISIONS = {("q-001", "doc-00000000a2"): (1, "partial"), ("q-002", "doc-00000000b3"): (2, "scope"),
-             ("q-003", "doc-00000000c2"): (-1, "temporal")}
+# B's other fields where they differ from judgment()'s defaults: one pair disputed on its temporal class only
+B_FIELDS = {("q-003", "doc-00000000c1"): {"temporal_classification": "historical"}}
+# the arbiter's decision of each bundle pair, in packet order: every disputed field and one reason.
+# (q-002, b3): A graded 2 and cited it, B graded 0 and cited nothing, so relevance and citations are disputed.
+DECISIONS = {("q-001", "doc-00000000a2"): {"relevance": 1, "reason": "partial"},
+             ("q-002", "doc-00000000b3"): {"relevance": 2, "acceptable_citation_ids": ["doc-00000000b3"],
+                                           "reason": "scope"},
+             ("q-003", "doc-00000000c1"): {"temporal_classification": "current", "reason": "temporal"},
+             ("q-003", "doc-00000000c2"): {"relevance": -1, "reason": "temporal"}}
 
 
 def jsonl(path: Path, rows: list[dict]) -> None:
@@ -30,9 +37,9 @@ def jsonl(path: Path, rows: list[dict]) -> None:
     path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
 
 
-def judgment(q: str, d: str, grade: int) -> dict:
+def judgment(q: str, d: str, grade: int, **fields) -> dict:
     return {"query_id": q, "document_id": d, "relevance": grade, "abstention_correct": False,
-            "acceptable_citation_ids": [d] if grade == 2 else [], "temporal_classification": "current"}
+            "acceptable_citation_ids": [d] if grade == 2 else [], "temporal_classification": "current", **fields}
 
 
 def make_split(base: Path, split: str = "development", pairs=PAIRS, decisions=DECISIONS) -> EvidenceRoot:
@@ -51,9 +58,8 @@ def make_split(base: Path, split: str = "development", pairs=PAIRS, decisions=DE
     jsonl(folder / "queries.jsonl", [{"query_id": q, "task": "current", "text": f"question {q}",
                                       "acceptable_citation_ids": ["pol-1"]} for q in dict.fromkeys(p[0] for p in pairs)])
     jsonl(folder / "judgments_A.jsonl", [judgment(q, d, a) for q, d, _, a, _ in pairs])
-    jsonl(folder / "judgments_B.jsonl", [judgment(q, d, b) for q, d, _, _, b in pairs])
-    jsonl(folder / "decisions.jsonl", [{"query_id": q, "document_id": d, "relevance": g, "reason": r}
-                                       for (q, d), (g, r) in decisions.items()])
+    jsonl(folder / "judgments_B.jsonl", [judgment(q, d, b, **B_FIELDS.get((q, d), {})) for q, d, _, _, b in pairs])
+    jsonl(folder / "decisions.jsonl", [{"query_id": q, "document_id": d, **decided} for (q, d), decided in decisions.items()])
     return EvidenceRoot(base)
 
 

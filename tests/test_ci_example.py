@@ -5,6 +5,7 @@ fail with the gate's exit code (1 on the demo data, whose gate fails by design).
 """
 
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -34,8 +35,13 @@ def emulate_setup_python(with_: dict, workspace: Path, tools: Path) -> dict:
     return {}
 
 
-def emulate_cache_hit(with_: dict, workspace: Path) -> dict:
-    """A cache hit restores .venv: here the test's environment (a real install would take minutes)."""
+def emulate_cache_hit(with_: dict, workspace: Path, dvc_cache: Path) -> dict:
+    """A cache hit restores .venv (here: the test's environment; a real install would take minutes), or
+    .dvc/cache (here: the cache of the session's reproduced clone, as the main branch's job would have saved it)."""
+    if with_["path"] == ".dvc/cache":
+        assert "hashFiles('dvc.lock')" in with_["key"] and with_["restore-keys"]
+        shutil.copytree(dvc_cache, workspace / ".dvc/cache", symlinks=True)
+        return {"cache-hit": "true"}
     assert with_["path"] == ".venv" and "hashFiles('pyproject.toml')" in with_["key"]
     (workspace / ".venv").symlink_to(VENV, target_is_directory=True)
     return {"cache-hit": "true"}
@@ -54,9 +60,10 @@ def pull_request(tmp_path):
 
 
 @pytest.mark.e2e
-def test_the_example_workflow_reaches_the_gate_and_fails_with_its_exit_code(pull_request, tmp_path):
+def test_the_example_workflow_reaches_the_gate_and_fails_with_its_exit_code(pull_request, reproduced, tmp_path):
     tools = tmp_path / "hostedtoolcache"
-    actions = {"actions/checkout": emulate_checkout, "actions/cache": emulate_cache_hit,
+    actions = {"actions/checkout": emulate_checkout,
+               "actions/cache": lambda w, ws: emulate_cache_hit(w, ws, reproduced / ".dvc/cache"),
                "actions/setup-python": lambda w, ws: emulate_setup_python(w, ws, tools)}
     # a minimal PATH: the system tools (bash, git, coreutils) and setup-python's folder, nothing of the test's venv
     base_path = [str(tools), "/usr/local/bin", "/usr/bin", "/bin"]
@@ -68,7 +75,10 @@ def test_the_example_workflow_reaches_the_gate_and_fails_with_its_exit_code(pull
     outcomes = {s.name: s.outcome for s in job.steps}
     log = "\n".join(f"{s.name}: {s.outcome} {s.exit_code}\n{s.stdout[-2000:]}{s.stderr[-2000:]}" for s in job.steps)
     assert outcomes["Install"] == "skipped"  # the cache hit
+    assert outcomes["Check out the cached outputs"] == "success", log
     assert outcomes["Reproduce the pipeline"] == "success", log
+    ran = set(re.findall(r"Running stage '([^']+)'", next(s for s in job.steps if s.name == "Reproduce the pipeline").stdout))
+    assert {"evaluate@candidate", "compare", "gate"} <= ran and not ran & {"validate", "split", "evaluate@baseline"}, log
     assert outcomes["Say that the pipeline did not reproduce"] == "skipped"
     assert outcomes["Metrics diff"] == "success", log
     gate = job.steps[-1]

@@ -1,4 +1,9 @@
-"""End-to-end: `assay verify` on the project itself refuses forged metrics that `dvc commit -f` made look fresh."""
+"""End-to-end: `assay verify` on the project itself refuses forged metrics that `dvc commit -f` made look fresh.
+
+One verification of the whole demo pipeline takes minutes, so one run checks both sides: the two
+forged files are named with their first differing key, and every other committed output matches its
+recomputation (the verdict counts exactly two differences). The exit-0 path of a clean project is
+covered on a small project in tests/test_verify.py."""
 
 import json
 
@@ -14,14 +19,6 @@ def edit_json(path, **changes):
     data = json.loads(path.read_text(encoding="utf-8"))
     data.update(changes)
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-
-
-def test_a_clean_checkout_verifies_with_exit_0(repro_copy):
-    assert run(["git", "status", "--porcelain"], repro_copy).stdout == ""
-    proc = run([ASSAY, "verify"], repro_copy, check=False)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "DIFFERS" not in proc.stdout and "replayed" not in proc.stdout  # the fake judge is recomputed too
-    assert proc.stdout.startswith("verified: ") and " stages from the committed inputs" in proc.stdout
 
 
 def test_forged_metrics_committed_with_dvc_commit_fail_verify_naming_file_and_key(repro_copy):
@@ -41,4 +38,5 @@ def test_forged_metrics_committed_with_dvc_commit_fail_verify_naming_file_and_ke
     lines = proc.stdout.splitlines()
     assert "DIFFERS   metrics/calibration.json: key 'usable': committed 1, recomputed 0" in lines
     assert f"DIFFERS   metrics/rag/candidate.json: key 'holdout.answer_correct.value': committed 0.95, recomputed {honest}" in lines
-    assert lines[-1].startswith("verdict: 2 of ")
+    assert lines[-1].startswith("verdict: 2 of "), proc.stdout  # every other committed output matches
+    assert "replayed" not in proc.stdout  # the fake judge is recomputed too

@@ -217,3 +217,41 @@ def test_take_next_and_save_check_the_token_in_their_transaction(store):
     assert set(save(store, ana, item["item_id"], body())["models"].values()) == {MODEL_A, MODEL_B}
     with pytest.raises(ReviewConflict, match="already reviewed by ana"):
         save(store, ana, item["item_id"], body())
+
+
+def test_background_checkpoints_replace_the_ones_in_commits(tmp_path):
+    # the hot-path connection stops checkpointing; the thread's passive checkpoints copy every saved
+    # review into the database file itself (read here without the WAL); stopping gives SQLite's back
+    import shutil
+    import sqlite3
+    import time
+
+    store = open_store(str(tmp_path / "q.sqlite"))
+    make_queue(store, n=40)
+    stop = store.checkpoint_in_background(interval=0.01)
+    for k in range(40):
+        item = claim(store, "q", f"r{k}")
+        save_review(store, "q", item["item_id"], f"r{k}", body())
+    hot = store._sqlite.driver_connection
+    assert hot.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
+    after_writes = store.checkpoints
+    deadline = time.monotonic() + 30  # a liveness bound, not a timing claim
+    while store.checkpoints < after_writes + 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert store.checkpoints >= after_writes + 2  # one whole checkpoint began after the last commit
+    shutil.copy(tmp_path / "q.sqlite", tmp_path / "main-file-only.sqlite")
+    with sqlite3.connect(tmp_path / "main-file-only.sqlite") as copy:
+        assert copy.execute("SELECT count(*) FROM reviews").fetchone() == (40,)
+    stop.set()
+    while not store._autocheckpoint and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with store._write_lock:
+        assert hot.execute("PRAGMA wal_autocheckpoint").fetchone() == (1000,)
+    store.engine.dispose()
+
+
+def test_background_checkpoints_are_sqlite_only(store):
+    stop = store.checkpoint_in_background(interval=0.01)
+    assert (stop is None) == (store.dialect == "postgresql")
+    if stop is not None:
+        stop.set()

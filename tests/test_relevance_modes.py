@@ -51,9 +51,9 @@ def test_semantic_is_named_lsa_and_graph_labels_graph_only_documents():
     params = RelevanceParams(semantic={"components": 8}, graph={"seeds": 1, "weight": 0.9})
     assert run_mode("semantic", params, docs, queries).label == "LSA over TF-IDF"
     out = run_mode("graph", params, docs, queries)
-    # d1 shares no word with q0 and has no positive hybrid score; the graph reaches it through the note
-    # n0 (which mentions d0 and d1), so it is ranked and labelled heuristic
-    assert out.heuristic["q0"] == ["d1"]
+    # d1, n0, s0 and s1 share no word with q0, so no positive hybrid score; the graph reaches them through
+    # the note n0 (which mentions d0 and d1) and the source links, so they are ranked and labelled heuristic
+    assert out.heuristic["q0"] == ["d1", "n0", "s0", "s1"]
     assert "d1" in set(out.run.table[out.run.table.qid == "q0"].docno)
     hybrid = run_mode("hybrid", params, docs, queries)
     assert "d1" not in set(hybrid.run.table[hybrid.run.table.qid == "q0"].docno)
@@ -98,6 +98,33 @@ def test_rrf_and_ranks_by_hand():
     assert list(r[:3]) == [3.0, 1.0, 2.0] and np.isinf(r[3])
     fused = rrf([r, np.array([1.0, np.inf, np.inf, np.inf])], k=60)
     assert fused[0] == pytest.approx(1 / 63 + 1 / 61) and fused[3] == 0.0
+
+
+def test_ranks_ignore_floating_point_noise_below_the_kept_decimals():
+    """Two BLAS kernels differ in a score's last bits: the ranking, and the sign test, must not."""
+    scores = np.array([0.3, 0.3 + 1e-15, 0.3 - 1e-15, 1e-17, -1e-17, 0.7])
+    ids_desc = np.array([5, 4, 3, 2, 1, 0])
+    r = ranks(scores, ids_desc, depth=10)
+    noisy = ranks(scores + np.array([-1e-15, -2e-15, 2e-15, -2e-17, 2e-17, 1e-15]), ids_desc, depth=10)
+    assert list(r) == list(noisy)
+    # the three near-equal scores tie and the document-id order decides; near-zero scores are unranked
+    assert list(r[:3]) == [4.0, 3.0, 2.0] and r[5] == 1.0 and np.isinf(r[3]) and np.isinf(r[4])
+
+
+def test_semantic_drops_components_beyond_the_corpus_numerical_rank():
+    """A corpus of three distinct texts, each twice, has TF-IDF rank 3: asking for 8 components keeps 3,
+    the rank numpy finds, because the other directions are arbitrary (machine-dependent) noise."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from assay.relevance.modes.semantic import Semantic
+    from assay.relevance.params import SemanticParams
+
+    texts = ["router replacement fee applies", "esim activation takes minutes", "roaming day pass price"] * 2
+    searcher = Semantic(SemanticParams(components=8, seed=0)).fit(texts)
+    matrix = TfidfVectorizer(sublinear_tf=True, stop_words="english").fit_transform(texts).toarray()
+    assert searcher.keep.sum() == np.linalg.matrix_rank(matrix) == 3
+    scores, _ = searcher.search("what does the router replacement cost")
+    assert scores[0] == pytest.approx(1.0) and scores[3] == pytest.approx(1.0) and abs(scores[1]) < 1e-12
 
 
 def test_overlap_score_by_hand():

@@ -68,13 +68,16 @@ def test_an_incomplete_step_is_refused_even_when_the_hashes_match(tmp_path, monk
     root, repo = study_in(tmp_path, monkeypatch)
     path = root.file("development", "qrels_frozen.jsonl")
     rows = [json.loads(line) for line in path.read_text().splitlines()]
-    rows[1]["final"] = 2  # a=0, b=1, c=1: a forged final grade
+    rows[1]["relevance"]["final"] = 2  # a=0, b=1, c=1: a forged final grade
+    rows[6]["temporal_classification"]["final"] = "historical"  # a=current, b=historical, c=current
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     manifest = json.loads(root.file("development", "manifest.json").read_text())
     manifest["files"]["qrels_frozen.jsonl"] = hashlib.sha256(path.read_bytes()).hexdigest()
     write_json(root.file("development", "manifest.json"), manifest)
-    with pytest.raises(InputError, match=r"qrels_frozen.jsonl:2: field 'final': 2 is neither the agreed grade"):
+    with pytest.raises(InputError) as err:
         validate_manifest(root.file("development", "manifest.json"), repo=repo)
+    assert "qrels_frozen.jsonl:2: field 'relevance.final': 2 is neither the agreed value nor the arbiter's" in str(err.value)
+    assert "qrels_frozen.jsonl:7: field 'temporal_classification.final': 'historical' is neither" in str(err.value)
 
 
 def test_sealed_manifest_is_refused_without_the_flag_and_before_opening(tmp_path, monkeypatch):

@@ -31,11 +31,25 @@ def test_frozen_rows_keep_every_grade_and_the_trec_file_the_final_one(tmp_path):
     rows = [json.loads(line) for line in (folder / "qrels_frozen.jsonl").read_text().splitlines()]
     assert len(rows) == 8
     by_pair = {(r["query_id"], r["document_id"]): r for r in rows}
-    assert by_pair[("q-001", "doc-00000000a1")] == {"query_id": "q-001", "document_id": "doc-00000000a1",
-                                                    "doc_id": "pol-1", "a": 2, "b": 2, "c": None, "final": 2}
-    assert by_pair[("q-002", "doc-00000000b3")] == {"query_id": "q-002", "document_id": "doc-00000000b3",
-                                                    "doc_id": "pol-6", "a": 2, "b": 0, "c": 2, "final": 2}
-    assert by_pair[("q-003", "doc-00000000c2")]["final"] == -1
+    assert by_pair[("q-001", "doc-00000000a1")] == {
+        "query_id": "q-001", "document_id": "doc-00000000a1", "doc_id": "pol-1", "reason": None,
+        "relevance": {"a": 2, "b": 2, "c": None, "final": 2},
+        "abstention_correct": {"a": False, "b": False, "c": None, "final": False},
+        "acceptable_citation_ids": {"a": ["doc-00000000a1"], "b": ["doc-00000000a1"], "c": None,
+                                    "final": ["doc-00000000a1"]},
+        "temporal_classification": {"a": "current", "b": "current", "c": None, "final": "current"}}
+    # A: 2 and cites b3, B: 0 and cites nothing; the arbiter decided both fields
+    b3 = by_pair[("q-002", "doc-00000000b3")]
+    assert (b3["doc_id"], b3["reason"]) == ("pol-6", "scope")
+    assert b3["relevance"] == {"a": 2, "b": 0, "c": 2, "final": 2}
+    assert b3["acceptable_citation_ids"] == {"a": ["doc-00000000b3"], "b": [], "c": ["doc-00000000b3"],
+                                             "final": ["doc-00000000b3"]}
+    assert b3["temporal_classification"] == {"a": "current", "b": "current", "c": None, "final": "current"}
+    # a pair disputed on its temporal class only: relevance agreed, the arbiter's class is final
+    c1 = by_pair[("q-003", "doc-00000000c1")]
+    assert c1["temporal_classification"] == {"a": "current", "b": "historical", "c": "current", "final": "current"}
+    assert c1["relevance"] == {"a": 1, "b": 1, "c": None, "final": 1} and c1["reason"] == "temporal"
+    assert by_pair[("q-003", "doc-00000000c2")]["relevance"]["final"] == -1
     qrels = read_qrels(folder / "qrels.trec").table
     assert dict(zip(qrels["docno"], qrels["grade"])) == {"pol-1": 2, "pol-2": 1, "pol-3": -1, "pol-4": 1, "pol-5": 0,
                                                          "pol-6": 2, "pol-7": 1, "pol-8": -1}

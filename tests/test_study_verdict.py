@@ -55,7 +55,7 @@ def test_one_unmet_threshold_fails_that_mode_and_is_published():
     assert "- hybrid: ndcg_at_10 = 0.6900 (needs >= 0.7)" in page
     assert "- lexical: p95_latency_ms = 1600 (needs <= 1500)" in page
     assert "0.690 [0.680, 0.700] **UNMET**" in page
-    assert page.count("| hybrid |") == 2  # sealed holdout and development tables
+    assert page.count("| hybrid | 0.") == 2  # sealed holdout and development tables (the third row: answer counts)
 
 
 def test_an_undefined_figure_or_a_missing_mode_fails_the_conditions():
@@ -84,3 +84,32 @@ def test_metrics_are_numbers_only_and_fit_the_model():
     m = VerdictMetrics(**verdict_metrics(outcome, evaluation(), {"development": receipt}, True, True))
     assert m.passed == 0 and m.synthetic == 1 and m.conditions_met == 6 and m.conditions["human_evidence"] == 0
     assert m.agreement["development"].kappa.value is None and m.sealed_holdout["hybrid"].thresholds_met == 7
+
+
+def test_the_page_shows_the_answer_figures_with_intervals_and_their_counts():
+    from statsmodels.stats.proportion import proportion_confint
+
+    # hybrid on the sealed holdout: 19 of 20 answers cite an acceptable document, 1 of 20 a stale one,
+    # 27 of 30 answer-or-abstain decisions match the people's, 0 of 20 citations unjudged
+    counts = {"citation_provenance_accuracy": (19, 20), "stale_answer_rate": (1, 20), "abstention_quality": (27, 30),
+              "unjudged_citation_rate": (0, 20)}
+    wilson = {k: proportion_confint(h, n, alpha=0.05, method="wilson") for k, (h, n) in counts.items()}
+    keys = {"citation_provenance_accuracy": "citation_provenance_accuracy", "stale_answer_rate": "stale_answer_rate_max",
+            "abstention_quality": "abstention_quality"}
+    ev = evaluation()
+    for split in ("development", "sealed_holdout"):
+        hybrid = figures(**{keys[k]: h / n for k, (h, n) in counts.items() if k in keys})
+        for k, key in keys.items():
+            hybrid["thresholds"][key].update(low=wilson[k][0], high=wilson[k][1])
+        hybrid["answers"] = {k: {"value": h / n, "low": wilson[k][0], "high": wilson[k][1], "n": n}
+                             for k, (h, n) in counts.items()}
+        ev[split]["modes"] = {**ev[split]["modes"], "hybrid": hybrid}
+    outcome = decide(conditions(), ev, "hybrid")
+    page = verdict_markdown(outcome, ev, {}, THRESHOLDS, "hybrid", False, {}, 0.95)
+    # 19/20 = 0.950, Wilson [0.764, 0.991]; 1/20 = 0.050, Wilson [0.009, 0.236] (> 0.02: unmet); 27/30 = 0.900 [0.744, 0.965]
+    row = next(line for line in page.splitlines() if line.startswith("| hybrid | 0.800"))
+    assert "| 0.950 [0.764, 0.991] met | 0.050 [0.009, 0.236] **UNMET** | 0.900 [0.744, 0.965] met |" in row
+    assert "- hybrid: stale_answer_rate_max = 0.0500 (needs <= 0.02)" in page
+    assert "scored against the people's final labels" in page
+    assert "| hybrid | 19/20 | 1/20 | 27/30 | 0/20 |" in page
+    assert "| lexical | n/a | n/a | n/a | n/a |" in page  # a mode without answer counts is shown as such

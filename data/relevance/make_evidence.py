@@ -13,13 +13,18 @@ What it writes, per split (development, sealed_holdout):
 * ``judgments_A.jsonl`` and ``judgments_B.jsonl``: for every packet pair, the grade of
   ``qrels.synthetic.trec`` (0 when unjudged); each annotator independently moves a grade one step
   on the scale -1 < 0 < 1 < 2 with probability :data:`NOISE` (seeded per split and annotator), so
-  A and B disagree on roughly twice that share of pairs. ``abstention_correct`` is true for an
-  abstain query, ``acceptable_citation_ids`` names the document when its grade is 2, and
-  ``temporal_classification`` is historical for a superseded document, unknown for a support note,
-  current otherwise;
-* ``decisions.jsonl``: a first version of arbiter C's decisions, one per disagreement: the
-  synthetic grade, reason ``temporal`` for a superseded document, ``partial`` when one grade is 1,
-  else ``scope``.
+  A and B disagree on roughly twice that share of pairs. The other fields follow the annotator's
+  own grade: ``abstention_correct`` is true for an abstain query and for a candidate graded below
+  2 (it is not enough to answer from), ``acceptable_citation_ids`` names the document when it is
+  graded 2 on a query that has an answer, and ``temporal_classification`` is historical for a
+  superseded document, unknown for a support note, current otherwise. Each annotator also flips
+  ``abstention_correct`` and says ``unknown`` for the temporal class, each with probability
+  :data:`FIELD_NOISE`, so every field has some disagreements of its own;
+* ``decisions.jsonl``: a first version of arbiter C's decisions, one per pair where A and B differ
+  on any field (compared as the library compares them): for each disputed field the noiseless
+  value (the synthetic grade and the fields it implies), and one reason: ``temporal`` when the
+  temporal class is disputed or a superseded document's grade is, ``partial`` when one disputed
+  grade is 1, ``provenance`` when the citations are disputed, else ``scope``.
 
 Then, once for the root: ``opening.json``, the coordinator's recorded decision to open the sealed
 holdout (by ``CRD-01`` at the fixed time :data:`OPENED_AT`, pre-registering the thresholds file as
@@ -40,6 +45,7 @@ import sys
 from pathlib import Path
 
 NOISE = 0.06
+FIELD_NOISE = 0.02
 SEED = 2026
 OPENED_AT = dt.datetime(2026, 12, 1, 3, 46, 38, tzinfo=dt.timezone.utc)
 OPENING_REASON = "demo: the synthetic release candidate is frozen"
@@ -63,6 +69,13 @@ def shifted(grade: int, rng: random.Random) -> int:
     return GRADES[i + step]
 
 
+def labels(grade: int, task: str, doc, document_id: str) -> dict:
+    """The fields an annotator who gave ``grade`` writes beside it (see the module docstring)."""
+    return {"relevance": grade, "abstention_correct": task == "abstain" or grade < 2,
+            "acceptable_citation_ids": [document_id] if grade == 2 and task != "abstain" else [],
+            "temporal_classification": "historical" if doc.superseded else "unknown" if doc.kind == "note" else "current"}
+
+
 def judge(packet, pool, queries, documents, truth, rng: random.Random) -> list[dict]:
     """One annotator's synthetic judgments of every packet row, in packet order."""
     real = {(p.query_id, p.document_id): p.doc_id for p in pool}
@@ -72,26 +85,40 @@ def judge(packet, pool, queries, documents, truth, rng: random.Random) -> list[d
         grade = truth.get((r.query_id, doc.doc_id), 0)
         if rng.random() < NOISE:
             grade = shifted(grade, rng)
-        temporal = "historical" if doc.superseded else "unknown" if doc.kind == "note" else "current"
-        rows.append({"query_id": r.query_id, "document_id": r.document_id, "relevance": grade,
-                     "abstention_correct": queries[r.query_id].task == "abstain",
-                     "acceptable_citation_ids": [r.document_id] if grade == 2 else [],
-                     "temporal_classification": temporal})
+        row = {"query_id": r.query_id, "document_id": r.document_id,
+               **labels(grade, queries[r.query_id].task, doc, r.document_id)}
+        if rng.random() < FIELD_NOISE:
+            row["abstention_correct"] = not row["abstention_correct"]
+        if rng.random() < FIELD_NOISE:
+            row["temporal_classification"] = "unknown"
+        rows.append(row)
     return rows
 
 
-def decisions(a: list[dict], b: list[dict], pool, documents, truth) -> list[dict]:
-    """The rule-based arbiter: one decision per pair where A and B gave different grades."""
+def decisions(a: list[dict], b: list[dict], pool, queries, documents, truth) -> list[dict]:
+    """The rule-based arbiter: one decision per pair where A and B differ on any field, deciding the disputed fields."""
+    from assay.study.formats import JudgmentRow
+    from assay.study.receipt import Paired
+
     real = {(p.query_id, p.document_id): p.doc_id for p in pool}
+    paired = Paired([(x["query_id"], x["document_id"]) for x in a], [JudgmentRow(**x) for x in a],
+                    [JudgmentRow(**y) for y in b])
     out = []
-    for x, y in zip(a, b):
-        if x["relevance"] == y["relevance"]:
+    for i, key in enumerate(paired.pairs):
+        fields = paired.disputed(i)
+        if not fields:
             continue
-        key = (x["query_id"], x["document_id"])
         doc = documents[real[key]]
-        reason = "temporal" if doc.superseded else "partial" if 1 in (x["relevance"], y["relevance"]) else "scope"
-        out.append({"query_id": key[0], "document_id": key[1], "relevance": truth.get((key[0], doc.doc_id), 0),
-                    "reason": reason})
+        right = labels(truth.get((key[0], doc.doc_id), 0), queries[key[0]].task, doc, key[1])
+        if "temporal_classification" in fields or (doc.superseded and "relevance" in fields):
+            reason = "temporal"
+        elif 1 in fields.get("relevance", ()):
+            reason = "partial"
+        elif "acceptable_citation_ids" in fields:
+            reason = "provenance"
+        else:
+            reason = "scope"
+        out.append({"query_id": key[0], "document_id": key[1], **{f: right[f] for f in fields}, "reason": reason})
     return out
 
 
@@ -128,7 +155,7 @@ def main() -> int:
         for a, rows in by.items():
             write_jsonl(root.file(side, judgments_name(a)), rows)
             written.append(root.file(side, judgments_name(a)))
-        write_jsonl(root.file(side, "decisions.jsonl"), decisions(by["A"], by["B"], pool, documents, truth))
+        write_jsonl(root.file(side, "decisions.jsonl"), decisions(by["A"], by["B"], pool, queries, documents, truth))
         written.append(root.file(side, "decisions.jsonl"))
     (root.path / OPENING).unlink(missing_ok=True)
     open_holdout(root, study.roles.coordinator, OPENING_REASON, study.thresholds, now=OPENED_AT)

@@ -115,7 +115,9 @@ def run_serve(args: argparse.Namespace) -> int:
     from assay.queue.app import create_app
     from assay.queue.store import open_store
 
-    app = create_app(open_store(args.db), lease_seconds=args.lease_seconds)
+    store = open_store(args.db)
+    store.checkpoint_in_background()  # SQLite: no WAL checkpoint (and its fsync) inside a request
+    app = create_app(store, lease_seconds=args.lease_seconds)
     # httptools and uvloop (both dependencies) are the fastest parser and loop; no per-request log line,
     # no Server header, and no X-Forwarded-For rewriting (the app never reads the client's address)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False, http="httptools",

@@ -39,6 +39,7 @@ from assay.queue.rubric import Rubric, RubricLocked, parse_rubric
 DEFAULT_DB = ".assay/queue.sqlite"
 ENV_DB = "ASSAY_QUEUE_DB"
 ROLES = ("coordinator", "reviewer")
+_AUTOCHECKPOINT = 1000  # SQLite's default wal_autocheckpoint, in pages
 
 
 def database_url(db: str | None) -> str:
@@ -138,6 +139,9 @@ class QueueStore:
         # lock hands the turn over at once. The busy timeout still covers other processes.
         self._write_lock = threading.Lock() if self.dialect == "sqlite" else contextlib.nullcontext()
         self._sqlite = None  # the SQLite connection of :meth:`transaction`, opened on first use
+        self._autocheckpoint = True  # False once :meth:`checkpoint_in_background` runs the checkpoints
+        #: WAL checkpoints the background thread has run (see :meth:`checkpoint_in_background`)
+        self.checkpoints = 0
         #: the driver's unique-violation error (a second review of one slot or by one reviewer)
         self.integrity_error = engine.dialect.dbapi.IntegrityError
 
@@ -164,6 +168,8 @@ class QueueStore:
                     # checked out of the pool for the store's life: holding the pool's wrapper keeps any
                     # other caller from being handed this connection
                     self._sqlite = self.engine.raw_connection()
+                    if not self._autocheckpoint:
+                        self._sqlite.driver_connection.execute("PRAGMA wal_autocheckpoint=0")
                 cursor = self._sqlite.driver_connection.cursor()
                 cursor.execute("BEGIN IMMEDIATE")
                 try:
@@ -183,6 +189,48 @@ class QueueStore:
             raise
         finally:
             raw.close()
+
+    def checkpoint_in_background(self, interval: float = 0.25) -> threading.Event | None:
+        """SQLite: take WAL checkpoints off the request path; returns an event that stops the thread.
+
+        By default SQLite checkpoints inside the commit that grows the WAL past 1000 pages, so one
+        ``next`` or ``review`` in a few hundred copies the WAL into the database file and fsyncs it
+        while holding the write lock: every request queued behind it waits (the slowest 1% of
+        ``benchmarks/bench_queue.py``). Here :meth:`transaction`'s connection stops checkpointing
+        (``wal_autocheckpoint=0``) and a daemon thread runs ``PRAGMA wal_checkpoint(PASSIVE)`` on
+        its own connection every ``interval`` seconds. When the thread ends (the event is set, or
+        a checkpoint raised), the connection checkpoints by itself again (SQLite's default). A passive checkpoint takes no write lock, so
+        commits go on meanwhile; once it has copied every frame, the next commit starts the WAL
+        over, so the WAL stays as small as one interval's writes. Durability is unchanged: with
+        ``synchronous=NORMAL`` a commit is durable once the WAL is synced, which every checkpoint does.
+
+        Other connections (the coordinator's writes, other processes) keep SQLite's own
+        autocheckpoint. Call it before the first :meth:`transaction` or after: an open transaction
+        connection is switched at once. On PostgreSQL it does nothing and returns ``None``.
+        """
+        if self.dialect != "sqlite":
+            return None
+        with self._write_lock:
+            self._autocheckpoint = False
+            if self._sqlite is not None:
+                self._sqlite.driver_connection.execute("PRAGMA wal_autocheckpoint=0")
+        stop = threading.Event()
+        conn = self.engine.raw_connection()  # its own, out of the pool for the thread's life
+
+        def run() -> None:
+            try:
+                while not stop.wait(interval):
+                    conn.driver_connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                    self.checkpoints += 1
+            finally:  # stopped, or a checkpoint failed: SQLite checkpoints in the commits again
+                conn.close()
+                with self._write_lock:
+                    self._autocheckpoint = True
+                    if self._sqlite is not None:
+                        self._sqlite.driver_connection.execute(f"PRAGMA wal_autocheckpoint={_AUTOCHECKPOINT}")
+
+        threading.Thread(target=run, name="assay-wal-checkpoint", daemon=True).start()
+        return stop
 
     # --- tokens -------------------------------------------------------------------------------
     def issue_token(self, role: str, queue: str | None = None, pseudonym: str | None = None) -> str:

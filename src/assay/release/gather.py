@@ -33,7 +33,13 @@ class Versions(BaseModel):
 
 @dataclass
 class Evidence:
-    """What the gate read: metrics by file, provenance by file, plan problems, version names."""
+    """What the gate read: metrics by file, provenance by file, plan problems, version names.
+
+    ``candidate_source_sha256`` is the hash of the candidate's ``source`` that ``evaluate@<candidate>``
+    recorded in its provenance (``inputs.source``), ``None`` when that provenance is absent or older
+    than the field. The freshness checks compare it with the file as it is now, so when the gate
+    reaches a verdict (nothing stale) it is the hash of the source in use.
+    """
 
     metrics: dict[str, object] = field(default_factory=dict)
     provenance: dict[str, Provenance] = field(default_factory=dict)
@@ -41,6 +47,7 @@ class Evidence:
     versions: Versions = field(default_factory=Versions)
     params: GateParams = field(default_factory=GateParams)
     candidate_settings: dict = field(default_factory=dict)
+    candidate_source_sha256: str | None = None
     broken: set[str] = field(default_factory=set)
     stages: dict[str, str] = field(default_factory=dict)
     reviews: dict[str, ReviewMetrics | None] = field(default_factory=dict)
@@ -101,6 +108,8 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
         if prov is not None:
             ev.provenance[name] = prov
             ev.stages[name] = provenance_stage(artifact, **fields)
+    cand_prov = ev.provenance.get(RAG.relpath(version=ev.versions.candidate))
+    ev.candidate_source_sha256 = cand_prov.inputs.get("source") if cand_prov else None
     m = ev.metrics
     checks += metric_checks(plan, m[RAG.relpath(version=ev.versions.candidate)], m[COMPARE.relpath()], ev.versions.candidate)
     cal_prov = ev.provenance.get(CALIBRATION.relpath())

@@ -1,10 +1,17 @@
 """The holdout ledger: every distinct candidate configuration judged on this holdout, one line each.
 
 ``data/holdout_ledger.jsonl`` (committed) gets a line the first time the gate stage reaches a
-verdict for a candidate configuration on a dataset: ``{"candidate": <hash of the candidate's
-settings>, "dataset": <dataset hash>, "verdict": "pass"|"fail"}``. No clock time is written, so a
-re-run of the same candidate changes nothing. The more candidates have been tried on one holdout,
-the more its figures are tuned on rather than measured: the gate warns above ``gate.max_holdout_looks``.
+verdict for a candidate configuration on a dataset: ``{"candidate": <candidate hash>, "dataset":
+<dataset hash>, "verdict": "pass"|"fail"}``. The candidate hash (:func:`candidate_hash`) covers the
+version's settings *and* the SHA-256 of its ``source`` (the answers file, the plug-in's module file
+or package folder, or the reference system's module), so editing the source while keeping the
+settings is a new candidate, a new look. No clock time is written, so a re-run of the same
+candidate changes nothing. The more candidates have been tried on one holdout, the more its figures
+are tuned on rather than measured: the gate warns above ``gate.max_holdout_looks``.
+
+Rows written before the source was hashed (settings-only hashes) keep their format and still count
+as looks; the first verdict after the change is a new row, because its hash differs from the
+settings-only one (a ledger cannot tell whether the source changed since, so it counts the look).
 """
 
 from __future__ import annotations
@@ -16,13 +23,20 @@ from pathlib import Path
 LEDGER = "data/holdout_ledger.jsonl"
 
 
-def candidate_hash(settings: dict) -> str:
-    """SHA-256 of a candidate's settings as sorted-key compact JSON.
+def candidate_hash(settings: dict, source_sha256: str | None) -> str:
+    """SHA-256 of a candidate's settings and its source's hash, as sorted-key compact JSON.
 
-    >>> candidate_hash({"b": 1, "a": 2}) == candidate_hash({"a": 2, "b": 1})
+    ``source_sha256`` is :func:`assay.core.io.sha256_path` of the version's ``source``; ``None``
+    (no source named) is hashed as JSON ``null``, distinct from every real hash. The key order of
+    ``settings`` does not matter; one changed byte of the source gives another hash.
+
+    >>> candidate_hash({"b": 1, "a": 2}, "ab") == candidate_hash({"a": 2, "b": 1}, "ab")
     True
+    >>> candidate_hash({"a": 1}, "ab") == candidate_hash({"a": 1}, "ac")
+    False
     """
-    return hashlib.sha256(json.dumps(settings, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    text = json.dumps({"settings": settings, "source_sha256": source_sha256}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def read_ledger(path: str | Path) -> list[dict]:

@@ -13,6 +13,10 @@ Per query:
 * ``stale`` (``current`` queries the mode answered): the cited document is superseded.
 * ``abstained``; ``should_abstain`` (task ``abstain``).
 
+These rates read query and corpus metadata (the retrieval-mode stage on synthetic qrels); the human
+study keeps :func:`answer_table`'s answers but scores them against the people's final labels
+(``assay.study.labels``), through the ``rates`` argument of ``assay.relevance.scoring.mode_scores``.
+
 Rates, each with its count so an empty denominator is visible (the rate is then nan):
 ``citation_provenance_accuracy`` = citation_ok / answered answerable queries;
 ``stale_answer_rate`` = stale / answered current queries;

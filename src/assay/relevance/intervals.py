@@ -3,8 +3,9 @@
 * Mean of a per-query measure: Student t interval over queries (``scipy.stats.t``); its coverage
   is checked by simulation in the tests. nan bounds with fewer than two queries; a constant sample
   gives a zero-width interval.
-* A proportion (citation accuracy, stale rate, abstention): Wilson score interval (statsmodels);
-  (nan, nan) for an empty denominator.
+* A proportion (citation accuracy, stale rate, abstention): Wilson score interval
+  (:func:`assay.stats.proportion.proportion_ci`, bit-equal to statsmodels'); (nan, nan) for an
+  empty denominator.
 * The p95 latency: the distribution-free order-statistic interval for a quantile
   (``scipy.stats.quantile_test(...).confidence_interval``); a bound the sample is too small to
   give is nan (with 86 queries the upper bound of a 95th percentile is the sample maximum or nan).
@@ -33,12 +34,9 @@ def mean_interval(values, level: float = 0.95) -> tuple[float, float, float]:
 
 def proportion_interval(hits: int, n: int, level: float = 0.95) -> tuple[float, float]:
     """Wilson score interval for ``hits / n``; (nan, nan) when ``n`` is 0."""
-    if n == 0:
-        return (math.nan, math.nan)
-    from statsmodels.stats.proportion import proportion_confint
+    from assay.stats.proportion import proportion_ci
 
-    low, high = proportion_confint(hits, n, alpha=1 - level, method="wilson")
-    return (float(low), float(high))
+    return proportion_ci(int(hits), int(n), "wilson", level)
 
 
 def quantile_interval(values, q: float = 0.95, level: float = 0.95) -> tuple[float, float, float]:

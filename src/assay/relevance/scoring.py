@@ -12,11 +12,12 @@ is 1 while the qrels file is the generator's, so nothing here is evidence of ret
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pandas as pd
 
-from assay.relevance.answers import answer_rates, answer_table
+from assay.relevance.answers import Rate, answer_rates, answer_table
 from assay.relevance.comparison import paired_tests
 from assay.relevance.intervals import mean_interval, proportion_interval, quantile_interval
 from assay.relevance.manifest import check_same
@@ -38,6 +39,10 @@ class ModeInput:
 
 RUNS = "data/derived/relevance/runs"
 
+#: Scores a mode's answer table (:func:`answer_table`) into named rates; the default reads query and
+#: corpus metadata (:func:`answer_rates`), the human study the people's labels (``assay.study.labels``).
+RateRule = Callable[[pd.DataFrame], dict[str, Rate]]
+
 
 def read_modes(names: list[str], folder: str = RUNS) -> dict[str, ModeInput]:
     """Each mode's run (``<folder>/<mode>.trec``) and side file (``<mode>.json``) as the ``retrieve`` stage wrote them."""
@@ -58,13 +63,17 @@ def _interval(value: float, low: float, high: float, n: int) -> dict:
 
 def mode_scores(name: str, mode: ModeInput, qrels: Qrels, documents: list[StudyDocument],
                 queries: list[StudyQuery], params: RelevanceParams, synthetic: bool,
-                thresholds: dict[str, Threshold]) -> tuple[dict, pd.DataFrame]:
-    """The numbers-only metrics of one mode and its per-query table, scored against ``thresholds``."""
+                thresholds: dict[str, Threshold], rates: RateRule = answer_rates) -> tuple[dict, pd.DataFrame]:
+    """The numbers-only metrics of one mode and its per-query table, scored against ``thresholds``.
+
+    ``rates`` turns the mode's answers into the answer-level rates (each a Wilson interval); it must
+    give every rate a threshold reads.
+    """
     answerable = {q.query_id for q in queries if q.task != "abstain"}
     judged = Qrels(qrels.table[qrels.table["qid"].isin(answerable)].reset_index(drop=True), qrels.path)
     ev = evaluate(judged, mode.run, params.measures, params.relevance_level, complete=True)
     answers = answer_table(mode.run, mode.side["heuristic"], documents, queries, params.min_support)
-    rates = answer_rates(answers)
+    rates = rates(answers)
     latency = pd.Series(mode.side["latency_ms"]).sort_index()
 
     figures = {}
@@ -99,8 +108,10 @@ def mode_scores(name: str, mode: ModeInput, qrels: Qrels, documents: list[StudyD
 
 def score_modes(modes: dict[str, ModeInput], qrels: Qrels, documents: list[StudyDocument],
                 queries: list[StudyQuery], params: RelevanceParams, synthetic: bool,
-                thresholds: dict[str, Threshold]) -> dict:
+                thresholds: dict[str, Threshold], rates: RateRule = answer_rates) -> dict:
     """Every mode's metrics, the per-query table, the paired comparison and the shared manifest.
+
+    ``rates`` scores each mode's answers (see :func:`mode_scores`).
 
     Raises:
         ManifestMismatch: the modes did not all run on the same corpus, queries, params and runtime.
@@ -108,7 +119,8 @@ def score_modes(modes: dict[str, ModeInput], qrels: Qrels, documents: list[Study
     manifest = check_same({name: m.side["manifest"] for name, m in modes.items()})
     metrics, tables = {}, []
     for name in sorted(modes):
-        metrics[name], table = mode_scores(name, modes[name], qrels, documents, queries, params, synthetic, thresholds)
+        metrics[name], table = mode_scores(name, modes[name], qrels, documents, queries, params, synthetic, thresholds,
+                                           rates)
         tables.append(table)
     per_query = pd.concat(tables, ignore_index=True).sort_values(["mode", "query_id"], kind="stable")
     by_mode = {name: t.set_index("query_id")[params.measures].dropna()

@@ -1,18 +1,29 @@
 """The arbiter's bundle (step 7) and the check of the arbiter's decisions.
 
-``bundle.jsonl`` holds only the pairs where A's and B's relevance differ, in packet order:
-``{"query_id", "query", "document_id", "title", "text", "grades"}``. It is blind to who said what:
-``grades`` is the two grades sorted ascending, so the arbiter sees how far apart the annotators
-were but never which annotator gave which grade (and nothing else from the judgments, since
-citations and temporal classes would tell the files apart too). The bundle is written only after
-the agreement receipt exists and matches the judgment files (:func:`receipt_is_current`).
+``bundle.jsonl`` holds only the pairs where A and B differ on at least one judged field
+(:data:`~assay.study.formats.FIELDS`: relevance, abstention_correct, the *set* of
+acceptable_citation_ids, temporal_classification), in packet order: ``{"query_id", "query",
+"document_id", "title", "text", "disputed", "cited_documents"}``. ``disputed`` maps each field the
+two differ on to its two values sorted ascending (citation sets as sorted lists); fields they
+agree on are left out. It is blind to who said what: each field's pair is sorted on its own, so
+neither the order within a field nor the pairing across fields tells which annotator gave which
+value, and nothing else from the judgments is shown. ``cited_documents`` is ``[{"document_id",
+"title", "text"}]`` for every document either annotator named as an acceptable citation when the
+citations are disputed (empty otherwise), so the arbiter can read what the ids stand for. The
+bundle is written only after the agreement receipt exists and matches the judgment files
+(:func:`receipt_is_current`).
 
 ``decisions.jsonl`` is the arbiter's: one row per bundle row, ``{"query_id", "document_id",
-"relevance", "reason"}`` with ``relevance`` in {2, 1, 0, -1} and ``reason`` one of seed 003's codes
-(scope, temporal, provenance, partial, conflict, other). :func:`check_decisions` refuses, each at
-``file:line``: a row that is not JSON, a missing or unknown field, a missing or unknown reason, a
-grade outside the set, a pair not in the bundle, a pair decided twice, and (at the bundle's line) a
-bundle row with no decision.
+"reason", ...}`` with the final value of every disputed field of that pair (``relevance`` in {2,
+1, 0, -1}, ``abstention_correct`` true/false, ``acceptable_citation_ids`` document ids of the same
+query in the packet, ``temporal_classification`` in {current, historical, conflicted, unknown})
+and one ``reason`` code from seed 003 (scope, temporal, provenance, partial, conflict, other) for
+the row. :func:`check_decisions` refuses, each at ``file:line`` with the field: a row that is not
+JSON, an unknown field, a missing or unknown reason, a value outside its set, a disputed field
+with no final value, a value for a field A and B agreed on (the arbiter decides disagreements
+only), a citation id that is not a document of the query, a pair not in the bundle, a pair decided
+twice, and (at the bundle's line) a bundle row with no decision. A field set to ``null`` counts as
+not given.
 """
 
 from __future__ import annotations
@@ -20,12 +31,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from assay.core.errors import InputError, Problem
 from assay.core.io import write_jsonl
 from assay.study.evidence import EvidenceRoot
-from assay.study.formats import REASONS, RELEVANCE, PacketRow, packet_name
+from assay.study.formats import (FIELDS, REASONS, RELEVANCE, TEMPORAL, PacketRow, field_value, no_boolean_grade,
+                                 packet_name)
 from assay.study.receipt import pair_judgments, receipt_is_current
 from assay.study.rows import read_rows, scan_rows
 
@@ -33,8 +45,17 @@ BUNDLE = "bundle.jsonl"
 DECISIONS = "decisions.jsonl"
 
 
+class CitedDocument(BaseModel):
+    """A document named as an acceptable citation in a disputed pair, as the packet shows it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    document_id: str
+    title: str
+    text: str
+
+
 class BundleRow(BaseModel):
-    """One disagreement as the arbiter sees it: the pair, its texts and the two grades, unattributed."""
+    """One disagreement as the arbiter sees it: the pair, its texts and each disputed field's two values, unattributed."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     query_id: str
@@ -42,33 +63,51 @@ class BundleRow(BaseModel):
     document_id: str
     title: str
     text: str
-    grades: tuple[int, int]
+    disputed: dict[str, tuple]
+    cited_documents: tuple[CitedDocument, ...] = ()
 
 
 class Decision(BaseModel):
-    """The arbiter's final grade of one disagreement and its reason code."""
+    """The arbiter's final value of each disputed field of one pair, and one reason code."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     query_id: str = Field(pattern=r"^\S+$")
     document_id: str = Field(pattern=r"^\S+$")
-    relevance: Literal[RELEVANCE]  # type: ignore[valid-type]
     reason: Literal[REASONS]  # type: ignore[valid-type]
+    relevance: Literal[RELEVANCE] | None = None  # type: ignore[valid-type]
+    abstention_correct: StrictBool | None = None
+    acceptable_citation_ids: tuple[str, ...] | None = None
+    temporal_classification: Literal[TEMPORAL] | None = None  # type: ignore[valid-type]
+
+    _no_boolean_grade = field_validator("relevance", mode="before")(no_boolean_grade)
+
+    def decided(self) -> dict[str, object]:
+        """``{field: final value}`` of the fields this row gives (citations as a sorted tuple)."""
+        return {f: field_value(self, f) for f in FIELDS if getattr(self, f) is not None}
 
 
 def build_bundle(root: EvidenceRoot, split: str) -> list[BundleRow]:
-    """The disagreements of ``split`` in packet order, blind to who said what.
+    """The disagreements of ``split`` on any judged field, in packet order, blind to who said what.
 
     Raises:
         InputError: no current receipt (see :func:`receipt_is_current`), bad judgments or packet.
     """
     receipt_is_current(root, split)
     paired = pair_judgments(root, split)
-    grades = {paired.pairs[i]: tuple(sorted((paired.a[i].relevance, paired.b[i].relevance)))
-              for i in paired.disagreements}
+    disputed = {paired.pairs[i]: d for i in range(len(paired.pairs)) if (d := paired.disputed(i))}
     packet = read_rows(root, root.file(split, packet_name("A")), PacketRow)
-    return [BundleRow(query_id=p.query_id, query=p.query, document_id=p.document_id, title=p.title, text=p.text,
-                      grades=grades[(p.query_id, p.document_id)])
-            for _, p in packet if (p.query_id, p.document_id) in grades]
+    by_pair = {(p.query_id, p.document_id): p for _, p in packet}
+    rows = []
+    for _, p in packet:
+        fields = disputed.get((p.query_id, p.document_id))
+        if not fields:
+            continue
+        named = sorted(set().union(*fields.get("acceptable_citation_ids", ((), ()))))
+        cited = tuple(CitedDocument(document_id=d, title=by_pair[(p.query_id, d)].title, text=by_pair[(p.query_id, d)].text)
+                      for d in named if (p.query_id, d) in by_pair)
+        rows.append(BundleRow(query_id=p.query_id, query=p.query, document_id=p.document_id, title=p.title, text=p.text,
+                              disputed={f: tuple(sorted(v)) for f, v in fields.items()}, cited_documents=cited))
+    return rows
 
 
 def write_bundle(root: EvidenceRoot, split: str, rows: list[BundleRow]) -> Path:
@@ -79,7 +118,7 @@ def write_bundle(root: EvidenceRoot, split: str, rows: list[BundleRow]) -> Path:
 
 
 def check_decisions(root: EvidenceRoot, split: str) -> dict[tuple[str, str], Decision]:
-    """The arbiter's decisions of ``split`` by pair, after checking them against the bundle.
+    """The arbiter's decisions of ``split`` by pair, after checking them against the bundle and the packet.
 
     Raises:
         InputError: every problem listed in the module docstring, each at ``file:line``; the fix
@@ -88,9 +127,12 @@ def check_decisions(root: EvidenceRoot, split: str) -> dict[tuple[str, str], Dec
     bundle_path, path = root.file(split, BUNDLE), root.file(split, DECISIONS)
     bundle = read_rows(root, bundle_path, BundleRow)
     rows, problems = scan_rows(root, path, Decision)
+    documents: dict[str, set[str]] = {}
+    for _, p in read_rows(root, root.file(split, packet_name("A")), PacketRow):
+        documents.setdefault(p.query_id, set()).add(p.document_id)
     shown = root.show(path)
     back = "return the decisions file to the arbiter"
-    wanted = {(b.query_id, b.document_id): line for line, b in bundle}
+    wanted = {(b.query_id, b.document_id): (line, b) for line, b in bundle}
     out: dict[tuple[str, str], Decision] = {}
     first: dict[tuple[str, str], int] = {}
     for line, d in rows:
@@ -98,16 +140,25 @@ def check_decisions(root: EvidenceRoot, split: str) -> dict[tuple[str, str], Dec
         if key not in wanted:
             problems.append(Problem(shown, line, "document_id", f"pair {key} is not in the bundle",
                                     f"decide only the bundle's disagreements; {back}"))
-        elif key in first:
+            continue
+        if key in first:
             problems.append(Problem(shown, line, "document_id", f"pair {key} is decided twice (first on line {first[key]})",
                                     f"one decision per disagreement; {back}"))
-        else:
-            first[key] = line
-            out[key] = d
-    for key, line in wanted.items():
+            continue
+        first[key] = line
+        out[key] = d
+        disputed, decided = wanted[key][1].disputed, d.decided()
+        problems += [Problem(shown, line, f, f"A and B disagree on {f} of pair {key} and the decision gives no final value",
+                             f"give the final {f}; {back}") for f in FIELDS if f in disputed and f not in decided]
+        problems += [Problem(shown, line, f, f"A and B agreed on {f} of pair {key}: only disputed fields are decided",
+                             f"leave {f} out of this row; {back}") for f in FIELDS if f in decided and f not in disputed]
+        problems += [Problem(shown, line, "acceptable_citation_ids", f"{cited!r} is not a document of query "
+                             f"{d.query_id!r} in the packet", f"cite document_ids of the same query; {back}")
+                     for cited in decided.get("acceptable_citation_ids", ()) if cited not in documents.get(d.query_id, ())]
+    for key, (line, _) in wanted.items():
         if key not in first:
             problems.append(Problem(root.show(bundle_path), line, None, f"pair {key} has no decision in {DECISIONS}",
                                     f"the arbiter decides every disagreement; {back}"))
     if problems:
-        raise InputError(problems)
+        raise InputError(sorted(problems, key=lambda p: (p.path, p.line or 0)))
     return out

@@ -15,8 +15,8 @@ Layout under the root, one folder per split (:data:`SPLITS`)::
     <root>/<split>/judgments_B.jsonl
     <root>/<split>/receipt.json         agreement receipt, written before any discussion
     <root>/<split>/bundle.jsonl         disagreements only, blind to who said what
-    <root>/<split>/decisions.jsonl      arbiter C's final relevance and reason code per bundle row
-    <root>/<split>/qrels_frozen.jsonl   A, B, C and final grade side by side
+    <root>/<split>/decisions.jsonl      arbiter C's final value of each disputed field and a reason code per bundle row
+    <root>/<split>/qrels_frozen.jsonl   A, B, C and final value of every judged field side by side
     <root>/<split>/qrels.trec           final grades in TREC qrels form
     <root>/<split>/manifest.json        SHA-256 of every file above, protocol version, runtime
     <root>/opening.json                 the recorded decision to open the sealed holdout

@@ -47,6 +47,8 @@ RELEVANCE = (2, 1, 0, -1)
 TEMPORAL = ("current", "historical", "conflicted", "unknown")
 #: The arbiter's reason codes (seed 003).
 REASONS = ("scope", "temporal", "provenance", "partial", "conflict", "other")
+#: The judged fields of a row, in the seed's order: each one can be disputed, adjudicated and frozen.
+FIELDS = ("relevance", "abstention_correct", "acceptable_citation_ids", "temporal_classification")
 #: The opaque document id: ``doc-`` and 10 hex digits of a keyed hash.
 DOCUMENT_ID = r"^doc-[0-9a-f]{10}$"
 
@@ -75,6 +77,24 @@ class PacketRow(BaseModel):
     text: str = Field(min_length=1)
 
 
+def no_boolean_grade(value: object) -> object:
+    """Refuse ``true``/``false`` as a relevance grade (``True == 1`` in Python); return any other value as is."""
+    if isinstance(value, bool):
+        raise PydanticCustomError("grade_type", f"{value!r} is not one of 2, 1, 0, -1",
+                                  {"fix": "write the grade as a number: 2, 1, 0 or -1"})
+    return value
+
+
+def field_value(row: BaseModel, name: str) -> object:
+    """The comparable value of judged field ``name`` of ``row``: citations as a sorted, de-duplicated tuple.
+
+    ``acceptable_citation_ids`` is a set: ``["d2", "d1"]`` and ``["d1", "d2", "d1"]`` are the same
+    answer, so they never count as a disagreement. ``None`` (a field a decision leaves out) stays None.
+    """
+    value = getattr(row, name)
+    return tuple(sorted(set(value))) if name == "acceptable_citation_ids" and value is not None else value
+
+
 class JudgmentRow(BaseModel):
     """One annotator's judgment of one (query_id, document_id) pair, exactly seed 003's row.
 
@@ -90,10 +110,4 @@ class JudgmentRow(BaseModel):
     acceptable_citation_ids: tuple[str, ...]
     temporal_classification: Literal["current", "historical", "conflicted", "unknown"]
 
-    @field_validator("relevance", mode="before")
-    @classmethod
-    def _no_boolean_grade(cls, value: object) -> object:
-        if isinstance(value, bool):  # True == 1 in Python; a boolean is not a grade
-            raise PydanticCustomError("grade_type", f"{value!r} is not one of 2, 1, 0, -1",
-                                      {"fix": "write the grade as a number: 2, 1, 0 or -1"})
-        return value
+    _no_boolean_grade = field_validator("relevance", mode="before")(no_boolean_grade)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from assay.core.io import write_json
 from assay.study.bundle import BUNDLE, DECISIONS, build_bundle, write_bundle
 from assay.study.evidence import SEALED, SPLITS, EvidenceRoot, file_hashes
-from assay.study.formats import judgments_name
+from assay.study.formats import FIELDS, judgments_name
 from assay.study.manifest import MANIFEST, build_manifest
 from assay.study.opening import read_opening, record_access
 from assay.study.params import StudyParams
@@ -58,7 +58,8 @@ def qrels_step(study: Study, root: EvidenceRoot, corpus: str) -> dict:
         write_frozen(root, split, rows)
         manifest = build_manifest(root, split, study.protocol_version, study.synthetic, corpus, study.thresholds)
         write_json(root.file(split, MANIFEST), manifest)
-        counts[split] = {"pairs": len(rows), "adjudicated": sum(r["c"] is not None for r in rows),
-                         "relevant": sum(r["final"] >= 1 for r in rows)}
+        counts[split] = {"pairs": len(rows), "adjudicated": sum(r.adjudicated for r in rows),
+                         "decided": {f: sum(getattr(r, f).c is not None for r in rows) for f in FIELDS},
+                         "relevant": sum(r.relevance.final >= 1 for r in rows)}
     names = [f"{s}/{n}" for s in SPLITS for n in (DECISIONS, FROZEN, TREC, MANIFEST)]
     return _record(study, qrels=counts, evidence=file_hashes(root, names))

@@ -11,8 +11,8 @@
 
 :func:`validate_manifest` re-hashes every file, checks the seven threshold keys and each step's
 completeness: the two packets are identical bytes; the receipt names the judgment files as they
-are; every disagreement has a decision with a reason; every frozen row's final grade is the agreed
-grade or the arbiter's. A sealed-holdout manifest is refused (exit 2) unless ``allow_sealed`` is
+are; every disagreement has a decision with a reason; every judged field of every frozen row has a
+final value that is the agreed value or the arbiter's. A sealed-holdout manifest is refused (exit 2) unless ``allow_sealed`` is
 given and the holdout has been opened; an allowed read is appended to the access log.
 """
 
@@ -25,7 +25,7 @@ from assay.core.errors import AssayError, InputError, Problem
 from assay.core.io import sha256_file
 from assay.study.bundle import BUNDLE, DECISIONS, check_decisions
 from assay.study.evidence import SEALED, SPLITS, EvidenceRoot
-from assay.study.formats import POOL, QUERIES, judgments_name, packet_name
+from assay.study.formats import FIELDS, POOL, QUERIES, judgments_name, packet_name
 from assay.study.opening import HoldoutRefused, record_access, require_open
 from assay.study.qrels import FROZEN, TREC
 from assay.study.receipt import RECEIPT
@@ -152,11 +152,13 @@ def _steps(root: EvidenceRoot, split: str, data: dict) -> list[str]:
         problems += error.problems
     frozen = [json.loads(line) for line in root.file(split, FROZEN).read_text(encoding="utf-8").splitlines() if line]
     for line, r in enumerate(frozen, start=1):
-        expected = r.get("a") if r.get("a") == r.get("b") else r.get("c")
-        if r.get("final") is None or r.get("final") != expected:
-            problems.append(Problem(root.show(root.file(split, FROZEN)), line, "final",
-                                    f"{r.get('final')!r} is neither the agreed grade nor the arbiter's",
-                                    "rebuild the frozen qrels from the judgments and decisions"))
+        for f in FIELDS:
+            side = r.get(f) if isinstance(r.get(f), dict) else {}
+            expected = side.get("a") if side.get("a") == side.get("b") else side.get("c")
+            if side.get("final") is None or side.get("final") != expected:
+                problems.append(Problem(root.show(root.file(split, FROZEN)), line, f"{f}.final",
+                                        f"{side.get('final')!r} is neither the agreed value nor the arbiter's",
+                                        "rebuild the frozen qrels from the judgments and decisions"))
     if len(frozen) != receipt.get("pairs"):
         problems.append(Problem(root.show(root.file(split, FROZEN)), None, None,
                                 f"{len(frozen)} rows for {receipt.get('pairs')} judged pairs", "rebuild the frozen qrels"))

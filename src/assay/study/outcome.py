@@ -2,7 +2,8 @@
 
 :func:`evaluate_step` validates each split's manifest first (so the qrels it scores are the frozen
 bytes), scores every mode on the development split, and on the sealed holdout only after its
-opening (each read logged). :func:`verdict_step` refuses when the thresholds changed after the
+opening (each read logged): IR measures against the final grades, the answer figures against the
+people's final labels (:mod:`assay.study.labels`). :func:`verdict_step` refuses when the thresholds changed after the
 opening, re-checks the evidence conditions and returns the verdict's metrics, page and details.
 """
 
@@ -18,7 +19,8 @@ from assay.study.manifest import MANIFEST, validate_manifest
 from assay.study.opening import check_preregistration, read_opening
 from assay.study.params import StudyParams
 from assay.study.protocol import Study
-from assay.study.qrels import TREC
+from assay.study.labels import read_labels
+from assay.study.qrels import FROZEN, TREC
 
 
 def evaluate_step(study: Study, root: EvidenceRoot, relevance: RelevanceParams,
@@ -44,9 +46,10 @@ def evaluate_step(study: Study, root: EvidenceRoot, relevance: RelevanceParams,
                 continue
             validate_manifest(root.file(split, MANIFEST), allow_sealed=True)
             note_sealed_read(root, split, "study_evaluate", TREC)
+            note_sealed_read(root, split, "study_evaluate", FROZEN)
             queries = load_queries(str(root.file(split, QUERIES)))
-            result = evaluate_split(modes, read_qrels(root.file(split, TREC)), documents, queries, relevance,
-                                    thresholds, study.synthetic)
+            result = evaluate_split(modes, read_qrels(root.file(split, TREC)), read_labels(root, split), documents,
+                                    queries, relevance, thresholds, study.synthetic)
             splits[split] = {"queries": result["queries"], "modes": result["modes"]}
             manifest = result["manifest"]
     return {"protocol_version": study.protocol_version, "synthetic": int(study.synthetic), "opened": int(opened),

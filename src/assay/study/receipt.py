@@ -1,7 +1,9 @@
 """The agreement receipt (step 6): how much annotators A and B agreed, recorded before any discussion.
 
 The receipt pairs A's and B's judgments by ``(query_id, document_id)`` and records: the SHA-256 of
-both judgment files, the number of pairs and of disagreements on ``relevance``, and two agreement
+both judgment files, the number of pairs and of disagreements on ``relevance`` (and, in
+``field_disagreements``, on each judged field: relevance, abstention_correct, the set of
+acceptable_citation_ids, temporal_classification; all go to the arbiter), and two agreement
 measures for the ordinal grades -1 < 0 < 1 < 2, each with its name, formula and interval:
 
 * Krippendorff's alpha with the ordinal metric (:func:`assay.stats.reliability.ordinal_alpha`);
@@ -30,7 +32,7 @@ from assay.artifacts.base import finite
 from assay.core.errors import InputError, Problem
 from assay.stats.reliability import cluster_bootstrap, ordinal_alpha, pair_tables, weighted_kappa
 from assay.study.evidence import EvidenceRoot
-from assay.study.formats import RELEVANCE, JudgmentRow, judgments_name
+from assay.study.formats import FIELDS, RELEVANCE, JudgmentRow, field_value, judgments_name
 from assay.study.rows import digest, read_rows
 
 RECEIPT = "receipt.json"
@@ -57,6 +59,23 @@ class Paired:
     def disagreements(self) -> list[int]:
         """Positions of the pairs whose two relevance grades differ."""
         return [i for i, (x, y) in enumerate(zip(self.a, self.b)) if x.relevance != y.relevance]
+
+    def disputed(self, i: int) -> dict[str, tuple[object, object]]:
+        """``{field: (A's value, B's value)}`` for every judged field the two rows of pair ``i`` differ on.
+
+        Values are compared with :func:`~assay.study.formats.field_value` (citations as sets); an
+        agreed pair gives ``{}``.
+        """
+        x, y = self.a[i], self.b[i]
+        return {f: (field_value(x, f), field_value(y, f)) for f in FIELDS if field_value(x, f) != field_value(y, f)}
+
+    def field_disagreements(self) -> dict[str, int]:
+        """Number of pairs A and B disagree on, per judged field (every field present, 0 when none)."""
+        counts = dict.fromkeys(FIELDS, 0)
+        for i in range(len(self.pairs)):
+            for f in self.disputed(i):
+                counts[f] += 1
+        return counts
 
 
 def pair_judgments(root: EvidenceRoot, split: str) -> Paired:
@@ -113,6 +132,7 @@ def build_receipt(root: EvidenceRoot, split: str, resamples: int = 2000, seed: i
         "pairs": len(paired.pairs),
         "queries": len(queries),
         "disagreements": len(paired.disagreements),
+        "field_disagreements": paired.field_disagreements(),
         "grades": list(ORDER),
         "pair_counts": {f"{ga}|{gb}": int(observed[i, j]) for i, ga in enumerate(ORDER) for j, gb in enumerate(ORDER)},
         "measures": [_measure(ALPHA, ALPHA_FORMULA, ordinal_alpha, observed, per_query, resamples, seed, level),

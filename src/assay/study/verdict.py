@@ -123,6 +123,34 @@ def _unmet(modes: dict, thresholds: dict[str, Threshold]) -> list[str]:
     return lines
 
 
+#: The answer figures of :mod:`assay.study.labels`, in the page's column order, with their column titles.
+ANSWER_COLUMNS = {"citation_provenance_accuracy": "acceptable citations / answers",
+                  "stale_answer_rate": "stale citations / answers",
+                  "abstention_quality": "right answer-or-abstain / queries",
+                  "unjudged_citation_rate": "unjudged citations / answers"}
+ANSWER_SOURCE = ("The answer figures are scored against the people's final labels (A and B where they agree, the "
+                 "arbiter where they do not), not against query or corpus metadata. A mode's answer is the first "
+                 "non-heuristic document it ranks, or an abstention when that document holds too little of the "
+                 "query. Citation/provenance accuracy: answers whose cited document the people accept as a "
+                 "citation for that query. Stale-answer rate: answers citing a document the people classified "
+                 "historical and graded -1. Abstention quality: queries where the mode answered exactly when the "
+                 "people say answering is right (abstaining is correct only when every judged candidate says so). "
+                 "A cited document outside the judged pool counts as neither acceptable nor stale.")
+
+
+def _answers(modes: dict) -> list[str]:
+    """The counts behind each mode's answer figures, ``hits/n`` (``0/0`` for an empty denominator, n/a when absent)."""
+    def cell(fig: dict | None) -> str:
+        if fig is None:
+            return "n/a"
+        return f"{round(fig['value'] * fig['n']) if fig['n'] else 0}/{fig['n']}"
+
+    lines = ["| mode | " + " | ".join(ANSWER_COLUMNS.values()) + " |", "|" + "---|" * (len(ANSWER_COLUMNS) + 1)]
+    for m, figs in sorted(modes.items()):
+        lines.append(f"| {m} | " + " | ".join(cell(figs.get("answers", {}).get(k)) for k in ANSWER_COLUMNS) + " |")
+    return lines
+
+
 def verdict_markdown(outcome: dict, evaluation: dict, receipts: dict, thresholds: dict[str, Threshold],
                      candidate: str, synthetic: bool, hashes: dict[str, str], level: float) -> str:
     """The page a search-quality lead can publish: outcome, conditions, every figure with its interval, every unmet threshold."""
@@ -142,7 +170,9 @@ def verdict_markdown(outcome: dict, evaluation: dict, receipts: dict, thresholds
         lines += [f"Value [{level:.0%} interval] and whether it meets the threshold. Means of per-query measures use "
                   "a t interval over queries, rates a Wilson interval, p95 latency the order-statistic interval "
                   "(n/a where the sample is too small to give a bound).", "", *_table(sealed, thresholds),
-                  "", "Unmet thresholds:", "", *_unmet(sealed, thresholds)]
+                  "", "Unmet thresholds:", "", *_unmet(sealed, thresholds),
+                  "", "### Answer figures from the people's labels", "", ANSWER_SOURCE, "",
+                  *_answers(evaluation.get(SEALED, {}).get("modes", {}))]
     else:
         lines += ["Not evaluated: the sealed holdout has not been opened (`assay relevance open-holdout`)."]
     dev = evaluation.get("development", {}).get("modes", {})

@@ -14,11 +14,19 @@ from assay.relevance.modes.semantic import Semantic
 from assay.relevance.params import RelevanceParams
 
 
+#: Decimals kept of a score before ranking and in a written run: far above floating-point noise, far
+#: below any difference a ranking should rest on.
+SCORE_DECIMALS = 6
+
+
 def ranks(scores: np.ndarray, ids_desc: np.ndarray, depth: int) -> np.ndarray:
     """1-based rank of each document (``inf`` beyond ``depth`` or with a score <= 0).
 
-    ``ids_desc`` holds each document's position in descending document-id order, the tie-break.
+    Scores are compared (and the sign tested) rounded to :data:`SCORE_DECIMALS` decimals, and ``ids_desc`` (each document's
+    position in descending document-id order) breaks ties: two BLAS kernels that differ in the last
+    bits of a score (about 1e-15) then give the same ranking.
     """
+    scores = np.round(scores, SCORE_DECIMALS)
     order = np.lexsort((ids_desc, -scores))
     out = np.full(scores.size, np.inf)
     top = order[:depth]

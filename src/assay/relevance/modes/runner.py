@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from assay.relevance.modes.graph import Graph
-from assay.relevance.modes.hybrid import Hybrid, ranks
+from assay.relevance.modes.hybrid import SCORE_DECIMALS, Hybrid, ranks
 from assay.relevance.modes.lexical import Lexical
 from assay.relevance.modes.reranked import Reranked
 from assay.relevance.modes.semantic import Semantic
@@ -82,6 +82,7 @@ def run_mode(mode: str, params: RelevanceParams, documents: list[StudyDocument],
         elapsed = (time.perf_counter() - start) * 1000
         rank = ranks(scores, ids_desc, params.depth)
         keep = np.flatnonzero(np.isfinite(rank))
+        scores = np.round(scores, SCORE_DECIMALS)  # as ranked (see ranks)
         rankings[q.query_id] = [(ids[i], float(scores[i])) for i in keep]
         heuristic[q.query_id] = sorted(ids[i] for i in keep if i in graph_only)
         if params.latency == "measured":

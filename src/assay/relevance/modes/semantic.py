@@ -2,7 +2,9 @@
 
 The offline default is latent semantic analysis: TF-IDF (scikit-learn, sublinear tf, English stop
 words) reduced by ``TruncatedSVD`` to ``components`` dimensions with a fixed ``seed``, named "LSA over
-TF-IDF" in every report. Any embedding plugs in as ``semantic.embedding: "module:function"``, a
+TF-IDF" in every report. Components beyond the corpus's numerical rank (a small corpus of
+near-duplicates can have fewer independent directions than ``components``) are dropped: their
+directions are noise that differs between machines. Any embedding plugs in as ``semantic.embedding: "module:function"``, a
 function from a list of texts to an ``(n, d)`` array; nothing downloads weights at run time, so a
 model such as sentence-transformers must already be on disk (see the README).
 """
@@ -13,6 +15,10 @@ import numpy as np
 
 from assay.core.plugins import PluginError, load_callable
 from assay.relevance.params import SemanticParams
+
+#: A component whose singular value is below this share of the largest lies outside the corpus's
+#: numerical rank: its direction is arbitrary (it differs between BLAS kernels), so it is dropped.
+RANK_TOLERANCE = 1e-8
 
 
 def _unit(rows: np.ndarray) -> np.ndarray:
@@ -50,14 +56,17 @@ class Semantic:
         matrix = self.tfidf.fit_transform(texts)
         components = min(self.params.components, matrix.shape[1] - 1, matrix.shape[0] - 1)
         self.svd = TruncatedSVD(n_components=components, random_state=self.params.seed, algorithm="randomized", n_iter=7)
-        self.docs = _unit(self.svd.fit_transform(matrix))
+        reduced = self.svd.fit_transform(matrix)
+        values = self.svd.singular_values_
+        self.keep = values > values.max(initial=0.0) * RANK_TOLERANCE
+        self.docs = _unit(reduced[:, self.keep])
         return self
 
     def vector(self, query: str) -> np.ndarray:
         """The query's unit vector (zeros when it shares no word with the corpus, under LSA)."""
         if self.embed is not None:
             return _unit(self._plugin([query]))[0]
-        return _unit(self.svd.transform(self.tfidf.transform([query])))[0]
+        return _unit(self.svd.transform(self.tfidf.transform([query]))[:, self.keep])[0]
 
     def search(self, query: str) -> tuple[np.ndarray, set[int]]:
         """Cosine similarity of every document to the query; no heuristic documents."""
