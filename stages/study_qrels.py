@@ -5,6 +5,8 @@ a final value (or an agreed one with a value), an unknown or repeated pair, or a
 a decision. Writes ``qrels_frozen.jsonl`` (A, B, C and final of every judged field side by side),
 ``qrels.trec`` and ``manifest.json`` under $ASSAY_EVIDENCE_ROOT/<split>/ and commits
 ``reports/relevance/study/qrels.json`` (counts and SHA-256 of decisions, qrels and manifests).
+Checks the judgments and decisions against the received-evidence lock, and the queries, pool,
+packets, receipts and bundles against their records, first.
 """
 
 from __future__ import annotations
@@ -12,9 +14,12 @@ from __future__ import annotations
 
 def main() -> None:
     from assay.study.freeze import qrels_step
-    from assay.study.intake import record_step
+    from assay.study.manifest import BOUND_RECEIVED, BOUND_WRITTEN
+    from assay.study.records import record_step
 
-    record_step("qrels", lambda study, root: qrels_step(study, root, study.corpus))
+    before = {record: names for record, names in BOUND_WRITTEN.items() if record != "qrels"}  # qrels: what it writes
+    record_step("qrels", lambda study, root: qrels_step(study, root, study.corpus),
+                received=(*BOUND_RECEIVED, "inputs"), produced=before)
 
 
 if __name__ == "__main__":

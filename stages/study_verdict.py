@@ -1,9 +1,11 @@
 """Stage study_verdict: the human relevance study's verdict.
 
-Refuses (exit 2) when the thresholds changed after the sealed holdout was opened. Re-checks the
-evidence conditions under $ASSAY_EVIDENCE_ROOT, then writes ``metrics/relevance/verdict.json``
-(numbers only), ``reports/relevance/verdict.md`` (every figure with its interval and every unmet
-threshold, per mode) and ``reports/provenance/study_verdict.json``.
+Refuses (exit 2) when the thresholds changed after the sealed holdout was opened. Checks the
+opening, judgments and decisions against the received-evidence lock and every file the manifests
+bind against its stage's record, re-checks the evidence conditions under $ASSAY_EVIDENCE_ROOT,
+then writes ``metrics/relevance/verdict.json`` (numbers only), ``reports/relevance/verdict.md``
+(every figure with its interval and every unmet threshold, per mode) and
+``reports/provenance/study_verdict.json``.
 """
 
 from __future__ import annotations
@@ -18,14 +20,21 @@ def main() -> None:
     from assay.core.io import write_text
     from assay.core.params import load_section
     from assay.relevance.params import RelevanceParams
+    from assay.study.evidence import redacting
+    from assay.study.manifest import BOUND_RECEIVED, BOUND_WRITTEN
     from assay.study.outcome import verdict_step
     from assay.study.params import StudyParams
     from assay.study.protocol import STUDY_FILE, evidence_root, load_study
+    from assay.study.received import require_produced, require_received
     from assay.study.status import RECORDS, current_inputs
 
     params = load_section("study", StudyParams)
     level = load_section("relevance", RelevanceParams).level
     study = load_study(STUDY_FILE)
+    root = evidence_root(study)
+    with redacting(root):
+        require_received(study, root, (*BOUND_RECEIVED, "inputs", "opening"))
+        require_produced(root, BOUND_WRITTEN)
     records = {}
     for name in ("receipt", "qrels", "evaluation"):
         with open(f"{RECORDS}/{name}.json", encoding="utf-8") as fh:
@@ -33,7 +42,7 @@ def main() -> None:
     inputs = current_inputs(Path("."), study.thresholds, STUDY_FILE)
     hashes = {STUDY_FILE: inputs["study_file"], study.thresholds: inputs["thresholds"],
               **{name: digest for name, digest in records["qrels"]["evidence"].items() if name.endswith("manifest.json")}}
-    result = verdict_step(study, evidence_root(study), params, records["evaluation"], records["receipt"]["receipts"],
+    result = verdict_step(study, root, params, records["evaluation"], records["receipt"]["receipts"],
                           level, hashes)
     write_record(RELEVANCE_VERDICT, VerdictMetrics(**result["metrics"]),
                  provenance(settings={"candidate": params.candidate, "protocol_version": study.protocol_version},

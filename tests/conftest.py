@@ -86,11 +86,8 @@ def run(cmd: list[str], cwd: Path, check: bool = True) -> subprocess.CompletedPr
 
 
 def changed_stages(root: Path) -> set[str]:
-    """Stages `dvc status` lists at ``root``, less those listed only as always changed (the study's
-    evidence stages, see :func:`assay.cli.gate.changed_stages`)."""
-    from assay.cli.gate import changed_stages as without_always_changed
-
-    return set(without_always_changed(json.loads(run([str(BIN / "dvc"), "status", "--json"], root).stdout or "{}")))
+    """Stages `dvc status` lists at ``root`` (no stage is always changed: a clean pipeline lists none)."""
+    return set(json.loads(run([str(BIN / "dvc"), "status", "--json"], root).stdout or "{}"))
 
 
 def make_clone(dest: Path) -> Path:

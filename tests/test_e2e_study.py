@@ -1,5 +1,6 @@
-"""End-to-end: the study's intake stages under the real `dvc repro`, on evidence in a randomly named root,
-and the privacy check: nothing any command or stage wrote, printed or logged holds the root's value."""
+"""End-to-end: the study's first stages under the real `dvc repro`, on evidence in a randomly named root:
+the received-evidence lock (`assay relevance intake`), each stage's check of the files it reads, and
+the privacy check: nothing any command or stage wrote, printed or logged holds the root's value."""
 
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ pytestmark = pytest.mark.e2e
 DVC = str(BIN / "dvc")
 ASSAY = str(BIN / "assay")
 RECORDS = ("split", "pool", "scan", "check")
+LOCK = "data/relevance/received.json"
+UP_TO_DATE = "Data and pipelines are up to date."
 
 
 def run(cmd: list[str], cwd: Path, root: Path, log: list[str]):
@@ -39,13 +42,16 @@ def new_root(parent: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
-    """A clone whose study stages ran through check on generated evidence in a random root; every output kept."""
+    """A clone whose study stages ran through check on generated evidence in a random root; every output kept.
+
+    The evidence and the lock are the committed ones, so DVC sees nothing changed: ``-f`` makes the stages run.
+    """
     clone = make_clone(tmp_path_factory.mktemp("study"))
     root = new_root(tmp_path_factory.mktemp("evidence"))
     log: list[str] = []
     made = run([sys.executable, "data/relevance/make_evidence.py"], clone, root, log)
     assert made.returncode == 0, made.stderr
-    repro = run([DVC, "repro", "study_check"], clone, root, log)
+    repro = run([DVC, "repro", "-f", "study_check"], clone, root, log)
     assert repro.returncode == 0, repro.stdout + repro.stderr
     return clone, root, log, repro
 
@@ -62,6 +68,9 @@ def test_every_study_stage_runs_and_the_records_match_the_committed_ones(study):
     clone, root, _, repro = study
     for stage in ("study_split", "study_pool", "study_scan", "study_check"):
         assert f"Running stage '{stage}'" in repro.stdout
+    # the generator's lock names nothing about the root either; DVC then has nothing left to do
+    assert (clone / LOCK).read_bytes() == (ROOT / LOCK).read_bytes()
+    assert run([DVC, "status", "study_check"], clone, root, []).stdout.strip() == UP_TO_DATE
     # the records name nothing about the root, so the same evidence in another folder gives the same bytes
     for name in RECORDS:
         rel = f"reports/relevance/study/{name}.json"
@@ -71,15 +80,13 @@ def test_every_study_stage_runs_and_the_records_match_the_committed_ones(study):
     assert (root / "development/packet_A.jsonl").read_bytes() == (root / "development/packet_B.jsonl").read_bytes()
 
 
-def test_a_changed_judgment_is_a_cache_miss_downstream_and_an_unchanged_one_is_not(study, tmp_path):
+def test_a_changed_judgment_needs_the_intake_then_reruns_check_and_what_depends_on_it(study, tmp_path):
     clone, root = copy_of(study, tmp_path)
     log: list[str] = []
     with open(clone / "dvc.yaml", "a", encoding="utf-8") as fh:
         fh.write("\n  downstream:\n    cmd: python -c \"open('down.txt','w').write('x')\"\n"
                  "    deps:\n      - reports/relevance/study/check.json\n    outs:\n      - down.txt\n")
     assert run([DVC, "repro", "-s", "downstream"], clone, root, log).returncode == 0
-    again = run([DVC, "repro", "-s", "study_check", "downstream"], clone, root, log)
-    assert "Running stage 'study_check'" in again.stdout and "Running stage 'downstream'" not in again.stdout
     before = json.loads((clone / "reports/relevance/study/check.json").read_text(encoding="utf-8"))
     j = root / "development/judgments_A.jsonl"
     lines = j.read_text(encoding="utf-8").splitlines()
@@ -87,13 +94,27 @@ def test_a_changed_judgment_is_a_cache_miss_downstream_and_an_unchanged_one_is_n
     row["relevance"] = 0 if row["relevance"] != 0 else 1
     row["acceptable_citation_ids"] = []
     j.write_text("\n".join([json.dumps(row), *lines[1:]]) + "\n", encoding="utf-8")
-    changed = run([DVC, "repro", "-s", "study_check", "downstream"], clone, root, log)
+    # DVC cannot see the root: nothing to do until the intake; the check says what differs
+    assert run([DVC, "status", "downstream"], clone, root, log).stdout.strip() == UP_TO_DATE
+    check = run([ASSAY, "relevance", "intake", "--check"], clone, root, log)
+    assert check.returncode == 1
+    assert check.stderr.splitlines()[0] == f"${ENV}/development/judgments_A.jsonl: differs from {LOCK}"
+    # a forced run refuses to read the changed file and keeps the record
+    forced = run([DVC, "repro", "-f", "-s", "study_check"], clone, root, log)
+    assert forced.returncode != 0
+    assert (f"${ENV}/development/judgments_A.jsonl: differs from the SHA-256 in {LOCK} "
+            "(fix: run `assay relevance intake`, then `dvc repro`)") in forced.stderr
+    assert json.loads((clone / "reports/relevance/study/check.json").read_text(encoding="utf-8")) == before
+    assert run([ASSAY, "relevance", "intake"], clone, root, log).returncode == 0
+    changed = run([DVC, "repro", "downstream"], clone, root, log)
     assert changed.returncode == 0, changed.stderr
-    assert "Running stage 'downstream'" in changed.stdout
+    ran = {line.split("'")[1] for line in changed.stdout.splitlines() if line.startswith("Running stage")}
+    assert ran == {"study_check", "downstream"}
     after = json.loads((clone / "reports/relevance/study/check.json").read_text(encoding="utf-8"))
     key = "development/judgments_A.jsonl"
     assert after["evidence"][key] != before["evidence"][key]
     assert {k: v for k, v in after["evidence"].items() if k != key} == {k: v for k, v in before["evidence"].items() if k != key}
+    assert run([DVC, "status", "downstream"], clone, root, log).stdout.strip() == UP_TO_DATE
 
 
 def test_an_incomplete_judgment_file_fails_check_and_keeps_the_record(study, tmp_path):
@@ -103,6 +124,7 @@ def test_an_incomplete_judgment_file_fails_check_and_keeps_the_record(study, tmp
     j = root / "sealed_holdout/judgments_B.jsonl"
     lines = j.read_text(encoding="utf-8").splitlines()
     j.write_text("\n".join(lines[:2] + lines[3:] + [lines[0]]) + "\n", encoding="utf-8")  # drop line 3, repeat line 1
+    assert run([ASSAY, "relevance", "intake"], clone, root, log).returncode == 0
     proc = run([DVC, "repro", "-s", "study_check"], clone, root, log)
     assert proc.returncode != 0
     err = proc.stderr
@@ -113,7 +135,7 @@ def test_an_incomplete_judgment_file_fails_check_and_keeps_the_record(study, tmp
     assert root.name not in proc.stdout + proc.stderr
 
 
-def test_a_url_planted_in_a_packet_fails_scan(study, tmp_path):
+def test_a_packet_changed_after_pooling_is_refused_by_scan(study, tmp_path):
     clone, root = copy_of(study, tmp_path)
     log: list[str] = []
     p = root / "development/packet_A.jsonl"
@@ -121,9 +143,10 @@ def test_a_url_planted_in_a_packet_fails_scan(study, tmp_path):
     row = json.loads(lines[4])
     row["text"] += " More at https://help.nodinet.example/fees."
     p.write_text("\n".join(lines[:4] + [json.dumps(row)] + lines[5:]) + "\n", encoding="utf-8")
-    proc = run([DVC, "repro", "-s", "study_scan"], clone, root, log)
+    proc = run([DVC, "repro", "-f", "-s", "study_scan"], clone, root, log)
     assert proc.returncode != 0
-    assert f"${ENV}/development/packet_A.jsonl:5:" in proc.stderr and ": url" in proc.stderr
+    assert (f"${ENV}/development/packet_A.jsonl: differs from the SHA-256 in reports/relevance/study/pool.json "
+            "(fix: write it again: `dvc repro -f -s study_pool`)") in proc.stderr
     assert root.name not in proc.stdout + proc.stderr
 
 
@@ -147,9 +170,16 @@ def test_privacy_no_file_output_or_log_holds_the_root(study, tmp_path):
         assert run([ASSAY, "relevance", "check", str(root / "absent.jsonl"), "--packet", str(dev / "packet_A.jsonl")],
                    clone, root, log).returncode == 1
         assert run([sys.executable, "stages/study_check.py"], clone, root, log).returncode == 0
+        assert run([ASSAY, "relevance", "intake", "--check"], clone, root, log).returncode == 0
+        assert run([ASSAY, "relevance", "intake"], clone, root, log).returncode == 0
+        (dev / "decisions.jsonl").rename(dev / "decisions.moved")
+        assert run([ASSAY, "relevance", "intake", "--check"], clone, root, log).returncode == 1
+        assert run([sys.executable, "stages/study_check.py"], clone, root, log).returncode == 0  # reads no decision
+        assert run([sys.executable, "stages/study_qrels.py"], clone, root, log).returncode != 0
     finally:
         broken.unlink()
         planted.unlink()
+        (dev / "decisions.moved").rename(dev / "decisions.jsonl")
     forms = {str(root), str(root.resolve()), root.name}
     leaks = [f"output {i}" for i, text in enumerate(log) for form in forms if form in text]
     for base in (clone, root):

@@ -11,6 +11,14 @@ from conftest import BIN, ROOT, run
 
 pytestmark = pytest.mark.e2e
 DEMO = "data/relevance/evidence.synthetic"
+UP_TO_DATE = "Data and pipelines are up to date."
+STUDY = ["study_split", "study_pool", "study_scan", "study_check", "study_receipt", "study_bundle", "study_qrels",
+         "study_evaluate", "study_verdict"]
+
+
+def ran(proc) -> set[str]:
+    """The stages `dvc repro` ran, from its output."""
+    return {line.split("'")[1] for line in proc.stdout.splitlines() if line.startswith("Running stage")}
 
 
 def test_repro_runs_the_whole_study_byte_stably(reproduced):
@@ -24,20 +32,51 @@ def test_repro_runs_the_whole_study_byte_stably(reproduced):
     assert sorted(verdict["sealed_holdout"]) == ["graph", "hybrid", "lexical", "reranked", "semantic"]
     page = (reproduced / "reports/relevance/verdict.md").read_text()
     assert "**Synthetic evidence.**" in page and "**Verdict: NOT PASSED**" in page and "Unmet thresholds:" in page
-    # committed evidence outputs are rewritten with the same bytes; the access log is ignored
+    # the committed outputs are current, so nothing changed and DVC has nothing left to do
     assert run(["git", "status", "--porcelain"], reproduced).stdout == ""
-    log = [json.loads(line) for line in (reproduced / DEMO / "access.log").read_text().splitlines()]
-    assert {"study_evaluate", "validate --allow-sealed"} <= {e["by"] for e in log}
-    assert all(e["file"].startswith("sealed_holdout/") for e in log)
+    assert run([str(BIN / "dvc"), "status"], reproduced).stdout.strip() == UP_TO_DATE
 
 
-def test_an_unchanged_study_is_not_recomputed_downstream(repro_copy):
+def test_an_unchanged_study_is_not_recomputed(repro_copy):
     proc = run([str(BIN / "dvc"), "repro"], repro_copy)
-    assert "Stage 'study_verdict' didn't change, skipping" in proc.stdout
-    assert "Running stage 'study_receipt'" in proc.stdout  # it reads the evidence, so it always runs
+    assert ran(proc) == set()
+    assert "Stage 'study_receipt' didn't change, skipping" in proc.stdout
 
 
-def test_a_changed_judgment_reaches_the_arbiter_step(repro_copy):
+def gate_row(root, monkeypatch) -> tuple[int, dict]:
+    """`assay gate` with the plan asking for the study and the evidence root set: exit code and the study's row."""
+    monkeypatch.setenv("ASSAY_EVIDENCE_ROOT", str(root / DEMO))
+    proc = run([str(BIN / "assay"), "gate", "--skip-dvc-status", "--json"], root, check=False)
+    (row,) = [c for c in json.loads(proc.stdout)["checks"] if c["name"] == "relevance study verdict"]
+    return proc.returncode, row
+
+
+def test_a_changed_judgment_is_stale_until_the_intake_then_reruns_check_and_what_follows(repro_copy, monkeypatch):
+    plan = repro_copy / "data/plan.yaml"
+    committed = plan.read_text()
+    plan.write_text(committed + "relevance_verdict: true\n")
+    code, row = gate_row(repro_copy, monkeypatch)
+    assert row["status"] == "fail"  # the synthetic verdict, current
+    path = repro_copy / DEMO / "development/judgments_A.jsonl"
+    lines = path.read_text().splitlines()
+    lines[0] = json.dumps(json.loads(lines[0]), separators=(",", ":"))  # other bytes, the same judgment
+    path.write_text("".join(line + "\n" for line in lines))
+    check = run([str(BIN / "assay"), "relevance", "intake", "--check"], repro_copy, check=False)
+    assert check.returncode == 1 and "$ASSAY_EVIDENCE_ROOT/development/judgments_A.jsonl: differs" in check.stderr
+    code, row = gate_row(repro_copy, monkeypatch)
+    assert code == 2 and row["status"] == "stale" and "development/judgments_A.jsonl" in row["detail"]
+    assert str(repro_copy / DEMO) not in row["detail"]
+    run([str(BIN / "assay"), "relevance", "intake"], repro_copy)
+    plan.write_text(committed)  # the plan is a pipeline input too: only the evidence changes here
+    proc = run([str(BIN / "dvc"), "repro"], repro_copy)
+    assert set(STUDY[3:]) <= ran(proc) <= set(STUDY[3:]) | {"gate"}  # check and what depends on it, nothing before
+    assert run([str(BIN / "dvc"), "status"], repro_copy).stdout.strip() == UP_TO_DATE
+    plan.write_text(committed + "relevance_verdict: true\n")
+    code, row = gate_row(repro_copy, monkeypatch)
+    assert row["status"] == "fail"
+
+
+def test_a_changed_grade_reaches_the_arbiter_step(repro_copy):
     path = repro_copy / DEMO / "development/judgments_B.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     a = {(r["query_id"], r["document_id"]): r["relevance"]
@@ -45,9 +84,10 @@ def test_a_changed_judgment_reaches_the_arbiter_step(repro_copy):
     i = next(i for i, r in enumerate(rows) if a[(r["query_id"], r["document_id"])] == r["relevance"] == 2)
     rows[i]["relevance"] = 0  # a new disagreement the arbiter never saw
     path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
-    proc = run([str(BIN / "dvc"), "repro"], repro_copy, check=False)
+    run([str(BIN / "assay"), "relevance", "intake"], repro_copy)
+    proc = run([str(BIN / "dvc"), "repro", "study_qrels"], repro_copy, check=False)
     assert proc.returncode != 0
-    assert "Running stage 'study_receipt'" in proc.stdout and "Running stage 'study_bundle'" in proc.stdout
+    assert ran(proc) == {"study_check", "study_receipt", "study_bundle", "study_qrels"}
     said = proc.stdout + proc.stderr
     assert "has no decision in decisions.jsonl" in said and "return the decisions file to the arbiter" in said
 
@@ -80,3 +120,6 @@ def test_the_evidence_root_never_reaches_a_file_or_an_output(repro_copy, tmp_pat
         if f.is_file() and ".git" not in f.parts and ".dvc" not in f.parts:
             assert str(secret).encode() not in f.read_bytes(), f
     assert (repro_copy / "metrics/relevance/verdict.json").read_bytes() == (ROOT / "metrics/relevance/verdict.json").read_bytes()
+    log = [json.loads(line) for line in (secret / "access.log").read_text().splitlines()]
+    assert {"study_evaluate", "validate --allow-sealed"} <= {e["by"] for e in log}
+    assert all(e["file"].startswith("sealed_holdout/") for e in log)

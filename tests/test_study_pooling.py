@@ -102,7 +102,7 @@ def test_pooling_from_one_mode_alone_is_refused(tmp_path):
     from assay.core.errors import InputError
     from assay.relevance.params import RelevanceParams
     from assay.study.evidence import EvidenceRoot
-    from assay.study.intake import pool_step
+    from assay.study.candidates import pool_step
     from assay.study.protocol import STUDY_FILE, load_study
 
     root = Path(__file__).resolve().parents[1]

@@ -59,3 +59,29 @@ def test_a_forged_verdict_is_missing_not_a_pass(repo):
     (repo / "metrics" / "relevance" / "verdict.json").write_text('{"passed": "yes"}')
     (check,) = relevance(repo)
     assert check.status == "missing"
+
+
+def test_received_evidence_that_differs_from_the_lock_makes_the_verdict_stale_only_with_the_root_set(repo, tmp_path,
+                                                                                                      monkeypatch):
+    from assay.release.checks import exit_code
+
+    asked(repo)
+    secret = tmp_path / "vault-4d2e81"
+    shutil.copytree(repo / "data/relevance/evidence.synthetic", secret)
+    monkeypatch.setenv("ASSAY_EVIDENCE_ROOT", str(secret))
+    (check,) = relevance(repo)
+    assert check.status == "fail"  # the evidence matches the lock: the committed verdict stands
+    judgments = secret / "development/judgments_A.jsonl"
+    judgments.write_text(judgments.read_text().replace('"relevance": 2', '"relevance": 1', 1))
+    checks = gather(repo)[0]
+    (check,) = [c for c in checks if c.name == "relevance study verdict"]
+    assert check.status == "stale" and exit_code(checks) == 2
+    assert check.detail == ("received evidence differs from the lock: development/judgments_A.jsonl "
+                            "(fix: run `assay relevance intake`, then `dvc repro`)")
+    assert str(secret) not in check.detail
+    monkeypatch.delenv("ASSAY_EVIDENCE_ROOT")
+    (check,) = relevance(repo)
+    assert check.status == "fail"  # CI: no root, the committed lock is trusted
+    monkeypatch.setenv("ASSAY_EVIDENCE_ROOT", str(tmp_path / "no-such-vault"))
+    (check,) = relevance(repo)
+    assert check.status == "missing" and "does not name a folder" in check.detail and "no-such-vault" not in check.detail

@@ -26,6 +26,12 @@ What it writes, per split (development, sealed_holdout):
   temporal class is disputed or a superseded document's grade is, ``partial`` when one disputed
   grade is 1, ``provenance`` when the citations are disputed, else ``scope``.
 
+Then, once for the root: ``opening.json``, the coordinator's recorded decision to open the sealed
+holdout (by ``CRD-01`` at the fixed time :data:`OPENED_AT`, pre-registering the thresholds file as
+it is; an earlier opening record is replaced, and the opening's line is appended to ``access.log``),
+and, in the repository, the received-evidence lock ``data/relevance/received.json`` of those files
+(what ``assay relevance intake`` writes).
+
 JSONL rows keep the exact formats (no extra key), so the SYNTHETIC label lives beside them: a
 ``README.md`` and ``synthetic.json`` (``{"synthetic": true, "files": {name: sha256}}``) list every
 file the generator wrote.
@@ -33,6 +39,7 @@ file the generator wrote.
 
 from __future__ import annotations
 
+import datetime as dt
 import random
 import sys
 from pathlib import Path
@@ -40,13 +47,16 @@ from pathlib import Path
 NOISE = 0.06
 FIELD_NOISE = 0.02
 SEED = 2026
+OPENED_AT = dt.datetime(2026, 12, 1, 3, 46, 38, tzinfo=dt.timezone.utc)
+OPENING_REASON = "demo: the synthetic release candidate is frozen"
 QRELS = "data/relevance/qrels.synthetic.trec"
 GRADES = (-1, 0, 1, 2)
 README = """# SYNTHETIC evidence of the relevance study demo
 
-Everything in this folder was written by `data/relevance/make_evidence.py` and the stages
-`study_split` and `study_pool`. No person judged anything: the judgments of "annotators" A and B
-are the synthetic qrels with seeded noise, and the arbiter's decisions follow a fixed rule.
+Everything in this folder was written by `data/relevance/make_evidence.py` and the study's stages.
+No person judged anything: the judgments of "annotators" A and B are the synthetic qrels with
+seeded noise, the arbiter's decisions follow a fixed rule, and the opening of the sealed holdout
+was recorded by the generator at a fixed time.
 Nothing measured on them is evidence of retrieval quality. `synthetic.json` lists every file the
 generator wrote, with its SHA-256.
 """
@@ -120,8 +130,11 @@ def main() -> int:
     from assay.relevance.trec import read_qrels
     from assay.study.evidence import SPLITS
     from assay.study.formats import POOL, QUERIES, SALT, PacketRow, PoolRow, judgments_name, packet_name
-    from assay.study.intake import pool_step, split_step
+    from assay.study.candidates import pool_step
+    from assay.study.intake import split_step
+    from assay.study.opening import OPENING, open_holdout
     from assay.study.protocol import evidence_root, load_study
+    from assay.study.received import LOCK, take_in
 
     study = load_study()
     if not study.synthetic:
@@ -144,11 +157,16 @@ def main() -> int:
             written.append(root.file(side, judgments_name(a)))
         write_jsonl(root.file(side, "decisions.jsonl"), decisions(by["A"], by["B"], pool, queries, documents, truth))
         written.append(root.file(side, "decisions.jsonl"))
+    (root.path / OPENING).unlink(missing_ok=True)
+    open_holdout(root, study.roles.coordinator, OPENING_REASON, study.thresholds, now=OPENED_AT)
+    written.append(root.path / OPENING)
     write_text(root.path / "README.md", README)
     files = {p.relative_to(root.path).as_posix(): sha256_file(p) for p in written}
     write_json(root.path / "synthetic.json", {"synthetic": True, "generator": "data/relevance/make_evidence.py",
                                               "files": files})
-    print(f"make_evidence: wrote {len(files) + 2} synthetic files into {root.show(root.path / 'README.md')}")
+    take_in(study, root, LOCK)
+    print(f"make_evidence: wrote {len(files) + 2} synthetic files into {root.show(root.path / 'README.md')}, "
+          f"and {LOCK}")
     return 0
 
 

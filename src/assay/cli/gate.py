@@ -23,33 +23,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-ALWAYS = "always changed"
-
-
-def changed_stages(status: dict) -> dict:
-    """``dvc status --json`` without the stages whose only entry is ``always changed``.
-
-    A stage marked ``always_changed`` (the relevance study's, whose evidence lives outside the
-    repository) is listed by DVC on every run; its freshness is carried by the hash records it
-    commits, which the stages after it depend on. Such a stage with changed deps or outs stays listed.
-
-    >>> changed_stages({"study_scan": ["always changed"], "split": [{"changed deps": {"a": "modified"}}]})
-    {'split': [{'changed deps': {'a': 'modified'}}]}
-    """
-    return {stage: changes for stage, changes in status.items()
-            if not isinstance(changes, list) or any(c != ALWAYS for c in changes)}
-
-
 def dvc_status(root: Path) -> dict | None:
-    """`dvc status --json` as a dict ({} when clean, always-changed stages aside); None when dvc is not
-    installed or not a DVC repo."""
+    """`dvc status --json` as a dict ({} when clean); None when dvc is not installed or not a DVC repo.
+
+    No stage is marked ``always_changed`` (the relevance study's evidence outside the repository is
+    locked in ``data/relevance/received.json``), so any listed stage is stale.
+    """
     exe = shutil.which("dvc") or str(Path(sys.executable).parent / "dvc")
     if not Path(exe).exists() or not (root / "dvc.yaml").exists():
         return None
     proc = subprocess.run([exe, "status", "--json"], cwd=root, capture_output=True, text=True)
     if proc.returncode != 0:
         return {"dvc status": [proc.stderr.strip() or f"exited {proc.returncode}"]}
-    return changed_stages(json.loads(proc.stdout or "{}"))
+    return json.loads(proc.stdout or "{}")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -2,6 +2,8 @@
 
 * ``scan PATH``: the de-identification scan of a packet, or of any file or folder.
 * ``check JUDGMENTS --packet PACKET``: an annotator's judgments against the packet they were given.
+* ``intake [--check]``: lock the received evidence (:mod:`assay.study.received`), or compare it with the lock.
+* ``receipt``, ``validate``, ``open-holdout``, ``verdict``: the study's later steps.
 
 Paths under ``$ASSAY_EVIDENCE_ROOT`` are printed as ``$ASSAY_EVIDENCE_ROOT/...`` and every message
 is scrubbed of the root's value (:mod:`assay.study.evidence`). Each subcommand is one
@@ -125,6 +127,44 @@ def _study_root():
     return study, evidence_root(study)
 
 
+def _register_intake(rs: argparse._SubParsersAction) -> None:
+    p = rs.add_parser("intake", help="lock the received evidence (judgments, decisions, opening) for DVC",
+                      description="Write data/relevance/received.json: the SHA-256 (or \"absent\") of every file "
+                                  "people hand in under $ASSAY_EVIDENCE_ROOT (each split's judgments_A.jsonl, "
+                                  "judgments_B.jsonl and decisions.jsonl, and opening.json), named relative to the "
+                                  "root. The study's stages depend on this lock, so after `assay relevance intake` "
+                                  "`dvc repro` re-runs exactly the stages that read a changed file. With --check, "
+                                  "write nothing: list every file that differs from the lock and exit 1, or exit 0 "
+                                  "when all match.")
+    p.add_argument("--check", action="store_true", help="compare the files with the lock, write nothing (for CI)")
+    p.set_defaults(func=run_intake)
+
+
+def run_intake(args: argparse.Namespace) -> int:
+    from assay.study.evidence import redacting
+    from assay.study.received import INTAKE_FIX, LOCK, current_lock, lock_differences, read_lock, take_in
+
+    study, root = _study_root()
+    with redacting(root):
+        if args.check:
+            differ = lock_differences(read_lock(LOCK), current_lock(study, root))
+            for name in differ:
+                print(f"{root.show(root.path / name)}: differs from {LOCK}", file=sys.stderr)
+            if differ:
+                print(f"{len(differ)} received file(s) differ from {LOCK}: {INTAKE_FIX}", file=sys.stderr)
+                return 1
+            print(f"{LOCK}: every received file matches")
+            return 0
+        lock, changed = take_in(study, root, LOCK)
+    total = sum(len(entries) for entries in lock.values())
+    absent = sum(v == "absent" for entries in lock.values() for v in entries.values())
+    for name in changed:
+        print(f"  changed: {root.show(root.path / name)}")
+    print(f"{LOCK}: {total} received file(s) ({absent} absent), {len(changed)} changed"
+          + ("; run `dvc repro`, then commit the lock and dvc.lock" if changed else ""))
+    return 0
+
+
 def _register_receipt(rs: argparse._SubParsersAction) -> None:
     p = rs.add_parser("receipt", help="compute a split's agreement receipt before any discussion",
                       description="Pair annotators A's and B's judgments of SPLIT, compute Krippendorff's alpha "
@@ -193,8 +233,10 @@ def run_validate(args: argparse.Namespace) -> int:
 def _register_open_holdout(rs: argparse._SubParsersAction) -> None:
     p = rs.add_parser("open-holdout", help="record the explicit decision to open the sealed holdout",
                       description="Write $ASSAY_EVIDENCE_ROOT/opening.json: who decided (a pseudonym), why, when, and "
-                                  "the SHA-256 of the thresholds file (the pre-registration). Refused (exit 2) when "
-                                  "already opened. Every later read of sealed data is appended to access.log; a change "
+                                  "the SHA-256 of the thresholds file (the pre-registration), and set the opening's "
+                                  "entry of data/relevance/received.json (the other entries are left as they are). "
+                                  "Refused (exit 2) when already opened. Every later read of sealed data is appended to "
+                                  "access.log; a change "
                                   "to the thresholds after this makes the verdict refuse.")
     p.add_argument("--decided-by", required=True, metavar="PSEUDONYM", help="who decided, e.g. CRD-01")
     p.add_argument("--reason", required=True, help="why now, e.g. 'release candidate rc-3 frozen'")
@@ -203,13 +245,18 @@ def _register_open_holdout(rs: argparse._SubParsersAction) -> None:
 
 def run_open_holdout(args: argparse.Namespace) -> int:
     from assay.study.evidence import redacting
-    from assay.study.opening import open_holdout
+    from assay.study.opening import OPENING, open_holdout
+
+    from assay.study.received import LOCK, update_entry
 
     study, root = _study_root()
     with redacting(root):
         record = open_holdout(root, args.decided_by, args.reason, study.thresholds)
+        locked = update_entry(root, "opening", OPENING, LOCK)
     print(f"sealed holdout opened by {record['decided_by']} at {record['opened_at']}; thresholds "
           f"{study.thresholds} pre-registered as sha256 {record['thresholds_sha256']}")
+    print(f"{LOCK}: opening entry updated; run `dvc repro`, then commit the lock and dvc.lock" if locked
+          else f"{LOCK} not found: run `assay relevance intake`, then `dvc repro`")
     return 0
 
 
@@ -250,4 +297,4 @@ def run_verdict(args: argparse.Namespace) -> int:
 
 
 #: the study's later steps (receipt, manifest validation, opening, verdict), after the intake's scan and check
-REGISTRARS += [_register_receipt, _register_validate, _register_open_holdout, _register_verdict]
+REGISTRARS += [_register_intake, _register_receipt, _register_validate, _register_open_holdout, _register_verdict]

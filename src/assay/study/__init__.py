@@ -4,7 +4,9 @@ the evidence manifest, the sealed holdout's opening and the pre-registered verdi
 
 Raw evidence (packets, judgments, arbiter decisions, sealed queries and results) lives under the
 folder named by the environment variable ``ASSAY_EVIDENCE_ROOT`` (:mod:`assay.study.evidence`),
-never in the repository; the repository holds the protocol, checksums and summary metrics.
+never in the repository; the repository holds the protocol, checksums and summary metrics: the
+received-evidence lock of what people handed in (:mod:`assay.study.received`) and the record of
+what each stage wrote (:mod:`assay.study.records`), which the DVC stages depend on.
 
 May import: ``assay.core``, ``assay.stats``, ``assay.artifacts``, ``assay.data``, ``assay.relevance``.
 """

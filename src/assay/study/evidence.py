@@ -22,6 +22,10 @@ Layout under the root, one folder per split (:data:`SPLITS`)::
     <root>/opening.json                 the recorded decision to open the sealed holdout
     <root>/access.log                   one appended line per read of sealed data
 
+What people hand in (judgments, decisions, the opening) is locked by SHA-256 in the committed
+``data/relevance/received.json`` (:mod:`assay.study.received`); what the stages write, by the
+records under ``reports/relevance/study/`` (:mod:`assay.study.records`).
+
 Edge cases: an unset or empty variable, or a root that is not a directory, is an
 :class:`EvidenceRootError` (exit 2) whose message names the variable, never a value.
 """

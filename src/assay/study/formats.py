@@ -1,5 +1,7 @@
 """The study's file formats under the evidence root: file names, value sets and one row model per file.
 
+``split.json`` (under the root itself): ``{"families": {family: side}, "synthetic"}``, the coordinator's.
+
 Rows (JSON Lines, one object per line, keys sorted on write):
 
 * ``queries.jsonl``: :class:`assay.relevance.study.StudyQuery` rows of one split.
@@ -23,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_
 from pydantic_core import PydanticCustomError
 
 QUERIES = "queries.jsonl"
+SPLIT_FILE = "split.json"
 POOL = "pool.jsonl"
 ANNOTATORS = ("A", "B")
 SALT = "salt.json"

@@ -18,16 +18,13 @@ from assay.study.params import StudyParams
 from assay.study.protocol import Study
 from assay.study.qrels import FROZEN, TREC, frozen_rows, write_frozen
 from assay.study.receipt import RECEIPT, build_receipt, write_receipt
+from assay.study.records import stage_record as _record
 
 
 def note_sealed_read(root: EvidenceRoot, split: str, what: str, name: str) -> None:
     """Log a read of sealed data once the holdout is open (before opening only the coordinator reads it)."""
     if split == SEALED and read_opening(root) is not None:
         record_access(root, what, f"{split}/{name}")
-
-
-def _record(study: Study, **fields) -> dict:
-    return {"protocol_version": study.protocol_version, "synthetic": int(study.synthetic), **fields}
 
 
 def receipt_step(study: Study, root: EvidenceRoot, params: StudyParams) -> dict:

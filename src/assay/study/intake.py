@@ -1,43 +1,24 @@
-"""The coordinator's machine steps before any judgment: split, pool and packets, scan, judgment check.
+"""The coordinator's first machine step: the split of the corpus and queries by document family.
 
-Each step reads the study file and the evidence root, writes its evidence under the root, and
-returns the record its stage commits under ``reports/relevance/study/`` (:data:`REPORTS`): counts,
-the study's protocol version and the SHA-256 of every evidence file it wrote or read, named
-relative to the root. Nothing in a record names the root, a person, a query text or a per-query
-result, so the record can be committed while the evidence stays where it is. A later stage that
-depends on a record re-runs exactly when an evidence file's bytes change.
-
-Files the steps write under the root (besides :mod:`assay.study.formats`' per-split files):
-``split.json`` (family -> side, the coordinator's) and ``salt.json`` (the key of the opaque ids).
+:func:`split_step` reads the study file's corpus and queries, writes ``split.json`` (family ->
+side, the coordinator's, :data:`~assay.study.formats.SPLIT_FILE`) and each split's
+``queries.jsonl`` under the root, and returns the record its stage commits under
+``reports/relevance/study/`` (:mod:`assay.study.records`): counts, the study's protocol version and
+the SHA-256 of every evidence file it wrote or read, named relative to the root. The pool and
+packets are :mod:`assay.study.candidates`; the scan :mod:`assay.study.screening`; the judgment check
+:func:`assay.study.judgments.check_step`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from assay.core.errors import AssayError, InputError, Problem, raise_problems
-from assay.core.io import parse_json_line, read_text, sha256_file, write_json, write_jsonl
-from assay.relevance.study import StudyDocument, load_documents, load_queries
-from assay.study.evidence import SPLITS, EvidenceRoot, file_hashes, redacting
-from assay.study.formats import ANNOTATORS, POOL, QUERIES, REPORTS, SALT, judgments_name, packet_name
-from assay.study.judgments import Checked, IncompleteJudgments, check_judgments
-from assay.study.protocol import STUDY_FILE, Study, evidence_root, load_study
-from assay.study.scan import Hit, scan_path
+from assay.core.errors import raise_problems
+from assay.core.io import sha256_file, write_json, write_jsonl
+from assay.relevance.study import load_documents, load_queries
+from assay.study.evidence import SPLITS, EvidenceRoot, file_hashes
+from assay.study.formats import QUERIES, SPLIT_FILE
+from assay.study.protocol import Study
+from assay.study.records import stage_record
 from assay.study.split import split_families, split_problems
-
-SPLIT_FILE = "split.json"
-
-
-class ScanHits(AssayError):
-    """The de-identification scan found something in a file meant for an annotator (exit 1)."""
-
-
-def _documents(study: Study, root: EvidenceRoot) -> list[StudyDocument]:
-    return load_documents(str(study.resolve(study.corpus, root)))
-
-
-def _record(study: Study, **fields) -> dict:
-    return {"protocol_version": study.protocol_version, "synthetic": int(study.synthetic), **fields}
 
 
 def split_step(study: Study, root: EvidenceRoot) -> dict:
@@ -47,7 +28,7 @@ def split_step(study: Study, root: EvidenceRoot) -> dict:
         InputError: a bad corpus or query row, a query naming an unknown family, or a leak across the split.
     """
     corpus, queries_path = study.resolve(study.corpus, root), study.resolve(study.queries, root)
-    documents, queries = _documents(study, root), load_queries(str(queries_path))
+    documents, queries = load_documents(str(corpus)), load_queries(str(queries_path))
     s = study.split
     split = split_families(documents, queries, s.holdout_share, s.seed, s.paraphrase_threshold, root.show(queries_path))
     doc_side = {d.doc_id: split.family_side[d.family] for d in documents}
@@ -58,112 +39,6 @@ def split_step(study: Study, root: EvidenceRoot) -> dict:
         rows = [q.model_dump(mode="json") for q in sorted(split.queries[side], key=lambda q: q.query_id)]
         write_jsonl(root.file(side, QUERIES), rows)
         names.append(f"{side}/{QUERIES}")
-    return _record(study, counts=split.counts(documents), paraphrase_links=len(split.links), groups=split.groups,
+    return stage_record(study, counts=split.counts(documents), paraphrase_links=len(split.links), groups=split.groups,
                    inputs={"corpus": sha256_file(corpus), "queries": sha256_file(queries_path)},
                    evidence=file_hashes(root, names))
-
-
-def split_documents(study: Study, root: EvidenceRoot, side: str) -> list[StudyDocument]:
-    """The documents of one split, from the corpus and the root's ``split.json``.
-
-    Raises:
-        InputError: ``split.json`` is missing or does not cover a family of the corpus.
-    """
-    path = root.path / SPLIT_FILE
-    data, why = parse_json_line(read_text(path))
-    families = data.get("families") if isinstance(data, dict) else None
-    documents = _documents(study, root)
-    if why or not isinstance(families, dict) or any(d.family not in families for d in documents):
-        raise InputError([Problem(root.show(path), None, None, "does not give a side for every family of the corpus",
-                                  "run `dvc repro study_split`")])
-    return [d for d in documents if families[d.family] == side]
-
-
-def pool_step(study: Study, root: EvidenceRoot, params) -> dict:
-    """Pool every mode's top k plus random unretrieved documents per query, and write the pool and both packets.
-
-    ``params`` is the ``relevance`` params section (which modes, their settings, the run depth).
-
-    Raises:
-        InputError: fewer than two modes (seed 003: never the top results of one mode alone).
-    """
-    from assay.relevance.modes.runner import run_mode
-    from assay.study.packets import packet_rows, require_identical, write_packets
-    from assay.study.pooling import build_pool, load_salt
-
-    if len(set(params.modes)) < 2:
-        raise InputError([Problem("params.yaml", None, "relevance.modes", f"{list(params.modes)}: a pool from one mode "
-                                  "alone would show that mode's top results only", "list every mode under comparison")])
-    salt = load_salt(root.path / SALT)
-    summaries, names = {}, [SALT]
-    for side in SPLITS:
-        documents = split_documents(study, root, side)
-        queries = load_queries(str(root.file(side, QUERIES)))
-        runs = {mode: run_mode(mode, params, documents, queries).run for mode in params.modes}
-        p = study.pooling
-        pool = build_pool(side, documents, queries, runs, p.k, p.random, p.seed, salt)
-        write_jsonl(root.file(side, POOL), [r.model_dump() for r in pool.rows])
-        write_packets(root.split(side), packet_rows(pool.rows, documents, queries))
-        require_identical(root.split(side))
-        summaries[side] = {**pool.summary(), "modes": len(runs), "k": p.k, "random": p.random}
-        names += [f"{side}/{POOL}", *(f"{side}/{packet_name(a)}" for a in ANNOTATORS)]
-    return _record(study, splits=summaries, packets_identical=1, evidence=file_hashes(root, names))
-
-
-def scan_step(study: Study, root: EvidenceRoot, modes: list[str]) -> dict:
-    """Scan both packets and the queries of every split.
-
-    Raises:
-        ScanHits: any hit, each as ``$ASSAY_EVIDENCE_ROOT/...:line:column kind``.
-    """
-    hits: list[Hit] = []
-    counts, names = {}, []
-    for side in SPLITS:
-        for name in (QUERIES, *(packet_name(a) for a in ANNOTATORS)):
-            found, _ = scan_path(root.file(side, name), root.show, modes)
-            hits += found
-            counts[f"{side}/{name}"] = len(found)
-            names.append(f"{side}/{name}")
-    if hits:
-        raise ScanHits("\n".join(str(h) for h in hits) + f"\n{len(hits)} hit(s): de-identify the corpus or queries, "
-                       "then rebuild the packets (`dvc repro study_pool`)")
-    return _record(study, hits=counts, evidence=file_hashes(root, names))
-
-
-def check_step(study: Study, root: EvidenceRoot) -> dict:
-    """Check every split's judgments of A and B against their packets.
-
-    Raises:
-        IncompleteJudgments: any file with a fault (a file not returned yet is one ``missing``
-            fault), listing every fault of every file, then the verdict.
-    """
-    results, summary, names = {}, {}, []
-    for side in SPLITS:
-        for a in ANNOTATORS:
-            name = f"{side}/{judgments_name(a)}"
-            path, packet = root.file(side, judgments_name(a)), root.file(side, packet_name(a))
-            if path.is_file():
-                checked = check_judgments(str(path), str(packet), root.show)
-            else:
-                checked = Checked(faults=[("missing", Problem(root.show(path), None, None, "not returned yet",
-                                                              f"wait for annotator {a}'s file"))])
-            results[name] = checked
-            summary[name] = {"rows": len(checked.rows), "complete": int(checked.complete), **checked.counts()}
-            names += [name, f"{side}/{packet_name(a)}"]
-    faults = [p for checked in results.values() for _, p in checked.faults]
-    if faults:
-        raise IncompleteJudgments(faults, ", ".join(n for n, c in results.items() if not c.complete))
-    return _record(study, judgments=summary, evidence=file_hashes(root, names))
-
-
-def record_step(name: str, step: Callable[[Study, EvidenceRoot], dict], study_file: str = STUDY_FILE) -> dict:
-    """Run one step on the study file's evidence root and commit its record as ``REPORTS/<name>.json``.
-
-    Any error is re-raised with the root scrubbed from its message; on error nothing is written.
-    """
-    study = load_study(study_file)
-    root = evidence_root(study)
-    with redacting(root):
-        record = step(study, root)
-    write_json(f"{REPORTS}/{name}.json", record)
-    return record

@@ -14,7 +14,8 @@ A judgments file is complete when it has exactly one valid row (:class:`Judgment
 
 One query_id on many rows is legal (one row per candidate document). A packet with any fault is
 incomplete: it goes back to the annotator as it is, without reconciliation. The check never
-edits either file.
+edits either file. :func:`check_step` is stage ``study_check``'s step: every split's files of A
+and B at once, a file not returned yet counting as one ``missing`` fault.
 """
 
 from __future__ import annotations
@@ -25,7 +26,10 @@ from dataclasses import dataclass, field
 from assay.core.errors import InputError, Problem
 from assay.core.io import scan_jsonl
 from assay.core.records import check_rows
-from assay.study.formats import JudgmentRow, PacketRow
+from assay.study.evidence import SPLITS, EvidenceRoot, file_hashes
+from assay.study.formats import ANNOTATORS, JudgmentRow, PacketRow, judgments_name, packet_name
+from assay.study.protocol import Study
+from assay.study.records import stage_record
 
 FAULTS = ("missing", "repeated", "unknown", "invalid", "unreadable")
 VERDICT = "incomplete: return the file to the annotator without reconciliation"
@@ -132,3 +136,29 @@ def require_complete(checked: Checked, shown: str) -> list[tuple[int, JudgmentRo
     if not checked.complete:
         raise IncompleteJudgments([p for _, p in checked.faults], shown)
     return checked.rows
+
+
+def check_step(study: Study, root: EvidenceRoot) -> dict:
+    """Check every split's judgments of A and B against their packets.
+
+    Raises:
+        IncompleteJudgments: any file with a fault (a file not returned yet is one ``missing``
+            fault), listing every fault of every file, then the verdict.
+    """
+    results, summary, names = {}, {}, []
+    for side in SPLITS:
+        for a in ANNOTATORS:
+            name = f"{side}/{judgments_name(a)}"
+            path, packet = root.file(side, judgments_name(a)), root.file(side, packet_name(a))
+            if path.is_file():
+                checked = check_judgments(str(path), str(packet), root.show)
+            else:
+                checked = Checked(faults=[("missing", Problem(root.show(path), None, None, "not returned yet",
+                                                              f"wait for annotator {a}'s file"))])
+            results[name] = checked
+            summary[name] = {"rows": len(checked.rows), "complete": int(checked.complete), **checked.counts()}
+            names += [name, f"{side}/{packet_name(a)}"]
+    faults = [p for checked in results.values() for _, p in checked.faults]
+    if faults:
+        raise IncompleteJudgments(faults, ", ".join(n for n, c in results.items() if not c.complete))
+    return stage_record(study, judgments=summary, evidence=file_hashes(root, names))

@@ -29,12 +29,18 @@ from assay.study.formats import FIELDS, POOL, QUERIES, judgments_name, packet_na
 from assay.study.opening import HoldoutRefused, record_access, require_open
 from assay.study.qrels import FROZEN, TREC
 from assay.study.receipt import RECEIPT
+from assay.study.received import per_split
 from assay.study.rows import digest
 
 MANIFEST = "manifest.json"
 FILES = (QUERIES, POOL, packet_name("A"), packet_name("B"), judgments_name("A"), judgments_name("B"),
          RECEIPT, BUNDLE, DECISIONS, FROZEN, TREC)
 STEPS = ("packets", "judgments", "receipt", "adjudication", "qrels")
+#: what a manifest binds, by where its SHA-256 is kept: the received-evidence lock's groups, and the
+#: records of the stages that wrote the rest (manifests included); stages check these before reading
+BOUND_RECEIVED = ("decisions", "judgments")
+BOUND_WRITTEN = {"split": per_split(QUERIES), "pool": per_split(POOL, packet_name("A"), packet_name("B")),
+                 "receipt": per_split(RECEIPT), "bundle": per_split(BUNDLE), "qrels": per_split(FROZEN, TREC, MANIFEST)}
 
 
 class ManifestBroken(AssayError):

@@ -3,7 +3,12 @@
 Used by ``assay relevance verdict`` and by the release gate when the plan asks for the study
 (``relevance_verdict: true``). The verdict's provenance records the SHA-256 of the study file, the
 thresholds file and the three study records it was computed from; any of them changed since means
-the verdict is stale (re-run ``dvc repro``). The evidence root is not needed: the gate runs in CI.
+the verdict is stale (re-run ``dvc repro``).
+
+The evidence root is not needed: in CI (``ASSAY_EVIDENCE_ROOT`` unset) the committed
+received-evidence lock (:mod:`assay.study.received`) is trusted. When the variable is set, the
+received files under it are compared with the lock first: any difference makes the verdict stale
+(run ``assay relevance intake``, then ``dvc repro``), and a root that is not a folder makes it missing.
 """
 
 from __future__ import annotations
@@ -36,9 +41,25 @@ def current_inputs(base: Path, thresholds: str, study_file: str) -> dict[str, st
     return {key: sha256_file(base / p) if (base / p).is_file() else "absent" for key, p in files.items()}
 
 
-def verdict_status(base: str | Path = ".") -> VerdictStatus:
-    """The committed verdict's status for the repository at ``base``."""
+def received_changes(base: Path, study, environ: dict | None = None) -> list[str] | None:
+    """Relative paths of received files that differ from the repository's lock; None when the root is not set."""
+    import os
+
+    from assay.study.evidence import ENV, EvidenceRoot, redacting
+    from assay.study.received import LOCK, current_lock, lock_differences, read_lock
+
+    env = os.environ if environ is None else environ
+    if not env.get(ENV, "").strip():
+        return None
+    root = EvidenceRoot.from_env(env)
+    with redacting(root):
+        return lock_differences(read_lock(base / LOCK), current_lock(study, root))
+
+
+def verdict_status(base: str | Path = ".", environ: dict | None = None) -> VerdictStatus:
+    """The committed verdict's status for the repository at ``base`` (``environ``: for the evidence root)."""
     from assay.study.protocol import STUDY_FILE, load_study
+    from assay.study.received import INTAKE_FIX
 
     base = Path(base)
     name = RELEVANCE_VERDICT.relpath()
@@ -50,6 +71,13 @@ def verdict_status(base: str | Path = ".") -> VerdictStatus:
         return VerdictStatus("missing", f"{name} or its inputs are unusable: {error}")
     if metrics is None or prov is None:
         return VerdictStatus("missing", f"{name} or its provenance not found: run dvc repro")
+    try:
+        received = received_changes(base, study, environ)
+    except AssayError as error:
+        return VerdictStatus("missing", f"the received evidence cannot be compared with its lock: {error}", metrics)
+    if received:
+        return VerdictStatus("stale", f"received evidence differs from the lock: {', '.join(received)} "
+                                      f"(fix: {INTAKE_FIX})", metrics)
     now = current_inputs(base, study.thresholds, STUDY_FILE)
     changed = sorted(k for k, v in prov.inputs.items() if now.get(k) != v)
     if changed:

@@ -1,0 +1,51 @@
+"""The records the study's stages commit under ``reports/relevance/study/``, and the run of one stage.
+
+A record holds counts, the study's protocol version and the SHA-256 of every evidence file the step
+wrote or read, named relative to the evidence root; never the root, a person, a query text or a
+per-query result, so it can be committed while the evidence stays where it is. A later stage that
+depends on a record re-runs exactly when an evidence file's bytes change.
+
+This module pulls no step's code (no scan, split, pooling or leakage), so each stage script imports
+it plus the one step it runs, and depends on just those modules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from assay.core.io import write_json
+from assay.study.evidence import EvidenceRoot, redacting
+from assay.study.formats import REPORTS
+from assay.study.protocol import STUDY_FILE, Study, evidence_root, load_study
+from assay.study.received import LOCK, require_produced, require_received
+
+
+def stage_record(study: Study, **fields) -> dict:
+    """A record's common head (protocol version, synthetic flag) followed by ``fields``."""
+    return {"protocol_version": study.protocol_version, "synthetic": int(study.synthetic), **fields}
+
+
+def record_step(name: str, step: Callable[[Study, EvidenceRoot], dict], study_file: str = STUDY_FILE,
+                received: tuple[str, ...] = (), produced: dict[str, list[str]] | None = None,
+                lock: str = LOCK) -> dict:
+    """Run one step on the study file's evidence root and commit its record as ``REPORTS/<name>.json``.
+
+    Before the step runs, the received files of the lock's groups ``received`` are checked against
+    the lock, and the files of ``produced`` (``{record: [relative path]}``) against the records of
+    the stages that wrote them (:mod:`assay.study.received`).
+
+    Raises:
+        EvidenceChanged: a file read differs from the lock or its record (nothing runs).
+        AssayError: whatever the step raises. Every error is re-raised with the root scrubbed from
+            its message; on error nothing is written.
+    """
+    study = load_study(study_file)
+    root = evidence_root(study)
+    with redacting(root):
+        if received:
+            require_received(study, root, received, lock)
+        if produced:
+            require_produced(root, produced)
+        record = step(study, root)
+    write_json(f"{REPORTS}/{name}.json", record)
+    return record
