@@ -1,8 +1,8 @@
 """Intervals for the per-mode figures.
 
-* Mean of a per-query measure: Student t interval over queries (``scipy.stats.t``); its coverage
-  is checked by simulation in the tests. nan bounds with fewer than two queries; a constant sample
-  gives a zero-width interval.
+* Mean of a per-query measure: Student t interval over queries (``scipy.stats.t``), clipped to the
+  measure's range [0, 1]; its coverage is checked by simulation in the tests. nan bounds with fewer
+  than two queries; a constant sample gives a zero-width interval.
 * A proportion (citation accuracy, stale rate, abstention): Wilson score interval
   (:func:`assay.stats.proportion.proportion_ci`, bit-equal to statsmodels'); (nan, nan) for an
   empty denominator.
@@ -18,18 +18,16 @@ import math
 import numpy as np
 
 
-def mean_interval(values, level: float = 0.95) -> tuple[float, float, float]:
-    """``(mean, low, high)``: the t interval for the mean; nan where undefined (see module docstring)."""
-    from scipy import stats
+def mean_interval(values, level: float = 0.95, bounds: tuple[float, float] | None = None) -> tuple[float, float, float]:
+    """``(mean, low, high)``: the t interval for the mean (:func:`assay.stats.mean.mean_ci`), clipped to
+    ``bounds`` when given (a measure in [0, 1] never gets a bound above 1); nan where undefined."""
+    from assay.stats.mean import mean_ci
 
     x = np.asarray(values, dtype=float)
     if x.size == 0:
         return (math.nan, math.nan, math.nan)
-    mean = float(x.mean())
-    if x.size < 2:
-        return (mean, math.nan, math.nan)
-    half = float(stats.t.ppf(0.5 + level / 2, x.size - 1) * x.std(ddof=1) / math.sqrt(x.size))
-    return (mean, mean - half, mean + half)
+    low, high = mean_ci(x, level, bounds)
+    return (float(x.mean()), low, high)
 
 
 def proportion_interval(hits: int, n: int, level: float = 0.95) -> tuple[float, float]:

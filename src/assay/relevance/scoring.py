@@ -79,7 +79,7 @@ def mode_scores(name: str, mode: ModeInput, qrels: Qrels, documents: list[StudyD
     figures = {}
     measures = {}
     for m in ev.per_query.columns:
-        mean, low, high = mean_interval(ev.per_query[m], params.level)
+        mean, low, high = mean_interval(ev.per_query[m], params.level, bounds=(0.0, 1.0))  # IR measures lie in [0, 1]
         measures[m] = _interval(mean, low, high, len(ev.per_query))
         figures[m] = measures[m]
     answer_figs = {}

@@ -1,7 +1,8 @@
 """Evaluating the five retrieval modes on a split's frozen qrels (step 9).
 
-Every mode's run (the ``retrieve`` stage's TREC file and side file, all made from one corpus and
-one runtime) is cut down to the split's queries and scored with :func:`assay.relevance.scoring.score_modes`
+Every mode's pooled run of the split (the pool step's TREC file and side file, made on the split's
+own documents from one corpus and one runtime, so every document in a mode's top k was judged) is
+cut down to the split's queries and scored with :func:`assay.relevance.scoring.score_modes`
 against the split's frozen TREC qrels: the same IR measures, p95 latency, intervals and the seven
 pre-registered thresholds as the retrieval-mode stage. The answer figures (citation/provenance
 accuracy, stale-answer rate, abstention quality) are scored against the people's final labels of

@@ -31,6 +31,16 @@ ANNOTATORS = ("A", "B")
 SALT = "salt.json"
 
 
+def run_names(mode: str) -> tuple[str, str]:
+    """The pooled run of one mode in a split folder: its TREC run and its side file (latency, heuristic,
+    runtime manifest), as the retrieve stage writes them for the whole corpus.
+
+    >>> run_names("hybrid")
+    ('runs/hybrid.trec', 'runs/hybrid.json')
+    """
+    return f"runs/{mode}.trec", f"runs/{mode}.json"
+
+
 def packet_name(annotator: str) -> str:
     """``packet_A.jsonl`` or ``packet_B.jsonl``."""
     return f"packet_{annotator}.jsonl"

@@ -1,7 +1,8 @@
 """The study's last machine steps: evaluate the five modes on each split's frozen qrels, then decide.
 
 :func:`evaluate_step` validates each split's manifest first (so the qrels it scores are the frozen
-bytes), scores every mode on the development split, and on the sealed holdout only after its
+bytes), scores every mode's pooled run (the run the pool step made on the split's own documents,
+so every document in a mode's top k was judged) on the development split, and on the sealed holdout only after its
 opening (each read logged): IR measures against the final grades, the answer figures against the
 people's final labels (:mod:`assay.study.labels`). :func:`verdict_step` refuses when the thresholds changed after the
 opening, re-checks the evidence conditions and returns the verdict's metrics, page and details.
@@ -13,7 +14,7 @@ from assay.relevance.params import RelevanceParams
 from assay.relevance.thresholds import Threshold, load_thresholds
 from assay.study.evaluation import evaluate_split
 from assay.study.evidence import SEALED, SPLITS, EvidenceRoot, redacting
-from assay.study.formats import QUERIES
+from assay.study.formats import QUERIES, run_names
 from assay.study.freeze import note_sealed_read
 from assay.study.manifest import MANIFEST, validate_manifest
 from assay.study.opening import check_preregistration, read_opening
@@ -21,6 +22,23 @@ from assay.study.params import StudyParams
 from assay.study.protocol import Study
 from assay.study.labels import read_labels
 from assay.study.qrels import FROZEN, TREC
+
+
+def pooled_runs(root: EvidenceRoot, split: str, modes: list[str]) -> dict:
+    """Each mode's run of ``split`` as the pool step wrote it (``runs/<mode>.trec`` and ``.json``), each read logged."""
+    import json
+
+    from assay.relevance.scoring import ModeInput
+    from assay.relevance.trec import read_run
+
+    out = {}
+    for mode in modes:
+        trec, side = run_names(mode)
+        for name in (trec, side):
+            note_sealed_read(root, split, "study_evaluate", name)
+        with open(root.file(split, side), encoding="utf-8") as fh:
+            out[mode] = ModeInput(read_run(root.file(split, trec)), json.load(fh))
+    return out
 
 
 def evaluate_step(study: Study, root: EvidenceRoot, relevance: RelevanceParams,
@@ -31,14 +49,12 @@ def evaluate_step(study: Study, root: EvidenceRoot, relevance: RelevanceParams,
         ManifestBroken, InputError: a split's evidence does not match its manifest.
         ManifestMismatch: the modes ran on different corpora or runtimes.
     """
-    from assay.relevance.scoring import read_modes
     from assay.relevance.study import load_documents, load_queries
     from assay.relevance.trec import read_qrels
 
     opened = read_opening(root) is not None
     with redacting(root):
         documents = load_documents(str(study.resolve(study.corpus, root)))
-        modes = read_modes(relevance.modes)
         splits, manifest = {}, None
         for split in SPLITS:
             if split == SEALED and not opened:
@@ -48,6 +64,7 @@ def evaluate_step(study: Study, root: EvidenceRoot, relevance: RelevanceParams,
             note_sealed_read(root, split, "study_evaluate", TREC)
             note_sealed_read(root, split, "study_evaluate", FROZEN)
             queries = load_queries(str(root.file(split, QUERIES)))
+            modes = pooled_runs(root, split, relevance.modes)
             result = evaluate_split(modes, read_qrels(root.file(split, TREC)), read_labels(root, split), documents,
                                     queries, relevance, thresholds, study.synthetic)
             splits[split] = {"queries": result["queries"], "modes": result["modes"]}
