@@ -155,7 +155,12 @@ def test_privacy_no_file_output_or_log_holds_the_root(study, tmp_path):
     log = list(log)
     dev = root / "development"
     assert run([ASSAY, "relevance", "scan", str(dev / "packet_A.jsonl")], clone, root, log).returncode == 0
-    assert run([ASSAY, "relevance", "scan", str(root)], clone, root, log).returncode == 0
+    for split in ("development", "sealed_holdout"):  # every file an annotator or the arbiter receives, and the rest
+        for f in sorted((root / split).iterdir()):  # but the runs/ folder: the coordinator's runs name their modes
+            if f.is_file():
+                assert run([ASSAY, "relevance", "scan", str(f)], clone, root, log).returncode == 0, f.name
+    runs = run([ASSAY, "relevance", "scan", str(dev / "runs")], clone, root, log)
+    assert runs.returncode == 1 and " mode" in runs.stdout  # the scan does see them
     assert run([ASSAY, "relevance", "check", str(dev / "judgments_A.jsonl"), "--packet", str(dev / "packet_A.jsonl")],
                clone, root, log).returncode == 0
     # failing commands print paths and messages too: a bad judgments file, a planted secret, a missing path
