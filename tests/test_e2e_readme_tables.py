@@ -1,11 +1,15 @@
-"""End-to-end: the DVC tables the README tells users to print fit in 80 columns, after the README's experiment.
+"""End-to-end: what DVC prints after the README's experiment is readable.
 
 The README's "Comparing versions" section runs `dvc exp run -S ...`, then `make exp` (`dvc exp show --md`
 on the headline columns) and `make metrics` (`dvc metrics show --md` of metrics/headline.json). This
 runs the same experiment on a copy of the reproduced demo, asks make for the exact commands
-(`make -n`), runs them, and measures every line.
+(`make -n`), runs them, and measures every line. After the same params change, `dvc metrics diff`
+must list numbers only (and `dvc exp diff` no "diff not supported" row for a hash or a name), and `dvc plots show`
+must leave git clean (its `dvc_plots/` folder is ignored).
 """
 
+import json
+import numbers
 import re
 import subprocess
 
@@ -29,7 +33,7 @@ def make_commands(root, target: str) -> list[str]:
     return [line for line in dry.stdout.splitlines() if line.startswith(f"{BIN}/dvc ")]
 
 
-def test_the_readme_tables_fit_in_80_columns_after_its_experiment(repro_copy):
+def test_after_the_readme_experiment_tables_fit_metrics_diff_is_numeric_and_plots_leave_git_clean(repro_copy):
     commands = readme_commands()
     experiment = next(c for c in commands if c.startswith("dvc exp run -S "))
     assert {"make exp", "make metrics"} <= set(commands)
@@ -45,3 +49,18 @@ def test_the_readme_tables_fit_in_80_columns_after_its_experiment(repro_copy):
             assert re.search(r"^\| \S.*\[[\w-]+\]", out, flags=re.M), out
         else:
             assert lines[2].startswith("| metrics/headline.json "), out
+
+    rows = {(path, key): row for path, diff in json.loads(run([DVC, "metrics", "diff", "--json"], repro_copy).stdout).items()
+            for key, row in diff.items()}
+    assert ("metrics/headline.json", "after") in rows, sorted(rows)  # the experiment changed the headline
+    for (path, key), row in rows.items():
+        values = [v for v in (row["old"], row["new"]) if v is not None]  # None: the key is absent on that side
+        assert values and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values), (path, key, row)
+        assert len(values) < 2 or isinstance(row.get("diff"), numbers.Real), (path, key, row)
+    shown = run([DVC, "exp", "diff"], repro_copy).stdout  # DVC's own words for a change between non-numbers
+    assert "headline.json" in shown and "diff not supported" not in shown, shown
+
+    before = run(["git", "status", "--porcelain"], repro_copy).stdout  # the experiment's changes
+    run([DVC, "plots", "show"], repro_copy)
+    assert (repro_copy / "dvc_plots" / "index.html").is_file()
+    assert run(["git", "status", "--porcelain"], repro_copy).stdout == before
