@@ -54,3 +54,15 @@ def test_summary_refuses_a_forged_metrics_file(tmp_path, capsys):
     (tmp_path / "metrics" / "split.json").write_text(json.dumps({"dev": 7, "holdout": 3, "holdout_share": 0.3, "note": "x"}))
     assert main(["summary", "--root", str(tmp_path)]) == 2
     assert "metrics/split.json: field 'note': Extra inputs are not permitted" in capsys.readouterr().err
+
+
+def test_ctrl_c_is_one_line_and_exit_130_not_a_traceback(tmp_path, tiny_corpus, capsys, monkeypatch):
+    import assay.cli.validate
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(assay.cli.validate, "run", interrupted)  # the parser binds func when it is built
+    assert main(["validate", str(tmp_path / "cases.jsonl"), "--corpus", str(tiny_corpus)]) == 130
+    assert capsys.readouterr().err == ("assay validate: interrupted (ctrl-c); no file is left half-written; "
+                                       "run the command again to finish\n")

@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-from assay.core.errors import AssayError
+from assay.core.errors import INTERRUPTED, INTERRUPTED_EXIT, AssayError
 
 # module names under assay.cli, in the order `assay --help` lists them
 COMMANDS = ["validate", "summary", "agreement", "calibration_status", "gate", "verify", "queue", "ir_eval", "relevance"]
@@ -27,13 +27,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: run a subcommand; an AssayError prints one clean message and exits non-zero."""
+    """Entry point: run a subcommand; an AssayError prints one clean message and exits non-zero (ctrl-c: 130)."""
     args = build_parser().parse_args(argv)
     try:
         code = args.func(args)
     except AssayError as error:
         print(f"assay {args.command}: {error}", file=sys.stderr)
         return error.exit_code
+    except KeyboardInterrupt:
+        print(f"assay {args.command}: {INTERRUPTED}", file=sys.stderr)
+        return INTERRUPTED_EXIT
     return int(code or 0)
 
 

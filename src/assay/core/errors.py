@@ -12,6 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 MAX_PROBLEMS = 20
+# exit code and message of a run stopped with ctrl-c (128 + SIGINT, what shells report); every file is
+# written through a temporary file and renamed, so an interruption leaves no output half-written
+INTERRUPTED_EXIT = 130
+INTERRUPTED = "interrupted (ctrl-c); no file is left half-written; run the command again to finish"
 
 
 class AssayError(Exception):

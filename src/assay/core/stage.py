@@ -5,13 +5,19 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from assay.core.errors import AssayError
+from assay.core.errors import INTERRUPTED, INTERRUPTED_EXIT, AssayError
 
 
 def run_stage(name: str, body: Callable[[], None]) -> None:
-    """Call ``body``; on :class:`AssayError` print ``stage NAME: message`` to stderr and exit with its code."""
+    """Call ``body``; on :class:`AssayError` print ``stage NAME: message`` to stderr and exit with its code.
+
+    Ctrl-c prints one line instead of a traceback and exits 130, so DVC reports the stage as failed.
+    """
     try:
         body()
     except AssayError as error:
         print(f"stage {name}: {error}", file=sys.stderr)
         sys.exit(error.exit_code)
+    except KeyboardInterrupt:
+        print(f"stage {name}: {INTERRUPTED}", file=sys.stderr)
+        sys.exit(INTERRUPTED_EXIT)
