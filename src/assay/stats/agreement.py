@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from statistics import NormalDist
 from typing import Any, Literal
 
@@ -140,33 +141,50 @@ class Contingency:
         d = self._distance(weights)
         if self.undefined():
             return math.nan
+        top, bottom = self._kappa_parts(weights, d)
+        return top / bottom
+
+    def _kappa_parts(self, weights: Weights, d: np.ndarray | None = None) -> tuple[int, int]:
+        """Kappa as the exact integer ratio ``(B - n * A, B)``; see :meth:`kappa`. Only when defined."""
+        d = self._distance(weights) if d is None else d
         rows, cols = self.counts.sum(axis=1), self.counts.sum(axis=0)
         a = int((d * self.counts).sum())
         b = int((d * np.outer(rows, cols)).sum())
-        return (b - self.n * a) / b
+        return b - self.n * a, b
 
     def kappa_se(self, weights: Weights = None) -> float:
         """Large-sample standard error of kappa (Fleiss, Cohen and Everitt 1969); nan when undefined.
 
         This is the formula statsmodels uses for ``cohens_kappa(table).std_kappa`` (simple and,
-        with ``wt="linear"|"quadratic"``, weighted), written here in numpy so the CLI does not pay
+        with ``wt="linear"|"quadratic"``, weighted), written here so the CLI does not pay
         statsmodels' import and so the tests can check it against statsmodels independently. It
         is 0 when agreement is perfect, so the interval collapses to (1, 1): with few pairs treat
         the interval as a rough guide.
+
+        The variance is computed in exact rational arithmetic (``fractions.Fraction`` over the
+        ``k x k`` table) and rounded once, so the result is the same on every CPU and BLAS build:
+        floating-point matrix products gave a last-digit difference between OpenBLAS kernels,
+        which changed the committed calibration record's bytes on another machine.
         """
         k = self.kappa(weights)
         if math.isnan(k):
             return math.nan
-        d = self._distance(weights).astype(float)
-        w = 1.0 - d / d.max()  # agreement weights in [0, 1], as statsmodels scales them
-        p = self.counts / self.n
-        pr, pc = p.sum(axis=1), p.sum(axis=0)
-        w_row = w @ pc  # w_row[i] = sum_j pc[j] * w[i, j]
-        w_col = pr @ w  # w_col[j] = sum_i pr[i] * w[i, j]
-        pe = float(pr @ w @ pc)
-        spread = (p * (w - (w_row[:, None] + w_col[None, :]) * (1 - k)) ** 2).sum()
-        var = (spread - (k - pe * (1 - k)) ** 2) / (self.n * (1 - pe) ** 2)
-        return math.sqrt(max(float(var), 0.0))  # rounding can leave -1e-17 for perfect agreement
+        d = self._distance(weights).tolist()
+        top = max(max(row) for row in d)
+        size = len(d)
+        n = self.n
+        counts = self.counts.tolist()
+        kap = Fraction(*self._kappa_parts(weights))
+        w = [[1 - Fraction(d[i][j], top) for j in range(size)] for i in range(size)]  # agreement weights in [0, 1]
+        pr = [Fraction(sum(row), n) for row in counts]
+        pc = [Fraction(sum(counts[i][j] for i in range(size)), n) for j in range(size)]
+        w_row = [sum(w[i][j] * pc[j] for j in range(size)) for i in range(size)]
+        w_col = [sum(pr[i] * w[i][j] for i in range(size)) for j in range(size)]
+        pe = sum(pr[i] * w_row[i] for i in range(size))
+        spread = sum(Fraction(counts[i][j], n) * (w[i][j] - (w_row[i] + w_col[j]) * (1 - kap)) ** 2
+                     for i in range(size) for j in range(size) if counts[i][j])
+        var = (spread - (kap - pe * (1 - kap)) ** 2) / (n * (1 - pe) ** 2)
+        return math.sqrt(max(float(var), 0.0))
 
     def kappa_ci(self, weights: Weights = None, level: float = LEVEL) -> tuple[float, float]:
         """Normal-approximation interval ``kappa -/+ z * se``, clipped to [-1, 1]; (nan, nan) when undefined.
