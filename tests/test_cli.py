@@ -5,7 +5,7 @@ import json
 
 from assay.cli import COMMANDS, build_parser, main
 
-from conftest import case, write_jsonl
+from conftest import ROOT, case, write_jsonl
 
 
 def test_every_command_has_help():
@@ -47,6 +47,13 @@ def test_summary_prints_one_line_per_metrics_file(tmp_path, capsys):
     assert capsys.readouterr().out == (
         "split        dev 7, holdout 3\n"
         "gate         FAIL (2 check(s) unmet, 1 missing or stale); details in reports/summary.md, CI runs `assay gate`\n")
+
+
+def test_the_readme_shows_what_summary_prints_on_the_committed_demo(capsys):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    shown = readme.split("demo's real output):\n\n```\n", 1)[1].split("```", 1)[0]
+    assert main(["summary", "--root", str(ROOT)]) == 0
+    assert capsys.readouterr().out == shown
 
 
 def test_summary_refuses_a_forged_metrics_file(tmp_path, capsys):
