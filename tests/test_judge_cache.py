@@ -76,8 +76,12 @@ def _rows(path: Path) -> int:
         return 0
 
 
+# The child starts with ctrl-c's default meaning, as in a terminal. A test suite started in the background
+# by a shell without job control (`make test &`, nohup, some CI runners) inherits SIGINT ignored, and so
+# would the child: it then never saw the signal, waited out the slow requests and exited 0.
 CHILD = """
-import json, sys
+import json, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from assay.judge.base import JudgeItem
 from assay.judge.openai import OpenAIJudge, OpenAIJudgeParams
 from assay.judge.prompts import load_prompt

@@ -262,20 +262,11 @@ def classify(completion: Completion, parse_verdict) -> Verdict:
 
 
 def _run_sync(coro_factory):
-    """Run a coroutine to completion from sync code, also when called inside a running event loop.
-
-    Ctrl-c always ends in ``KeyboardInterrupt``: asyncio cancels the run on SIGINT, but when a request
-    in flight turns the cancellation into a transport error the run would otherwise return normally
-    (and a stage would exit 0 after an interruption).
-    """
+    """Run a coroutine to completion from sync code, also when called inside a running event loop."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        with asyncio.Runner() as runner:
-            result = runner.run(coro_factory())
-            if getattr(runner, "_interrupt_count", 0):  # asyncio's own count of SIGINTs during run()
-                raise KeyboardInterrupt from None
-            return result
+        return asyncio.run(coro_factory())
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # e.g. inside Jupyter
         return pool.submit(lambda: asyncio.run(coro_factory())).result()
 
