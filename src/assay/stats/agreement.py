@@ -141,12 +141,11 @@ class Contingency:
         d = self._distance(weights)
         if self.undefined():
             return math.nan
-        top, bottom = self._kappa_parts(weights, d)
+        top, bottom = self._kappa_parts(d)
         return top / bottom
 
-    def _kappa_parts(self, weights: Weights, d: np.ndarray | None = None) -> tuple[int, int]:
-        """Kappa as the exact integer ratio ``(B - n * A, B)``; see :meth:`kappa`. Only when defined."""
-        d = self._distance(weights) if d is None else d
+    def _kappa_parts(self, d: np.ndarray) -> tuple[int, int]:
+        """Kappa as the exact integer ratio ``(B - n * A, B)`` for distances ``d``; see :meth:`kappa`. Only when defined."""
         rows, cols = self.counts.sum(axis=1), self.counts.sum(axis=0)
         a = int((d * self.counts).sum())
         b = int((d * np.outer(rows, cols)).sum())
@@ -166,15 +165,12 @@ class Contingency:
         floating-point matrix products gave a last-digit difference between OpenBLAS kernels,
         which changed the committed calibration record's bytes on another machine.
         """
-        k = self.kappa(weights)
-        if math.isnan(k):
+        distance = self._distance(weights)
+        if self.undefined():
             return math.nan
-        d = self._distance(weights).tolist()
+        kap = Fraction(*self._kappa_parts(distance))
+        d, counts, n, size = distance.tolist(), self.counts.tolist(), self.n, len(self.labels)
         top = max(max(row) for row in d)
-        size = len(d)
-        n = self.n
-        counts = self.counts.tolist()
-        kap = Fraction(*self._kappa_parts(weights))
         w = [[1 - Fraction(d[i][j], top) for j in range(size)] for i in range(size)]  # agreement weights in [0, 1]
         pr = [Fraction(sum(row), n) for row in counts]
         pc = [Fraction(sum(counts[i][j] for i in range(size)), n) for j in range(size)]
