@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "assay"
 
 #: Lowest first: a package may import only packages before it (and itself).
-ORDER = ("core", "stats", "artifacts", "data", "judge", "rag", "relevance", "study", "queue", "release", "cli")
+ORDER = ("core", "pipeline", "stats", "artifacts", "data", "judge", "rag", "relevance", "study", "queue", "release",
+         "project", "cli")
 
 
 def package_of(module: str) -> str | None:

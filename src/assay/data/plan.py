@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from assay.core.errors import InputError, Problem
@@ -114,8 +114,8 @@ class Plan(BaseModel):
 
     ``review_agreement`` (optional): the judge-versus-people agreement the release requires from
     random-fill review queues (:class:`ReviewAgreement`); absent, the gate does not ask for it.
-    ``relevance_verdict: true`` makes the gate require the human relevance study's verdict: it fails
-    when the verdict is not passed and is undecided when it is missing or stale.
+    The human relevance study is not part of the release rule: it has its own verdict
+    (``assay relevance verdict``), so a plan that still says ``relevance_verdict`` is refused with that fix.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -125,8 +125,14 @@ class Plan(BaseModel):
     metrics: list[Metric] = Field(min_length=1)
     release_rule: str = Field(min_length=1)
     review_agreement: ReviewAgreement | None = None
-    #: the release also needs the human relevance study's verdict (metrics/relevance/verdict.json) to pass
-    relevance_verdict: bool = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_study_in_the_gate(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "relevance_verdict" in data:
+            raise ValueError("relevance_verdict: the release gate no longer reads the relevance study, which has its own "
+                             "verdict and exit code (`assay relevance verdict`); delete relevance_verdict from the plan")
+        return data
 
     def metric(self, name: str) -> Metric | None:
         """The metric called ``name``, or ``None``."""

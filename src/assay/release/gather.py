@@ -2,6 +2,10 @@
 
 Shared by the ``gate`` stage (which writes metrics/gate.json and reports/summary.md) and the
 ``assay gate`` command (which prints the table and sets the exit code), so both decide the same way.
+The gate reads only the parts the project uses (params ``parts``): without ``judge`` there is no
+agreement or calibration row, without ``queue`` no review row. The human relevance study is never a
+gate row: it has its own verdict (``assay study verdict``) and exit code, so a study waiting for people
+cannot block a release.
 A params or plan file that does not validate, and a metrics file that is absent or broken, become
 ``missing`` checks (exit 2): the inputs are unusable, which is not the same as a threshold unmet.
 """
@@ -16,7 +20,8 @@ from pydantic import BaseModel, ConfigDict
 from assay.artifacts.base import Artifact, BrokenArtifact
 from assay.artifacts.provenance import Provenance
 from assay.artifacts.queue import ReviewMetrics
-from assay.artifacts.registry import (AGREEMENT, CALIBRATION, COMPARE, METRICS, PROVENANCE, RAG, REVIEW, provenance_stage)
+from assay.artifacts.registry import (AGREEMENT, BIAS, CALIBRATION, COMPARE, METRICS, PROVENANCE, RAG, REVIEW, SENSITIVITY,
+                                      provenance_stage)
 from assay.core.errors import AssayError
 from assay.queue.snapshot import ReviewParams
 from assay.release.checks import (Check, GateParams, Status, freshness_checks, judge_checks, metric_checks,
@@ -54,11 +59,18 @@ class Evidence:
     review_queues: list[str] = field(default_factory=list)
     review_use: str = "lower_bound"
     review_minimum: float | None = None
+    parts: tuple[str, ...] = ()
 
 
-def _targets(versions: Versions) -> list[tuple[Artifact, dict]]:
-    out = []
+#: metrics files that only the judge part writes
+JUDGE_METRICS = (AGREEMENT, BIAS, CALIBRATION, SENSITIVITY)
+
+
+def _targets(versions: Versions, parts: tuple[str, ...]) -> list[tuple[Artifact, dict]]:
+    out: list[tuple[Artifact, dict]] = []
     for artifact in METRICS:
+        if artifact in JUDGE_METRICS and "judge" not in parts:
+            continue
         if artifact is RAG:
             out += [(RAG, {"version": versions.baseline}), (RAG, {"version": versions.candidate})]
         else:
@@ -71,6 +83,7 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
     from assay.core.params import load_section
     from assay.core.paths import input_paths
     from assay.data.plan import load_plan, plan_problems
+    from assay.pipeline.parts import project_parts
     from assay.rag.runner import RagParams
 
     from assay.release.params_check import check_params
@@ -82,6 +95,7 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
     if problems:  # a typo key is refused even when DVC thinks nothing changed
         return [Check("params", "missing", str(p)) for p in problems], ev
     try:
+        ev.parts = project_parts(params_file)
         ev.params = load_section("gate", GateParams, params_file)
         ev.versions = load_section("compare", Versions, params_file)
         plan = load_plan(base / input_paths(params_file).plan)
@@ -92,7 +106,7 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
         return [Check("inputs", "missing", f"params or plan unusable: {error}")], ev
     ev.plan_problems = plan_problems(plan)
     checks: list[Check] = []
-    for artifact, fields in _targets(ev.versions):
+    for artifact, fields in _targets(ev.versions, ev.parts):
         name = artifact.relpath(**fields)
         try:
             ev.metrics[name] = artifact.read_optional(base, **fields)
@@ -112,9 +126,10 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
     ev.candidate_source_sha256 = cand_prov.inputs.get("source") if cand_prov else None
     m = ev.metrics
     checks += metric_checks(plan, m[RAG.relpath(version=ev.versions.candidate)], m[COMPARE.relpath()], ev.versions.candidate)
-    cal_prov = ev.provenance.get(CALIBRATION.relpath())
-    checks += judge_checks(ev.params, m[AGREEMENT.relpath()], m[CALIBRATION.relpath()],
-                           cal_prov.details.get("reasons") if cal_prov else None)
+    if "judge" in ev.parts:
+        cal_prov = ev.provenance.get(CALIBRATION.relpath())
+        checks += judge_checks(ev.params, m[AGREEMENT.relpath()], m[CALIBRATION.relpath()],
+                               cal_prov.details.get("reasons") if cal_prov else None)
     unusable = _read_reviews(base, plan, ev)
     fresh = _freshness(base, ev)
     for name in ev.review_queues:
@@ -122,22 +137,12 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
         if row is not None and row.status == "stale" and name not in unusable:
             unusable[name] = ("stale", f"{ReviewParams().path(name)} changed since metrics/review/{name}.json was computed: "
                               "run dvc repro")
-    checks += review_agreement_checks(plan.review_agreement, ev.reviews, _listed_snapshots(params_file), unusable)
-    if plan.relevance_verdict:
-        checks.append(relevance_check(base))
+    listed = _listed_snapshots(params_file) if "queue" in ev.parts else []
+    checks += review_agreement_checks(plan.review_agreement, ev.reviews, listed, unusable)
     checks += _missing_files(ev)
     checks += fresh
     checks += [Check("plan", "warn", problem) for problem in ev.plan_problems]
     return checks, ev
-
-
-def relevance_check(base: Path) -> Check:
-    """The human relevance study's verdict as a gate check (the plan asked for it)."""
-    from assay.study.status import verdict_status
-
-    status = verdict_status(base)
-    passed = status.metrics.passed if status.metrics is not None else None
-    return Check("relevance study verdict", status.status, status.detail, passed, 1)
 
 
 def _listed_snapshots(params_file: Path) -> list[str]:

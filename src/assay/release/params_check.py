@@ -10,7 +10,9 @@ can the gate. It reports, all in one run and each at its YAML line:
 - every value the section's model refuses (types, ranges, required keys);
 - ``judge.openai`` settings against :class:`~assay.judge.openai.OpenAIJudgeParams` when given
   (or when ``judge.kind`` is ``openai``);
-- ``compare.baseline`` / ``compare.candidate`` naming no version in ``rag.versions``.
+- ``compare.baseline`` / ``compare.candidate`` naming no version in ``rag.versions``;
+- ``parts`` naming an unknown part, and a section of a part that ``parts`` does not list (a part that
+  is not chosen has no stage, so its settings would be silently ignored).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from pydantic import BaseModel, ValidationError
 
 from assay.core.errors import InputError, Problem
 from assay.core.io import read_yaml
+from assay.pipeline.parts import PARTS, project_parts
+from assay.pipeline.parts import SECTIONS as PART_OF
 from assay.core.records import problems_from, unknown_name
 from assay.data.leakage import LeakageParams
 from assay.data.plan import PlanParams, locate
@@ -80,12 +84,24 @@ def check_params(path: str | Path = "params.yaml") -> list[Problem]:
         return [Problem(where, None, None, f"expected a mapping of sections, got {type(data).__name__}",
                         f"write one section per stage: {', '.join(SECTIONS)}")]
     problems: list[Problem] = []
+    try:
+        parts = project_parts(path)
+    except InputError as error:
+        problems += error.problems
+        parts = PARTS
     for name in data:
-        if name not in SECTIONS:
-            message, fix = unknown_name(str(name), SECTIONS, what="section")
+        if name == "parts":
+            continue
+        if name in SECTIONS and PART_OF[name] not in parts:
+            problems.append(Problem(where, None, str(name), f"section of part {PART_OF[name]}, which parts does not list",
+                                    f"add {PART_OF[name]} to parts (`assay add {PART_OF[name]}`) or delete the section"))
+        elif name not in SECTIONS:
+            message, fix = unknown_name(str(name), [*SECTIONS, "parts"], what="section")
             problems.append(Problem(where, None, str(name), message, fix))
     valid: dict[str, BaseModel] = {}
     for name, model in SECTIONS.items():
+        if PART_OF[name] not in parts:
+            continue
         section = data.get(name)
         if section is not None and not isinstance(section, dict):
             problems.append(Problem(where, None, name, f"expected a mapping, got {type(section).__name__}",

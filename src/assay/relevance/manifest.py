@@ -24,9 +24,17 @@ class ManifestMismatch(AssayError):
 
 
 def library_versions() -> dict[str, str]:
-    """Installed versions of :data:`LIBRARIES` plus Python's (``"absent"`` when not installed)."""
+    """Installed versions of :data:`LIBRARIES` plus Python's (``"absent"`` when not installed).
+
+    ``assay`` is the running package's own version (its distribution is ``assay-eval``).
+    """
+    from assay import __version__
+
     out = {"python": platform.python_version()}
     for name in LIBRARIES:
+        if name == "assay":
+            out[name] = __version__
+            continue
         try:
             out[name] = metadata.version(name)
         except metadata.PackageNotFoundError:

@@ -1,0 +1,27 @@
+"""`assay add PART`: add a part to the project in the current folder."""
+
+from __future__ import annotations
+
+import argparse
+
+from assay.pipeline.parts import PARTS
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    a = sub.add_parser("add", help="add a part (judge, queue, retrieval, study) to the project here",
+                       description="Add a part to an existing project: update `parts` and append the part's "
+                                   "sections to params.yaml, copy its example data where none exists, and "
+                                   "generate dvc.yaml again. Nothing you wrote is changed.")
+    a.add_argument("part", metavar="PART", choices=[p for p in PARTS if p != "core"], help="the part to add")
+    a.add_argument("--root", default=".", help="project folder (default: .)")
+    a.add_argument("--example", choices=["minimal", "demo"], default="minimal",
+                   help="whose example data to copy for the part (default: minimal)")
+    a.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from assay.cli.init import report
+    from assay.project.init import add_part
+
+    report("add", add_part(args.root, args.part, args.example), ["dvc repro"])
+    return 0

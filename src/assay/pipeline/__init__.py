@@ -1,0 +1,15 @@
+"""The pipeline as data: which parts a project uses and the dvc.yaml generated for them.
+
+Owns the parts (:mod:`assay.pipeline.parts`), the dvc.yaml template with one block per part
+(``templates/pipeline.yaml``), the small template language both it and the project templates use
+(:mod:`assay.pipeline.template`), the import graph of the stage scripts
+(:mod:`assay.pipeline.imports`) and the generator (:mod:`assay.pipeline.generate`).
+
+May import: ``assay.core``. Imported by ``assay.release``, ``assay.project`` and ``assay.cli``.
+"""
+
+from assay.pipeline.generate import PIN_FILE, Layout, detect_layout, dvc_yaml, write_pipeline
+from assay.pipeline.parts import DEFAULT_PARTS, PARTS, project_parts, resolve_parts
+
+__all__ = ["DEFAULT_PARTS", "PARTS", "PIN_FILE", "Layout", "detect_layout", "dvc_yaml", "project_parts",
+           "resolve_parts", "write_pipeline"]

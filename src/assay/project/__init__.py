@@ -1,0 +1,12 @@
+"""Starting and growing an evaluation project: ``assay init`` and ``assay add``.
+
+Owns the project templates (``templates/``: params.yaml, the project README, the CI workflow), the
+starter data of ``--example minimal`` (``examples/minimal/``) and where the NodiNet demo's data is
+found (:mod:`assay.project.examples`), and the writing of a project (:mod:`assay.project.init`).
+
+May import: ``assay.core``, ``assay.pipeline``. Imported by ``assay.cli``.
+"""
+
+from assay.project.init import InitResult, add_part, init_project
+
+__all__ = ["InitResult", "add_part", "init_project"]

@@ -1,0 +1,33 @@
+"""Your RAG system, called by assay once per case (params.yaml: rag.versions.mine).
+
+Replace the body of ``answer`` with a call to your own retriever and model. assay passes a request
+with ``question``, ``lang``, ``k`` and ``corpus`` (document id -> document with ``text``) and expects
+the reply contract back: ``answer`` (text), ``citations`` (document ids), ``abstained`` (bool), plus
+the optional ``retrieved`` (document ids, best first) for retrieval metrics.
+
+This stand-in ranks whole documents by the question words they contain and answers with the best
+document's first sentence that holds one of those words; with no word in common it abstains.
+"""
+
+from __future__ import annotations
+
+import re
+
+TOKEN = re.compile(r"[^\W_]+")
+
+
+def answer(request) -> dict:
+    """Answer one case from ``request.corpus``; abstain when no document shares a word with the question."""
+    asked = {t for t in TOKEN.findall(request.question.lower()) if len(t) > 3}
+    ranking = []
+    for doc_id, document in request.corpus.items():
+        found = asked & set(TOKEN.findall(document.text.lower()))
+        ranking.append((-len(found), doc_id))
+    ranking.sort()
+    retrieved = [doc_id for _, doc_id in ranking[: request.k]]
+    if not ranking or ranking[0][0] == 0:
+        return {"answer": "", "citations": [], "abstained": True, "retrieved": retrieved}
+    best = ranking[0][1]
+    sentences = re.split(r"(?<=[.!?।])\s+", request.corpus[best].text.strip())
+    reply = next((s for s in sentences if asked & set(TOKEN.findall(s.lower()))), sentences[0])
+    return {"answer": reply, "citations": [best], "abstained": False, "retrieved": retrieved}
