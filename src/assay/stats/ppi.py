@@ -11,7 +11,14 @@ arXiv:2311.01453) weights the judge by a power-tuning ``lam`` in [0, 1]::
     se       = sqrt(var(lam * yhat_unlabeled) / N + var(y - lam * yhat) / n)     (variances with ddof 0)
     interval = estimate -/+ z * se,   z the normal quantile for ``level``
 
-``lam = 1`` is classical PPI, ``lam = 0`` the human-only (CLT) interval. With ``lam=None`` the
+``lam = 1`` is classical PPI, ``lam = 0`` the human-only (CLT) interval.
+
+That is the ``"z"`` interval. The default, ``interval="t"``, takes both variances with ddof 1 and
+the Student-t quantile with ``n - 1`` degrees of freedom: with pass/fail values and 50 labels the
+``"z"`` interval covers only about 0.925 at 95% for a biased judge (TPR .92, FPR .25 at a 0.70 pass
+rate; 200,000 simulated samples), the ``"t"`` one about 0.935; from a few hundred labels the two
+agree to a fraction of a percent. With ``lam = 0`` the ``"t"`` interval is
+:func:`assay.stats.mean.mean_ci`'s (unclipped). With ``lam=None`` the
 variance-minimising value is estimated from the data and clipped to [0, 1]::
 
     lam = cov(y, yhat) / ((1 + n / N) * var(yhat and yhat_unlabeled pooled))
@@ -19,8 +26,8 @@ variance-minimising value is estimated from the data and clipped to [0, 1]::
 (the covariance with ddof 0 over the labelled cases, the pooled variance with ddof 1), so a judge
 that carries no information gets ``lam`` near 0 and the interval falls back to about the human-only
 one. These are exactly ppi-python's ``ppi_mean_ci`` / ``ppi_mean_pointestimate`` (unweighted,
-one-dimensional; its default ``alpha=0.1`` is a 90% interval, here ``level=0.95``);
-tests/test_ppi.py compares the two to 1e-9 and checks coverage by simulation.
+one-dimensional; its default ``alpha=0.1`` is a 90% interval, here ``level=0.95``) with
+``interval="z"``; tests/test_ppi.py compares the two to 1e-9 and checks coverage by simulation.
 
 The labelled cases must be a uniform random sample of the same population as the unlabelled ones
 (a random-fill review queue, never a hard fill), and they are not repeated in ``yhat_unlabeled``.
@@ -34,7 +41,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from statistics import NormalDist
+from typing import Literal
 
 import numpy as np
 
@@ -50,6 +59,8 @@ class PPIError(AssayError):
 @dataclass(frozen=True)
 class PPIEstimate:
     """A mean with its interval, and how it was made.
+
+    ``interval`` is ``"t"`` (small-sample: ddof 1, Student t with ``n - 1`` df) or ``"z"`` (ppi-python's).
 
     Attributes:
         estimate: the point estimate.
@@ -69,6 +80,7 @@ class PPIEstimate:
     n: int
     n_unlabeled: int
     level: float
+    interval: str
 
     @property
     def width(self) -> float:
@@ -89,15 +101,26 @@ def _vector(name: str, values: Sequence[float] | np.ndarray, minimum: int) -> np
     return x
 
 
-def _z(level: float) -> float:
+Interval = Literal["t", "z"]
+INTERVALS = ("t", "z")
+
+
+@lru_cache(maxsize=256)
+def _quantile(level: float, interval: str, n: int) -> float:
     if not 0 < level < 1:
         raise PPIError(f"ppi_mean_ci: level {level!r} must be between 0 and 1, for example 0.95")
-    return NormalDist().inv_cdf(0.5 + level / 2)
+    if interval == "z":
+        return NormalDist().inv_cdf(0.5 + level / 2)
+    if interval == "t":
+        from scipy.stats import t
+
+        return float(t.ppf(0.5 + level / 2, n - 1))
+    raise PPIError(f"ppi_mean_ci: interval {interval!r} is not one of {', '.join(INTERVALS)}")
 
 
 def ppi_mean_ci(y: Sequence[float] | np.ndarray, yhat: Sequence[float] | np.ndarray,
                 yhat_unlabeled: Sequence[float] | np.ndarray, level: float = 0.95,
-                lam: float | None = None) -> PPIEstimate:
+                lam: float | None = None, interval: Interval = "t") -> PPIEstimate:
     """PPI++ estimate of a mean with its normal interval (see the module docstring for the formulas).
 
     Args:
@@ -106,7 +129,10 @@ def ppi_mean_ci(y: Sequence[float] | np.ndarray, yhat: Sequence[float] | np.ndar
         yhat_unlabeled: the judge's values on the cases nobody labelled.
         level: confidence level in (0, 1); ppi-python's ``alpha`` is ``1 - level``.
         lam: the judge's weight in [0, 1]; None estimates the variance-minimising one (PPI++),
-            1 is classical PPI, 0 the human-only interval (``mean(y) -/+ z * std(y, ddof=0) / sqrt(n)``).
+            1 is classical PPI, 0 the human-only interval (``mean(y) -/+ q * std(y) / sqrt(n)``).
+            The tuned ``lam`` is the same for both intervals.
+        interval: ``"t"`` (default; ddof-1 variances, Student t with ``n - 1`` df) or ``"z"``
+            (ddof-0 variances, normal quantile: exactly ppi-python's ``ppi_mean_ci``).
 
     Returns:
         A :class:`PPIEstimate`. When the judge's values do not vary at all (pooled variance 0)
@@ -116,16 +142,17 @@ def ppi_mean_ci(y: Sequence[float] | np.ndarray, yhat: Sequence[float] | np.ndar
 
     Raises:
         PPIError: ``y`` and ``yhat`` of different lengths, fewer than 2 labelled or 1 unlabelled
-            values, a value that is not finite, ``level`` outside (0, 1), ``lam`` outside [0, 1].
+            values, a value that is not finite, ``level`` outside (0, 1), ``lam`` outside [0, 1],
+            an unknown ``interval``.
 
     >>> e = ppi_mean_ci([1, 0, 1, 1], [1, 0, 1, 0], [1, 1, 0, 1, 1, 0, 1, 1], lam=1.0)
     >>> e.estimate  # mean(yhat_unlabeled) + mean(y - yhat) = 0.75 + 0.25
     1.0
     """
-    z = _z(level)
     y = _vector("y", y, 2)
     yhat = _vector("yhat", yhat, 2)
     u = _vector("yhat_unlabeled", yhat_unlabeled, 1)
+    z = _quantile(level, interval, y.size)
     if y.size != yhat.size:
         raise PPIError(f"ppi_mean_ci: y has {y.size} values and yhat {yhat.size}; give the judge's value for each labelled case")
     if lam is not None and not 0.0 <= lam <= 1.0:  # also refuses nan
@@ -147,11 +174,12 @@ def ppi_mean_ci(y: Sequence[float] | np.ndarray, yhat: Sequence[float] | np.ndar
     lam = float(lam)
     estimate = lam * mean_u + (mean_y - lam * mean_f)
     dr = dy - lam * df
-    var_rect = float(dr @ dr) / n
-    var_imputed = lam * lam * ss_u / big_n
+    small = interval == "t"
+    var_rect = float(dr @ dr) / (n - 1 if small else n)
+    var_imputed = lam * lam * ss_u / (max(big_n - 1, 1) if small else big_n)  # one judged case: no spread to estimate
     se = math.sqrt(var_imputed / big_n + var_rect / n)
     return PPIEstimate(estimate=estimate, low=estimate - z * se, high=estimate + z * se, se=se, lam=lam,
-                       n=n, n_unlabeled=big_n, level=level)
+                       n=n, n_unlabeled=big_n, level=level, interval=interval)
 
 
 WIN, LOSS, TIE = 1.0, 0.0, 0.5
