@@ -230,7 +230,7 @@ def detectable_change(n: int, discordance: float, power: float = 0.8, level: flo
 # (b) kappa's lower bound
 
 
-def kappa_table(expected: float, prevalence: float, judge_prevalence: float | None = None) -> np.ndarray:
+def kappa_table(expected: float, pass_rate: float, judge_pass_rate: float | None = None) -> np.ndarray:
     """The 2x2 table of probabilities (rows human pass/fail, columns judge pass/fail) with Cohen's kappa ``expected``.
 
     With margins ``p`` (human) and ``q`` (judge, default ``p``) the chance agreement is
@@ -239,8 +239,8 @@ def kappa_table(expected: float, prevalence: float, judge_prevalence: float | No
     Raises:
         PowerError: a cell that would be negative (kappa not reachable with those margins).
     """
-    p = _check("prevalence", prevalence, 0.0, 1.0)
-    q = p if judge_prevalence is None else _check("judge_prevalence", judge_prevalence, 0.0, 1.0)
+    p = _check("pass_rate", pass_rate, 0.0, 1.0)
+    q = p if judge_pass_rate is None else _check("judge_pass_rate", judge_pass_rate, 0.0, 1.0)
     pe = p * q + (1 - p) * (1 - q)
     shift = expected * (1 - pe) / 2
     table = np.array([[p * q + shift, p * (1 - q) - shift], [(1 - p) * q - shift, (1 - p) * (1 - q) + shift]])
@@ -277,7 +277,7 @@ class KappaPairs:
         power: the simulated probability that the lower bound clears the bar at ``n``.
         n_large_sample: the large-sample answer, which is optimistic (see :func:`kappa_pairs`).
         expected, min_kappa: the kappa expected and the bar its lower bound must clear.
-        prevalence, judge_prevalence: the two raters' pass rates assumed.
+        pass_rate, judge_pass_rate: the two raters' pass rates assumed.
         se_at_n: kappa's large-sample standard error at ``n`` pairs.
         target, level: the probability asked for and the interval's level.
         reps, seed: the simulation's size and seed.
@@ -288,8 +288,8 @@ class KappaPairs:
     n_large_sample: int
     expected: float
     min_kappa: float
-    prevalence: float
-    judge_prevalence: float
+    pass_rate: float
+    judge_pass_rate: float
     se_at_n: float
     target: float
     level: float
@@ -318,8 +318,8 @@ def kappa_power(n: int, table: np.ndarray, min_kappa: float, level: float = 0.95
     return float(np.count_nonzero(low > min_kappa) / reps)
 
 
-def kappa_pairs(expected: float, min_kappa: float, prevalence: float, power: float = 0.8, level: float = 0.95,
-                judge_prevalence: float | None = None, reps: int = 20_000, seed: int = 0) -> KappaPairs:
+def kappa_pairs(expected: float, min_kappa: float, pass_rate: float, power: float = 0.8, level: float = 0.95,
+                judge_pass_rate: float | None = None, reps: int = 20_000, seed: int = 0) -> KappaPairs:
     """Pairs needed so that ``kappa - z * se`` (two-sided ``level``) exceeds ``min_kappa`` with probability ``power``.
 
     Found by seeded simulation (:func:`kappa_power`, ``reps`` label sets per size, the smallest n
@@ -346,7 +346,7 @@ def kappa_pairs(expected: float, min_kappa: float, prevalence: float, power: flo
                          "below the bar does not clear it with any number of pairs")
     if not isinstance(reps, int) or reps < 100:
         raise PowerError(f"reps {reps!r} must be a whole number, at least 100")
-    table = kappa_table(expected, prevalence, judge_prevalence)
+    table = kappa_table(expected, pass_rate, judge_pass_rate)
     v = float(kappa_variance(table))
     z_a, z_b = _z_two(level), _N.inv_cdf(power)
     large = max(2, math.ceil(v * (z_a + z_b) ** 2 / (expected - min_kappa) ** 2 - 1e-9))
@@ -363,9 +363,9 @@ def kappa_pairs(expected: float, min_kappa: float, prevalence: float, power: flo
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if ok(mid) else (mid, hi)
     n = max(2, hi)
-    q = prevalence if judge_prevalence is None else judge_prevalence
+    q = pass_rate if judge_pass_rate is None else judge_pass_rate
     return KappaPairs(n=n, power=kappa_power(n, table, min_kappa, level, reps, seed), n_large_sample=large,
-                      expected=expected, min_kappa=min_kappa, prevalence=prevalence, judge_prevalence=q,
+                      expected=expected, min_kappa=min_kappa, pass_rate=pass_rate, judge_pass_rate=q,
                       se_at_n=math.sqrt(v / n), target=power, level=level, reps=reps, seed=seed)
 
 
@@ -378,7 +378,8 @@ class JudgeMoments:
     """Variances of the human and judge values and their covariance, per case.
 
     Build with :meth:`from_rates` (a pass/fail judge's TPR and FPR), :meth:`from_agreement`
-    (pass/fail, the judge passes as often as people do) or :meth:`from_correlation`.
+    (pass/fail, the judge passes as often as people do), :meth:`from_pass_rate` (pass/fail, a
+    correlation) or :meth:`from_correlation` (any values).
     """
 
     var_human: float
@@ -422,6 +423,12 @@ class JudgeMoments:
             raise PowerError(f"agreement {agreement} is impossible at pass rate {p} with equal pass rates; "
                              f"the lowest is {1 - 2 * min(p, 1 - p):.3f}")
         return cls(var_human=p * (1 - p), var_judge=p * (1 - p), cov=p - off - p * p)
+
+    @classmethod
+    def from_pass_rate(cls, pass_rate: float, correlation: float) -> JudgeMoments:
+        """Pass/fail values with pass rate ``pass_rate`` (both raters) and Pearson ``correlation``."""
+        p = _check("pass_rate", pass_rate, 0.0, 1.0)
+        return cls.from_correlation(p * (1 - p), correlation)
 
     @classmethod
     def from_correlation(cls, variance: float, correlation: float) -> JudgeMoments:
