@@ -15,7 +15,7 @@ from statsmodels.stats.proportion import samplesize_confint_proportion
 from assay.stats.agreement import contingency
 from assay.stats.paired import mcnemar_exact
 from assay.stats.power import (JudgeMoments, PowerError, detectable_change, holdout_size, kappa_pairs, kappa_table,
-                               kappa_variance, paired_power, ppi_labels, ppi_variance)
+                               kappa_variance, paired_power, ppi_labels, ppi_variance, threshold_check)
 
 from ppi_simulation import draw, intervals
 
@@ -101,6 +101,29 @@ def test_bad_paired_arguments(call, message):
     assert message in str(info.value)
 
 
+def test_threshold_check_warns_when_the_threshold_is_closer_than_the_detectable_change():
+    # the demo's holdout: 66 cases; a metric at 0.80 against a threshold of 0.75, discordance assumed 2 * .8 * .2 = .32
+    c = threshold_check("answer_correct", 66, 0.80, 0.75)
+    assert c.discordance == pytest.approx(0.32) and c.discordance_source == "assumed: 2 p (1 - p)"
+    assert c.detectable == pytest.approx(detectable_change(66, 0.32, method="exact").change, abs=1e-6)
+    assert c.margin == pytest.approx(0.05)
+    assert c.warning == (f"answer_correct: threshold 0.75 is 0.050 from the current value 0.800, closer than the "
+                         f"{c.detectable:.3f} change 66 holdout cases detect with power 0.8")
+    far = threshold_check("answer_correct", 66, 0.80, 0.50, discordance=0.2)
+    assert far.warning is None and far.discordance_source == "observed"
+    assert far.detectable == detectable_change(66, 0.2, method="exact").change
+    # nothing measured yet: the detectable change at the threshold, no margin, no warning
+    unmeasured = threshold_check("m", 200, None, 0.9)
+    assert unmeasured.margin is None and unmeasured.warning is None and unmeasured.discordance == pytest.approx(0.18)
+    # a metric at 1.0 with no observed discordance: none assumed, nothing detectable, and a warning says so
+    perfect = threshold_check("m", 66, 1.0, 0.9)
+    assert perfect.detectable is None and perfect.warning.startswith("m: discordance 0 (assumed: 2 p (1 - p))")
+    tiny = threshold_check("m", 5, 0.5, 0.4)
+    assert tiny.detectable is None and tiny.warning == "m: 5 holdout cases detect no change with power 0.8 (discordance 0.500)"
+    with pytest.raises(PowerError, match="threshold 1.5 must be in"):
+        threshold_check("m", 66, 0.5, 1.5)
+
+
 # --- (b) kappa's lower bound ---------------------------------------------------------------------
 
 @pytest.mark.parametrize("table", [[[40, 5], [8, 12]], [[10, 3], [2, 30]], [[5, 5], [5, 5]], [[50, 1], [3, 2]]])
@@ -159,7 +182,7 @@ def test_kappa_pairs_large_sample_formula():
 def test_kappa_pairs_refuses_an_unreachable_bar():
     with pytest.raises(PowerError, match="expected kappa 0.6 must be above min_kappa 0.6"):
         kappa_pairs(0.6, 0.6, 0.7)
-    with pytest.raises(PowerError, match="prevalence 0.0 must be in"):
+    with pytest.raises(PowerError, match="pass_rate 0.0 must be in"):
         kappa_pairs(0.8, 0.6, 0.0)
 
 

@@ -30,6 +30,9 @@ Three questions an evaluation lead asks before labelling, each answered from a f
   clipped at 1); the smallest ``n`` reaching the width is found by bisection on the exact
   expression with clipping.
 
+:func:`threshold_check` puts (a) to a plan's blocking metric: the smallest change its holdout
+detects, and a warning when the threshold sits closer to the current value than that.
+
 Every function returns a frozen dataclass; bad inputs raise :class:`PowerError` naming the
 argument, its value and the valid range.
 """
@@ -224,6 +227,84 @@ def detectable_change(n: int, discordance: float, power: float = 0.8, level: flo
         else:
             lo = mid
     return DetectableChange(change=hi, n=n, discordance=discordance, power=power, level=level, method=method)
+
+
+@dataclass(frozen=True)
+class ThresholdCheck:
+    """Whether a holdout can tell a metric's threshold from its current value.
+
+    Attributes:
+        name: the metric.
+        n: holdout cases.
+        value, threshold: the current value (a share of cases) and the plan's threshold.
+        discordance: the share of cases two versions score differently, observed or assumed.
+        discordance_source: ``"observed"`` or ``"assumed: 2 p (1 - p)"`` (independent outcomes at the current value).
+        detectable: the smallest paired change detected with ``power``; None when none is.
+        margin: ``|value - threshold|``; None when either is missing.
+        warning: why the threshold is not testable on this holdout, or None.
+        power, level, method: as for :func:`detectable_change`.
+    """
+
+    name: str
+    n: int
+    value: float | None
+    threshold: float | None
+    discordance: float | None
+    discordance_source: str
+    detectable: float | None
+    margin: float | None
+    warning: str | None
+    power: float
+    level: float
+    method: str
+
+
+def threshold_check(name: str, n: int, value: float | None, threshold: float | None, discordance: float | None = None,
+                    power: float = 0.8, level: float = 0.95, method: Method = "exact") -> ThresholdCheck:
+    """The smallest change a holdout of ``n`` cases detects on a share metric, and a warning when the
+    plan's threshold sits closer to the current value than that.
+
+    ``discordance`` is the share of cases the versions score differently on this metric, when it has
+    been observed; without it the two versions' outcomes are taken as independent at the current
+    value, ``2 p (1 - p)`` (versions that agree case by case more often than that have a lower
+    discordance and detect smaller changes: this errs on the side of warning). Meant for the plan
+    stage, once per blocking metric.
+
+    Edge cases: no current value (nothing measured yet) gives ``detectable`` from the assumed
+    discordance at the threshold, and no margin or warning; a value of exactly 0 or 1 with no
+    observed discordance has discordance 0, so no change is detectable: a warning says so.
+
+    >>> c = threshold_check("answer_correct", 66, 0.80, 0.75)
+    >>> round(c.discordance, 2), c.warning is not None
+    (0.32, True)
+    """
+    for label, x in (("value", value), ("threshold", threshold)):
+        if x is not None:
+            _check(label, x, 0.0, 1.0, (True, True))
+    if discordance is not None:
+        source = "observed"
+    else:
+        p = value if value is not None else threshold
+        if p is None:
+            raise PowerError(f"{name}: neither a current value nor a threshold to plan with; give one")
+        discordance, source = 2 * p * (1 - p), "assumed: 2 p (1 - p)"
+    margin = abs(value - threshold) if value is not None and threshold is not None else None
+    detectable: float | None
+    if discordance == 0:
+        detectable, why = None, f"{name}: discordance 0 ({source}): with no case scored differently no change is detectable"
+    else:
+        try:
+            detectable, why = detectable_change(n, discordance, power, level, method).change, None
+        except PowerError:
+            detectable, why = None, (f"{name}: {n} holdout cases detect no change with power {power:g} "
+                                     f"(discordance {discordance:.3f})")
+    warning = why if value is not None else None
+    if detectable is not None and margin is not None and margin < detectable:
+        warning = (f"{name}: threshold {threshold:g} is {margin:.3f} from the current value {value:.3f}, closer than "
+                   f"the {detectable:.3f} change {n} holdout cases detect with power {power:g}")
+    return ThresholdCheck(name=name, n=n, value=value, threshold=threshold, discordance=discordance,
+                          discordance_source=source, detectable=detectable, margin=margin, warning=warning,
+                          power=power, level=level, method=method)
 
 
 # ---------------------------------------------------------------------------------------------
