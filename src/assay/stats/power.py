@@ -82,8 +82,9 @@ class HoldoutPower:
     """Cases needed to detect a paired change.
 
     Attributes:
-        n: the smallest holdout size whose power reaches ``target`` (for ``"exact"``, the exact
-            test's power is saw-toothed in n; ``n`` is the first size reaching it).
+        n: a holdout size whose power reaches ``target`` while ``n - 1``'s does not (the normal
+            power rises with n, so that is the smallest; the exact test's is saw-toothed, see
+            :func:`holdout_size`).
         power: the power at ``n``.
         change: the change in pass rate to detect (candidate minus baseline).
         discordance: the share of cases the two versions score differently.
@@ -115,7 +116,9 @@ def _exact_power(n: int, change: float, discordance: float, level: float) -> flo
     from scipy.stats import binom
 
     alpha = 1 - level
-    m = np.arange(n + 1)
+    # the number of discordant cases is Binomial(n, discordance); outside 12 sd of its mean the weights are < 1e-30
+    mean, sd = n * discordance, math.sqrt(n * discordance * (1 - discordance))
+    m = np.arange(max(0, math.floor(mean - 12 * sd)), min(n, math.ceil(mean + 12 * sd)) + 1)
     # the sign test rejects at x <= c or x >= m - c, c the largest with 2 * P(X <= c | 1/2) <= alpha
     c = binom.ppf(alpha / 2, m, 0.5)
     c = np.where(2 * binom.cdf(c, m, 0.5) <= alpha * (1 + 1e-12), c, c - 1)
@@ -154,12 +157,34 @@ def paired_power(n: int, change: float, discordance: float, level: float = 0.95,
     raise PowerError(f"method {method!r} is not one of {', '.join(METHODS)}")
 
 
+def _first_reaching(ok, start: int) -> int:
+    """An n with ``ok(n)`` and not ``ok(n - 1)`` (or n = 1), bracketed from ``start`` by doubling steps, then bisected."""
+    step = max(1, start // 50)
+    if ok(start):
+        hi, lo = start, start - step
+        while lo >= 1 and ok(lo):
+            hi, lo, step = lo, lo - 2 * step, 2 * step
+        lo = max(lo, 0)
+    else:
+        lo, hi = start, start + step
+        while not ok(hi):
+            lo, hi, step = hi, hi + 2 * step, 2 * step
+            if hi > MAX_N:
+                raise PowerError(f"the exact test needs more than {MAX_N:,} cases")
+    while hi - lo > 1:  # ok(hi); not ok(lo), or lo = 0
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return hi
+
+
 def holdout_size(change: float, discordance: float, power: float = 0.8, level: float = 0.95,
                  method: Method = "exact") -> HoldoutPower:
     """The smallest holdout on which ``change`` is detected with probability ``power``.
 
-    The normal size is Connor's closed form, rounded up. The exact size starts from it and moves
-    down while the size below still has the power, then up until the power is reached.
+    The normal size is Connor's closed form, rounded up. The exact test's power is saw-toothed in
+    n (the rejection region moves in whole cases), so the exact size is found from the normal one
+    by bracketing and bisection: it reaches the power and the size one below does not; a few
+    sizes further below may reach it too, and some sizes just above may not.
 
     Raises:
         PowerError: as :func:`paired_power`; power outside (0, 1); a size above 1,000,000.
@@ -177,14 +202,7 @@ def holdout_size(change: float, discordance: float, power: float = 0.8, level: f
     if n > MAX_N:
         raise PowerError(f"detecting a change of {change} with discordance {discordance} needs more than {MAX_N:,} cases")
     if method == "exact":
-        while n > 1 and _exact_power(n - 1, change, discordance, level) >= power:
-            n -= 1
-        while _exact_power(n, change, discordance, level) < power:
-            n += max(1, n // 200)
-            if n > MAX_N:
-                raise PowerError(f"the exact test needs more than {MAX_N:,} cases for a change of {change}")
-        while n > 1 and _exact_power(n - 1, change, discordance, level) >= power:
-            n -= 1
+        n = _first_reaching(lambda k: _exact_power(k, change, discordance, level) >= power, n)
     achieved = paired_power(n, change, discordance, level, method)
     return HoldoutPower(n=n, power=achieved, change=change, discordance=discordance, target=power, level=level,
                         method=method)
