@@ -11,23 +11,23 @@ arXiv:2311.01453) weights the judge by a power-tuning ``lam`` in [0, 1]::
     se       = sqrt(var(lam * yhat_unlabeled) / N + var(y - lam * yhat) / n)     (variances with ddof 0)
     interval = estimate -/+ z * se,   z the normal quantile for ``level``
 
-``lam = 1`` is classical PPI, ``lam = 0`` the human-only (CLT) interval.
-
-That is the ``"z"`` interval. The default, ``interval="t"``, takes both variances with ddof 1 and
-the Student-t quantile with ``n - 1`` degrees of freedom: with pass/fail values and 50 labels the
-``"z"`` interval covers only about 0.925 at 95% for a biased judge (TPR .92, FPR .25 at a 0.70 pass
-rate; 200,000 simulated samples), the ``"t"`` one about 0.935; from a few hundred labels the two
-agree to a fraction of a percent. With ``lam = 0`` the ``"t"`` interval is
-:func:`assay.stats.mean.mean_ci`'s (unclipped). With ``lam=None`` the
+``lam = 1`` is classical PPI, ``lam = 0`` the human-only (CLT) interval. With ``lam=None`` the
 variance-minimising value is estimated from the data and clipped to [0, 1]::
 
     lam = cov(y, yhat) / ((1 + n / N) * var(yhat and yhat_unlabeled pooled))
 
 (the covariance with ddof 0 over the labelled cases, the pooled variance with ddof 1), so a judge
 that carries no information gets ``lam`` near 0 and the interval falls back to about the human-only
-one. These are exactly ppi-python's ``ppi_mean_ci`` / ``ppi_mean_pointestimate`` (unweighted,
-one-dimensional; its default ``alpha=0.1`` is a 90% interval, here ``level=0.95``) with
-``interval="z"``; tests/test_ppi.py compares the two to 1e-9 and checks coverage by simulation.
+one. With ``interval="z"`` these are exactly ppi-python's ``ppi_mean_ci`` /
+``ppi_mean_pointestimate`` (unweighted, one-dimensional; its default ``alpha=0.1`` is a 90%
+interval, here ``level=0.95``); tests/test_ppi.py compares the two to 1e-9.
+
+The default, ``interval="t"``, takes the same ``lam`` and estimate, both variances with ddof 1 and
+the Student-t quantile with ``n - 1`` degrees of freedom. With 50 pass/fail labels the ``"z"``
+interval covers only about 0.924 at 95% for a biased judge (TPR .92, FPR .25 at a 0.70 pass rate;
+100,000 simulated samples), the ``"t"`` one 0.934; from a few hundred labels the two agree to a
+fraction of a percent (benchmarks/bench_ppi.py prints the grid). With ``lam = 0`` the ``"t"``
+interval is :func:`assay.stats.mean.mean_ci`'s (unclipped).
 
 The labelled cases must be a uniform random sample of the same population as the unlabelled ones
 (a random-fill review queue, never a hard fill), and they are not repeated in ``yhat_unlabeled``.
