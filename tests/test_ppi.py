@@ -7,6 +7,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
@@ -180,3 +182,21 @@ def test_the_z_interval_undercovers_with_50_labels():
     # why the default is "t": ppi-python's interval with 50 pass/fail labels and the biased judge
     c = cell(0.92, 0.25, 50, 100_000, 100_000, seed=5, interval="z")
     assert 0.915 < c.coverage < 0.93
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0.0, 0.5, 1.0]), st.sampled_from([0.0, 0.5, 1.0])), min_size=2, max_size=40),
+       st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=1, max_size=80),
+       st.one_of(st.none(), st.floats(0, 1)), st.sampled_from(["t", "z"]))
+def test_invariants(pairs, unlabeled, lam, interval):
+    y, f = np.array(pairs).T
+    u = np.array(unlabeled)
+    e = ppi_mean_ci(y, f, u, lam=lam, interval=interval)
+    assert 0.0 <= e.lam <= 1.0 and e.se >= 0 and e.low <= e.estimate <= e.high
+    # the estimate is a mean of values in [0, 1] shifted by the judge's error: within [-1, 2]
+    assert -1.0 - 1e-12 <= e.estimate <= 2.0 + 1e-12
+    # order of the cases does not matter
+    again = ppi_mean_ci(y[::-1], f[::-1], u[::-1], lam=lam, interval=interval)
+    assert (again.estimate, again.low, again.high) == pytest.approx((e.estimate, e.low, e.high), abs=1e-12)
+    if lam == 0.0:
+        assert e.estimate == pytest.approx(y.mean(), abs=1e-12)
