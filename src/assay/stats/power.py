@@ -21,7 +21,7 @@ Three questions an evaluation lead asks before labelling, each answered from a f
   ``min_kappa`` with a given probability, when the true kappa is ``expected``, for two pass/fail
   raters. By seeded simulation of that bound; the large-sample formula
   ``n = v * (z_level + z_power)**2 / (expected - min_kappa)**2`` is reported beside it and is
-  optimistic (about 0.73 instead of 0.8 at the size it gives for kappa 0.8 against 0.6).
+  optimistic (about 0.74 instead of 0.8 at the size it gives for kappa 0.8 against 0.6).
 
 - :func:`ppi_labels`: human labels PPI++ needs for a target interval width, given the judge's
   moments (:class:`JudgeMoments`: from its TPR/FPR, its agreement, or a correlation) and the
@@ -33,7 +33,7 @@ Three questions an evaluation lead asks before labelling, each answered from a f
 :func:`threshold_check` puts (a) to a plan's blocking metric: the smallest change its holdout
 detects, and a warning when the threshold sits closer to the current value than that.
 
-Every function returns a frozen dataclass; bad inputs raise :class:`PowerError` naming the
+Sizes come back as frozen dataclasses; bad inputs raise :class:`PowerError` naming the
 argument, its value and the valid range.
 """
 
@@ -426,7 +426,7 @@ def kappa_pairs(expected: float, min_kappa: float, pass_rate: float, power: floa
     answer is reported beside it: with kappa-hat normal around ``expected`` with variance
     ``v / n`` (``v`` of :func:`kappa_variance` at the expected table) and the bound using the same
     se, ``n = v * (z_level + z_power)**2 / (expected - min_kappa)**2``. It is optimistic: at 0.8,
-    0.6, pass rate 0.7 it gives 85 pairs, whose simulated probability is about 0.73 (kappa-hat
+    0.6, pass rate 0.7 it gives 85 pairs, whose simulated probability is about 0.74 (kappa-hat
     is skewed and its estimated se is larger when it comes out low); the simulation gives 103.
     The simulated probability has a standard error of about ``0.4 / sqrt(reps)``; the size
     found is exact for the seed, not for the truth.
