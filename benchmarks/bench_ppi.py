@@ -1,0 +1,73 @@
+"""Time ppi_mean_ci at n = 500 labels and N = 100,000 judged cases (target: under 5 ms), and print the
+coverage grid: judge quality x labelled n x judged N, with PPI++'s mean width over the human-only one's.
+
+Run by hand: ``.venv/bin/python benchmarks/bench_ppi.py [REPS]`` (samples per coverage cell, default
+100,000). Timing is the median of 200 calls on fresh arrays, with ppi-python's ``ppi_mean_ci``
+beside it when it is installed. Coverage uses tests/ppi_simulation.py (pass/fail values summed up
+by their counts; tests/test_ppi.py checks it computes ppi_mean_ci's statistic sample by sample).
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from assay.stats.ppi import ppi_mean_ci
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from ppi_simulation import PASS_RATE, cell, judge_rates  # noqa: E402
+
+
+def median_ms(fn, y, f, u, calls: int = 200) -> float:
+    fn(y, f, u)  # warm (imports, caches)
+    times = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        fn(y, f, u)
+        times.append(time.perf_counter() - start)
+    return 1000 * statistics.median(times)
+
+
+def timing() -> None:
+    rng = np.random.default_rng(0)
+    n, big_n = 500, 100_000
+    y = (rng.random(n) < 0.7).astype(float)
+    f = np.where(rng.random(n) < 0.85, y, 1 - y)
+    u = (rng.random(big_n) < 0.72).astype(float)
+    print(f"ppi_mean_ci, n = {n}, N = {big_n:,} (median of 200 calls)")
+    print(f"  assay interval='t' (default)   {median_ms(lambda *a: ppi_mean_ci(*a), y, f, u):6.2f} ms")
+    print(f"  assay interval='z'             {median_ms(lambda *a: ppi_mean_ci(*a, interval='z'), y, f, u):6.2f} ms")
+    try:
+        import ppi_py
+    except ImportError:
+        print("  ppi-python                     not installed")
+    else:
+        print(f"  ppi-python ppi_mean_ci         {median_ms(lambda *a: ppi_py.ppi_mean_ci(*a, alpha=0.05), y, f, u):6.2f} ms")
+        print(f"  ppi-python + pointestimate     "
+              f"{median_ms(lambda *a: (ppi_py.ppi_mean_ci(*a, alpha=0.05), ppi_py.ppi_mean_pointestimate(*a)), y, f, u):6.2f} ms")
+
+
+def grid(reps: int) -> None:
+    judges = {f"agree {a:.2f}": judge_rates(a) for a in (0.60, 0.70, 0.80, 0.90, 0.95)}
+    judges["TPR .92 FPR .25"] = (0.92, 0.25)
+    print(f"\ncoverage of 95% intervals, pass rate {PASS_RATE}, {reps:,} samples per cell; "
+          "ratio = mean PPI++ width / mean human-only width")
+    print(f"{'judge':<16}{'n':>5}{'N':>9}  {'PPI t':>7}{'PPI z':>7}{'human t':>8}{'ratio':>7}")
+    worst = (2.0, "")
+    for name, (tpr, fpr) in judges.items():
+        for n in (50, 100, 200, 500):
+            for big_n in (1_000, 10_000, 100_000):
+                seed = n * 7 + big_n
+                t, z = cell(tpr, fpr, n, big_n, reps, seed), cell(tpr, fpr, n, big_n, reps, seed, interval="z")
+                print(f"{name:<16}{n:>5}{big_n:>9,}  {t.coverage:7.4f}{z.coverage:7.4f}{t.coverage_human:8.4f}{t.width_ratio:7.3f}")
+                worst = min(worst, (t.coverage, f"{name}, n = {n}, N = {big_n:,}"))
+    print(f"worst PPI t coverage: {worst[0]:.4f} ({worst[1]})")
+
+
+if __name__ == "__main__":
+    timing()
+    grid(int(sys.argv[1]) if len(sys.argv) > 1 else 100_000)

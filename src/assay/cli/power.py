@@ -1,0 +1,237 @@
+"""`assay power`: how many cases or labels a decision needs (:mod:`assay.stats.power`).
+
+* ``holdout --change D``: holdout cases needed to detect a paired change D in pass rate.
+* ``detectable``: the smallest change the holdout detects.
+* ``kappa --expected K``: labelled pairs for kappa's lower bound to clear ``min_kappa``.
+* ``ppi --width W``: human labels PPI++ needs for an interval of width W.
+
+What is not given comes from the data so far: the discordance and holdout size from
+``metrics/compare.json`` (cases the two versions score differently), ``min_kappa`` from
+``params.yaml`` (``judge.min_kappa``); the output says where each figure came from. Bad values exit 2
+with one line naming the option and the valid range.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict
+
+LEVEL_HELP = "confidence level of the interval or test, in (0, 1) (default: 0.95)"
+POWER_HELP = "probability of detecting it, in (0, 1) (default: 0.8)"
+ROOT_HELP = "repository root holding metrics/ and params.yaml (default: the current directory)"
+JSON_HELP = "print the answer as JSON"
+
+
+def _common(p: argparse.ArgumentParser, power: bool = True) -> None:
+    if power:
+        p.add_argument("--power", type=float, default=0.8, help=POWER_HELP)
+    p.add_argument("--level", type=float, default=0.95, help=LEVEL_HELP)
+    p.add_argument("--root", default=".", help=ROOT_HELP)
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
+
+
+def _method(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--method", choices=["exact", "normal"], default="exact",
+                   help="exact: the exact McNemar test the pipeline runs, its power summed exactly (default); "
+                        "normal: Connor's normal approximation (statsmodels' normal_power_het), which overstates "
+                        "the exact test's power on small holdouts")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("power", help="how many holdout cases, labelled pairs or human labels a decision needs",
+                       description="Sample sizes before labelling: the holdout size to detect a paired change in "
+                                   "pass rate, the smallest change a holdout detects, the labelled pairs for kappa's "
+                                   "lower bound to clear min_kappa, and the human labels PPI++ needs for an interval "
+                                   "width. Figures not given are read from metrics/compare.json and params.yaml.")
+    ps = p.add_subparsers(dest="power_command", required=True, metavar="SUBCOMMAND")
+
+    h = ps.add_parser("holdout", help="holdout cases needed to detect a paired change in pass rate",
+                      description="The smallest holdout on which a change in pass rate (candidate minus baseline, "
+                                  "scored on the same cases) is detected by the two-sided McNemar test with the "
+                                  "given power. The discordance is the share of cases the two versions score "
+                                  "differently; by default the one observed in metrics/compare.json.")
+    h.add_argument("--change", type=float, required=True, help="the change in pass rate to detect, e.g. 0.05 or -0.05")
+    h.add_argument("--discordance", type=float,
+                   help="share of cases the versions score differently, in (0, 1] (default: observed in metrics/compare.json)")
+    _method(h)
+    _common(h)
+    h.set_defaults(func=run_holdout)
+
+    d = ps.add_parser("detectable", help="the smallest change in pass rate a holdout detects",
+                      description="The smallest paired change in pass rate (either direction) that a holdout of "
+                                  "--n cases detects with the given power; --n and --discordance default to the "
+                                  "holdout in metrics/compare.json.")
+    d.add_argument("--n", type=int, help="holdout cases (default: those compared in metrics/compare.json)")
+    d.add_argument("--discordance", type=float,
+                   help="share of cases the versions score differently, in (0, 1] (default: observed in metrics/compare.json)")
+    _method(d)
+    _common(d)
+    d.set_defaults(func=run_detectable)
+
+    k = ps.add_parser("kappa", help="labelled pairs for kappa's lower bound to clear min_kappa",
+                      description="Pairs of human and judge pass/fail labels needed for the lower bound of Cohen's "
+                                  "kappa (the pipeline's large-sample interval) to clear min_kappa with the given "
+                                  "probability when the judge's true kappa is --expected. Found by seeded "
+                                  "simulation; the large-sample formula's answer, which is optimistic, is shown beside it.")
+    k.add_argument("--expected", type=float, required=True, help="the kappa you expect the judge to have, above min_kappa")
+    k.add_argument("--min-kappa", type=float, help="the bar (default: judge.min_kappa in params.yaml)")
+    k.add_argument("--pass-rate", type=float, required=True, help="the share of cases people pass, in (0, 1)")
+    k.add_argument("--judge-pass-rate", type=float, help="the share the judge passes (default: the same as people's)")
+    k.add_argument("--reps", type=int, default=20_000, help="simulated label sets per size (default: 20000)")
+    k.add_argument("--seed", type=int, default=0, help="the simulation's seed (default: 0)")
+    _common(k)
+    k.set_defaults(func=run_kappa)
+
+    q = ps.add_parser("ppi", help="human labels PPI++ needs for an interval of a given width",
+                      description="The number of randomly sampled human labels for which the PPI++ interval "
+                                  "(assay.stats.ppi) of a pass rate is expected to be at most --width wide, given the "
+                                  "judge's quality (--tpr and --fpr, or --agreement, or --correlation) and the "
+                                  "number of cases it judged; the human-only figure beside it.")
+    q.add_argument("--width", type=float, required=True, help="the interval width wanted (high minus low), e.g. 0.1")
+    q.add_argument("--judged", type=int, required=True, help="cases the judge scored that nobody labels")
+    q.add_argument("--pass-rate", type=float, required=True, help="the share of cases people pass (a guess is fine), in (0, 1)")
+    q.add_argument("--tpr", type=float, help="share of the cases people pass that the judge passes (with --fpr)")
+    q.add_argument("--fpr", type=float, help="share of the cases people fail that the judge passes (with --tpr)")
+    q.add_argument("--agreement", type=float, help="share of cases the judge agrees with people, its pass rate equal to theirs")
+    q.add_argument("--correlation", type=float, help="correlation of the judge's and people's values, in [-1, 1]")
+    q.add_argument("--interval", choices=["t", "z"], default="t",
+                   help="t: the small-sample interval ppi_mean_ci uses by default; z: ppi-python's (default: t)")
+    _common(q, power=False)
+    q.set_defaults(func=run_ppi)
+
+
+def _compare(root: str, what: str):
+    """metrics/compare.json, or a PowerError saying which option to give instead."""
+    from assay.artifacts.registry import COMPARE
+    from assay.core.errors import MissingArtifact
+    from assay.stats.power import PowerError
+
+    try:
+        return COMPARE.read(root)
+    except MissingArtifact:
+        raise PowerError(f"{what} not given and metrics/compare.json not found "
+                         f"(fix: give {what}, or run `dvc repro compare`)") from None
+
+
+def _discordance(args: argparse.Namespace) -> tuple[float, str, int | None]:
+    """The discordance, where it came from, and the holdout size when read from compare.json."""
+    from assay.stats.power import PowerError
+
+    if args.discordance is not None:
+        return args.discordance, "given", None
+    m = _compare(args.root, "--discordance")
+    differ = m.better + m.worse
+    if m.n == 0 or differ == 0:
+        raise PowerError(f"metrics/compare.json has {differ} of {m.n} cases scored differently; "
+                         "no discordance to plan with (fix: give --discordance, e.g. 0.2)")
+    return differ / m.n, f"observed in metrics/compare.json: {differ} of {m.n} cases differ", m.n
+
+
+def _test(method: str, level: float) -> str:
+    name = "exact McNemar" if method == "exact" else "McNemar, normal approximation"
+    return f"{name}, two-sided at {level:.0%}"
+
+
+def _print(rows: list[tuple[str, str]]) -> None:
+    for label, value in rows:
+        print(f"{label:<20}{value}")
+
+
+def _json(result, **extra) -> None:
+    from assay.core.io import dumps_json
+
+    print(dumps_json({**asdict(result), **extra}), end="")
+
+
+def run_holdout(args: argparse.Namespace) -> int:
+    from assay.stats.power import holdout_size
+
+    discordance, source, _ = _discordance(args)
+    r = holdout_size(args.change, discordance, args.power, args.level, args.method)
+    if args.json:
+        _json(r, discordance_source=source)
+        return 0
+    _print([("cases needed", f"{r.n}"),
+            ("change", f"{r.change:+.3f} in pass rate (candidate minus baseline)"),
+            ("discordance", f"{r.discordance:.3f} ({source})"),
+            ("power", f"{r.power:.3f} at {r.n} cases (target {r.target:g})"),
+            ("test", _test(r.method, r.level))])
+    return 0
+
+
+def run_detectable(args: argparse.Namespace) -> int:
+    from assay.stats.power import detectable_change
+
+    discordance, source, compared = _discordance(args)
+    n, n_source = args.n, "given"
+    if n is None:
+        n = compared if compared is not None else _compare(args.root, "--n").n
+        n_source = "metrics/compare.json"
+    r = detectable_change(n, discordance, args.power, args.level, args.method)
+    if args.json:
+        _json(r, discordance_source=source, n_source=n_source)
+        return 0
+    _print([("smallest change", f"{r.change:.3f} in pass rate, either direction"),
+            ("cases", f"{r.n} ({n_source})"),
+            ("discordance", f"{r.discordance:.3f} ({source})"),
+            ("power", f"{r.power:g}"),
+            ("test", _test(r.method, r.level))])
+    return 0
+
+
+def run_kappa(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from assay.core.params import load_section
+    from assay.judge.params import JudgeParams
+    from assay.stats.power import kappa_pairs
+
+    min_kappa, source = args.min_kappa, "given"
+    if min_kappa is None:
+        min_kappa = load_section("judge", JudgeParams, Path(args.root) / "params.yaml").min_kappa
+        source = "params.yaml judge.min_kappa"
+    r = kappa_pairs(args.expected, min_kappa, args.pass_rate, args.power, args.level, args.judge_pass_rate,
+                    reps=args.reps, seed=args.seed)
+    if args.json:
+        _json(r, min_kappa_source=source)
+        return 0
+    _print([("pairs needed", f"{r.n} (seeded simulation: {r.reps} label sets per size, seed {r.seed})"),
+            ("large-sample", f"{r.n_large_sample} (the normal formula; optimistic)"),
+            ("probability", f"{r.power:.3f} that kappa's {r.level:.0%} lower bound clears {r.min_kappa:g} "
+                            f"(target {r.target:g})"),
+            ("expected kappa", f"{r.expected:g}"),
+            ("min_kappa", f"{r.min_kappa:g} ({source})"),
+            ("pass rates", f"{r.pass_rate:g} (people), {r.judge_pass_rate:g} (judge)")])
+    return 0
+
+
+def run_ppi(args: argparse.Namespace) -> int:
+    from assay.stats.power import JudgeMoments, PowerError, ppi_labels
+
+    given = [name for name, v in (("--tpr/--fpr", args.tpr if args.tpr is not None else args.fpr),
+                                  ("--agreement", args.agreement), ("--correlation", args.correlation)) if v is not None]
+    if len(given) != 1:
+        raise PowerError("ppi: describe the judge one way: --tpr and --fpr, or --agreement, or --correlation"
+                         + (f" (got {' and '.join(given)})" if given else ""))
+    if given == ["--tpr/--fpr"]:
+        if args.tpr is None or args.fpr is None:
+            raise PowerError("ppi: --tpr and --fpr go together; give both")
+        moments = JudgeMoments.from_rates(args.pass_rate, args.tpr, args.fpr)
+        judge = f"TPR {args.tpr:g}, FPR {args.fpr:g}"
+    elif args.agreement is not None:
+        moments = JudgeMoments.from_agreement(args.pass_rate, args.agreement)
+        judge = f"agreement {args.agreement:g}, same pass rate as people"
+    else:
+        moments = JudgeMoments.from_pass_rate(args.pass_rate, args.correlation)
+        judge = "given correlation"
+    r = ppi_labels(args.width, moments, args.judged, args.level, args.interval)
+    if args.json:
+        _json(r, interval=args.interval, pass_rate=args.pass_rate)
+        return 0
+    _print([("labels needed", f"{r.n} (PPI++, {args.interval} interval)"),
+            ("human only", f"{r.n_human_only} labels for the same width"),
+            ("expected width", f"{r.width_at_n:.4f} at {r.n} labels (target {r.width:g}, {r.level:.0%} level)"),
+            ("judge", f"correlation {r.correlation:.3f} with people ({judge}); weight {r.lam:.3f}"),
+            ("judged cases", f"{r.n_unlabeled}"),
+            ("pass rate", f"{args.pass_rate:g} (people)")])
+    return 0
