@@ -1,7 +1,10 @@
 """Posting one JSON request with a total timeout and retries: the transport of the OpenAI-compatible judge.
 
 Retried: HTTP 429, every 5xx, and connection errors and timeouts (``httpx.TransportError`` and the
-total timeout). Not retried: every other 4xx (a bad request stays bad) and 2xx/3xx. The wait
+total timeout). Not retried: every other 4xx (a bad request stays bad), 2xx/3xx, and any 4xx/5xx
+whose body the caller's ``permanent`` test marks as a request the server will never accept (a
+server that refuses a ``response_format`` shape answers it with a 500; see
+:func:`refuses_response_format`). The wait
 before retry ``k`` (0-based) is ``Retry-After`` when the server sends it (seconds or an HTTP date,
 capped at ``max_wait``), otherwise exponential backoff with jitter: ``d/2 + uniform(0, d/2)`` with
 ``d = min(max_wait, backoff * 2**k)``.
@@ -39,13 +42,41 @@ RETRY_STATUSES = frozenset({429}) | frozenset(range(500, 600))
 class Outcome:
     """The end of one request: ``text`` when the server answered 2xx, else ``error`` says why.
 
-    ``attempts`` counts every request sent (1 when the first one answered).
+    ``attempts`` counts every request sent (1 when the first one answered); ``permanent`` is true
+    when the caller's ``permanent`` test stopped the retries (the error then holds the body's start).
     """
 
     status_code: int | None
     text: str | None
     error: str | None
     attempts: int
+    permanent: bool = False
+
+
+_FORMAT_WORDS = ("response_format", "json_schema", "json_object")
+_REFUSAL_WORDS = ("should be", "not supported", "unsupported", "must be", "invalid", "not allowed", "not permitted",
+                  "unknown", "unrecognized", "not recognized", "extra inputs", "not implemented")
+
+
+def refuses_response_format(status: int, text: str) -> bool:
+    """Whether an error response says the request's ``response_format`` (its shape) is not accepted.
+
+    True for a 4xx/5xx (other than 401, 403 and 429) whose body names ``response_format``,
+    ``json_schema`` or ``json_object`` and says it is refused ("should be", "not supported",
+    "invalid", "unknown", "extra inputs", ...). Only meaningful when the request carried a
+    ``response_format``: a body about something else that happens to use these words is rare, and
+    the caller asks only then. llama-cpp-python's server answers ``{"type": "json_schema"}`` with
+    HTTP 500 and pydantic's "Input should be 'text' or 'json_object'".
+
+    >>> refuses_response_format(500, "response_format.type: Input should be 'text' or 'json_object'")
+    True
+    >>> refuses_response_format(500, "CUDA out of memory"), refuses_response_format(429, "json_schema invalid")
+    (False, False)
+    """
+    if status < 400 or status in (401, 403, 429):
+        return False
+    lower = text.lower()
+    return any(w in lower for w in _FORMAT_WORDS) and any(w in lower for w in _REFUSAL_WORDS)
 
 
 def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
@@ -175,6 +206,7 @@ async def post_json(
     max_wait: float,
     scrub: Callable[[str], str] = lambda text: text,
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    permanent: Callable[[int, str], bool] | None = None,
 ) -> Outcome:
     """POST ``body`` to ``url``, retrying as the module says; never raises for HTTP or network trouble.
 
@@ -187,6 +219,9 @@ async def post_json(
         backoff: base delay of the exponential backoff, seconds.
         max_wait: cap on any single wait, including one asked for by ``Retry-After``.
         scrub: applied to every text this returns (replaces the API key).
+        permanent: ``permanent(status, body)`` true for a 4xx/5xx the server will answer the same
+            way every time (e.g. :func:`refuses_response_format`): returned at once, not retried,
+            with ``Outcome.permanent`` set.
 
     Returns:
         An :class:`Outcome`; ``error`` names the last failure (status and start of the body, or
@@ -208,6 +243,8 @@ async def post_json(
                 if status < 400:
                     return Outcome(status, scrub(text), None, attempt + 1)
                 last = f"HTTP {status}: {scrub(text)[:200]}"
+                if permanent is not None and permanent(status, text):
+                    return Outcome(status, None, f"{last} (not retried)", attempt + 1, permanent=True)
                 if status not in RETRY_STATUSES:
                     return Outcome(status, None, f"{last} (not retried)", attempt + 1)
                 wait = retry_after_seconds(response.headers.get("retry-after"))
