@@ -31,7 +31,8 @@ server does for ``json_schema`` (``response_formats=("text", "json_object")``). 
 ``parallel=N`` works on at most N requests at once (the others queue, as llama.cpp with one slot).
 
 Every reply waits ``latency`` seconds first. The server counts requests, keeps each body and
-Authorization header, and tracks the most requests in flight at once. ``python
+Authorization header, and tracks the most requests in flight at once
+(``max_in_flight``) and the most worked on at once (``max_serving``, at most ``parallel``). ``python
 tests/fake_openai_server.py --latency 0.02`` runs it in its own process (see :func:`main`).
 """
 
@@ -93,6 +94,8 @@ class FakeOpenAIServer:
             self.requests = 0
             self.in_flight = 0
             self.max_in_flight = 0
+            self.serving = 0  # requests being worked on (past the ``parallel`` queue)
+            self.max_serving = 0
             self.behaviours: Counter = Counter()
             self.bodies: list[dict] = []
             self.auth_headers: list[str | None] = []
@@ -184,10 +187,20 @@ class FakeOpenAIServer:
             return 500, {}, json.dumps({"error": {"message": (
                 "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n  Input should be "
                 f"{allowed} [type=literal_error, input_value={shape!r}, input_type=str]"), "type": "internal_server_error"}})
-        if self._parallel is not None:
-            with self._parallel:
-                return self._respond(body, auth, content)
-        return self._respond(body, auth, content)
+        if self._parallel is None:
+            return self._serve(body, auth, content)
+        with self._parallel:
+            return self._serve(body, auth, content)
+
+    def _serve(self, body: dict, auth: str | None, content: str) -> tuple[int, dict[str, str], str]:
+        with self._lock:
+            self.serving += 1
+            self.max_serving = max(self.max_serving, self.serving)
+        try:
+            return self._respond(body, auth, content)
+        finally:
+            with self._lock:
+                self.serving -= 1
 
     def _respond(self, body: dict, auth: str | None, content: str) -> tuple[int, dict[str, str], str]:
         behaviour = self._choose(content)

@@ -14,7 +14,8 @@ import sys
 from assay.core.errors import INTERRUPTED, INTERRUPTED_EXIT, AssayError
 
 # module names under assay.cli, in the order `assay --help` lists them
-COMMANDS = ["validate", "summary", "agreement", "calibration_status", "gate", "verify", "queue", "ir_eval", "relevance"]
+COMMANDS = ["validate", "summary", "agreement", "calibration_status", "gate", "verify", "queue", "ir_eval", "relevance",
+            "judge"]
 
 
 def build_parser() -> argparse.ArgumentParser:
