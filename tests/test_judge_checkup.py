@@ -102,7 +102,7 @@ def test_a_server_that_is_not_there_is_one_line_with_the_fix(project, capsys):
     code, out, err = doctor(capsys, project(url))
     assert code == 1 and out == "" and err.count("\n") == 1 + 3  # three progress lines, then the error
     last = err.splitlines()[-1]
-    assert last.startswith(f"assay judge: judge doctor: the server at {url}/chat/completions answered no request: ConnectError")
+    assert last.startswith(f"assay judge: judge doctor: the server at {url}/chat/completions answered no request: ClientConnectorError")
     assert last.endswith("(fix: start the server, check judge.openai.base_url (the API root, ending in /v1) and model, "
                          "or pass a longer --timeout for a slow first request)")
 

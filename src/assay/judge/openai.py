@@ -503,6 +503,7 @@ class OpenAIJudge:
                     out = await post_json(pool, self.url, body, timeout=p.timeout, retries=p.retries,
                                           backoff=p.backoff, max_wait=p.max_wait, scrub=scrub, permanent=permanent)
                     if out.permanent:  # the same answer for every request: stop them all, say it once
+                        pool.stop()  # before any await: no request waiting for a slot is sent after this
                         raise self._format_refused(out)
                     if out.text is not None:
                         completion = read_completion(out.text)
