@@ -150,3 +150,13 @@ def test_the_judge_record_counts_requests_cache_hits_retries_and_samples_invalid
     prov = json.loads((clone / "reports/provenance/judge.json").read_text(encoding="utf-8"))
     assert set(prov["inputs"]) == {"pairs", "prompt_v1", "prompt_v2"}
     assert prov["settings"]["judge"]["model"] == "judge-model"
+
+
+def test_a_refused_response_format_stops_the_stage_with_one_line_and_the_fix(clone):
+    with FakeOpenAIServer(response_formats=("text", "json_object")) as server:
+        use_openai(clone, server.base_url, response_format="json_schema", retries=4)
+        proc = stage(clone, "judge")
+        assert server.requests <= 8  # at most the requests in flight when the first refusal came; none retried
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("stage judge: OpenAIJudge: the server at ")
+    assert "(fix: set `response_format: json_object` in the judge params (judge.openai.response_format)" in proc.stderr
