@@ -6,9 +6,10 @@ prompt files of the versions asked (see ``assay.judge.replies.requested``). Writ
 data/derived/judge/ (committed, ``cache: false``): judge.json (the judge's identity before any reply,
 its keys in the judge's own order, since JSON objects are written sorted, and the input hashes) and one
 ``pairwise_v<N>.jsonl`` of replies per prompt version asked. Also writes metrics/judge.json (item,
-request, cache-hit, HTTP-attempt, failure and status counts), reports/provenance/judge.json and
-reports/judge.md (those counts and a sample of invalid or refused replies, truncated, secrets
-redacted). The only stage that talks to a judge; with ``judge.kind: openai`` it needs the endpoint
+request, failure and status counts: the same bytes whether the replies came from the server or the
+response cache), reports/provenance/judge.json, reports/judge.md (those counts and a sample of
+invalid or refused replies, truncated, secrets redacted) and, not committed, .assay/judge_client.json
+(cache hits and HTTP attempts, also printed). The only stage that talks to a judge; with ``judge.kind: openai`` it needs the endpoint
 and its key.
 """
 
@@ -47,13 +48,18 @@ def main() -> None:
 
 
 def write_run_record(judge, identity: dict, rows: list, pairs_file: str, prompts: dict) -> None:
-    """metrics/judge.json (counts), reports/provenance/judge.json and reports/judge.md (invalid replies, redacted)."""
-    from assay.artifacts.judge import JudgeRunMetrics
+    """metrics/judge.json (counts), reports/provenance/judge.json, reports/judge.md (invalid replies, redacted)
+    and .assay/judge_client.json (cache hits and HTTP attempts; not committed)."""
+    from assay.artifacts.judge import JudgeClientMetrics, JudgeRunMetrics
     from assay.artifacts.provenance import provenance
-    from assay.artifacts.registry import JUDGE, write_record
+    from assay.artifacts.registry import JUDGE, JUDGE_CLIENT, write_record
     from assay.core.io import sha256_file, write_text
-    from assay.judge.replies import invalid_sample, run_counts, run_report
+    from assay.judge.replies import client_counts, client_line, invalid_sample, run_counts, run_report
 
+    client = client_counts(judge)
+    JUDGE_CLIENT.write(JudgeClientMetrics(**client))
+    if client["requests"]:  # the fake judge asks no server
+        print(f"judge: {client_line(client)} ({JUDGE_CLIENT.relpath()}, not committed)")
     counts = run_counts(judge, rows)
     inputs = {"pairs": sha256_file(pairs_file), **{f"prompt_v{v}": p.sha for v, p in prompts.items()}}
     write_record(JUDGE, JudgeRunMetrics(**counts), provenance(settings={"judge": identity}, **inputs))

@@ -2,14 +2,19 @@
 
 Writes reports/training/sft.jsonl (corrections), reports/training/dpo.jsonl (every exported
 example, corrections included), both in the chat ``messages`` format with ``rejected`` and
-``rejectedSource`` on the assistant turn and sorted by stable id, and metrics/training.json (counts,
-including the ties without correction and the scores-only reviews left out).
+``rejectedSource`` on the assistant turn, reports/training/dpo_trl.jsonl (the DPO examples in TRL's
+conversational preference format: ``prompt``, ``chosen``, ``rejected``), all sorted by stable id
+and naming their snapshot, and metrics/training.json (counts, including the ties without
+correction, the scores-only reviews and the synthetic snapshots left out). When any listed snapshot
+is real, the synthetic ones (such as ``demo``) are left out, with a note on stderr.
 """
 
 from __future__ import annotations
 
 
 def main() -> None:
+    import sys
+
     from assay.artifacts.queue import TrainingMetrics
     from assay.artifacts.registry import TRAINING
     from assay.core.io import write_jsonl
@@ -18,9 +23,14 @@ def main() -> None:
     from assay.queue.training import training_metrics, training_set
 
     params = load_section("review", ReviewParams)
-    ts = training_set(read_snapshot(params.path(name)) for name in sorted(params.snapshots))
+    ts = training_set((name, read_snapshot(params.path(name))) for name in sorted(params.snapshots))
+    if ts.synthetic_left_out:
+        print(f"training: left out the synthetic snapshot(s) {', '.join(ts.synthetic_left_out)}: real snapshots are listed "
+              "in review.snapshots, and synthetic reviews are never mixed into real training data; remove them from "
+              "review.snapshots to silence this note", file=sys.stderr)
     write_jsonl("reports/training/sft.jsonl", ts.rows("sft"))
     write_jsonl("reports/training/dpo.jsonl", ts.rows("dpo"))
+    write_jsonl("reports/training/dpo_trl.jsonl", ts.rows("trl"))
     TRAINING.write(TrainingMetrics(**training_metrics(ts)))
 
 

@@ -25,8 +25,14 @@ else if both ``[[best]]`` and ``[[plain]]`` occur, the answer holding ``[[best]]
 comes earlier in the text) and the opposite when ``[[flip]]`` occurs (a prompt wording that misleads
 the judge); else a hash of the content picks first, second or tie.
 
+A server built with ``response_formats`` (the ``response_format`` types it takes, ``"text"`` standing
+for none) answers any other type with HTTP 500 and pydantic's complaint, as llama-cpp-python's
+server does for ``json_schema`` (``response_formats=("text", "json_object")``). A server built with
+``parallel=N`` works on at most N requests at once (the others queue, as llama.cpp with one slot).
+
 Every reply waits ``latency`` seconds first. The server counts requests, keeps each body and
-Authorization header, and tracks the most requests in flight at once. ``python
+Authorization header, and tracks the most requests in flight at once
+(``max_in_flight``) and the most worked on at once (``max_serving``, at most ``parallel``). ``python
 tests/fake_openai_server.py --latency 0.02`` runs it in its own process (see :func:`main`).
 """
 
@@ -66,7 +72,10 @@ class FakeOpenAIServer:
         model: the ``model`` field every completion reports.
     """
 
-    def __init__(self, latency: float = 0.0, slow_seconds: float = 2.0, model: str = "fake-judge-2026-01"):
+    def __init__(self, latency: float = 0.0, slow_seconds: float = 2.0, model: str = "fake-judge-2026-01",
+                 response_formats: tuple[str, ...] | None = None, parallel: int | None = None):
+        self.response_formats = response_formats
+        self._parallel = threading.BoundedSemaphore(parallel) if parallel else None
         self.latency = latency
         self.slow_seconds = slow_seconds
         self.model = model
@@ -85,6 +94,8 @@ class FakeOpenAIServer:
             self.requests = 0
             self.in_flight = 0
             self.max_in_flight = 0
+            self.serving = 0  # requests being worked on (past the ``parallel`` queue)
+            self.max_serving = 0
             self.behaviours: Counter = Counter()
             self.bodies: list[dict] = []
             self.auth_headers: list[str | None] = []
@@ -168,6 +179,30 @@ class FakeOpenAIServer:
     def respond(self, body: dict, auth: str | None) -> tuple[int, dict[str, str], str]:
         """Status, headers and body text for one request (after the latency wait)."""
         content = "\n".join(str(m.get("content", "")) for m in body.get("messages", []) if isinstance(m, dict))
+        shape = (body.get("response_format") or {}).get("type", "text")
+        if self.response_formats is not None and shape not in self.response_formats:
+            with self._lock:
+                self.behaviours["format_refused"] += 1
+            allowed = " or ".join(repr(f) for f in self.response_formats)
+            return 500, {}, json.dumps({"error": {"message": (
+                "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n  Input should be "
+                f"{allowed} [type=literal_error, input_value={shape!r}, input_type=str]"), "type": "internal_server_error"}})
+        if self._parallel is None:
+            return self._serve(body, auth, content)
+        with self._parallel:
+            return self._serve(body, auth, content)
+
+    def _serve(self, body: dict, auth: str | None, content: str) -> tuple[int, dict[str, str], str]:
+        with self._lock:
+            self.serving += 1
+            self.max_serving = max(self.max_serving, self.serving)
+        try:
+            return self._respond(body, auth, content)
+        finally:
+            with self._lock:
+                self.serving -= 1
+
+    def _respond(self, body: dict, auth: str | None, content: str) -> tuple[int, dict[str, str], str]:
         behaviour = self._choose(content)
         with self._lock:
             self.behaviours[behaviour.split(":")[0]] += 1

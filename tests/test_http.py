@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from fake_openai_server import FakeOpenAIServer
 
 
-def test_every_transport_of_every_pool_shares_one_tls_context(monkeypatch):
+def test_every_pool_shares_one_tls_context(monkeypatch):
     loads = []
     original = ssl.SSLContext.load_verify_locations
     monkeypatch.setattr(ssl.SSLContext, "load_verify_locations",
@@ -26,9 +26,32 @@ def test_every_transport_of_every_pool_shares_one_tls_context(monkeypatch):
     async def build():
         for _ in range(3):
             async with ClientPool(32, {}, 5.0) as pool:
-                assert len(pool._transports) == 8
+                assert pool._session.connector.limit == 32
     asyncio.run(build())
-    assert len(loads) == 1  # before: one CA-bundle load per client, 8 per pool of 32 slots
+    assert len(loads) == 1  # one CA-bundle load per process, not one per pool or per connection
+
+
+def test_a_proxy_gets_the_request_with_the_absolute_url():
+    # the "proxy" is a second fake server: it answers 404 naming the path it was asked for, which a proxy
+    # receives as the absolute URL of the real target
+    with FakeOpenAIServer() as proxy:
+        async def send():
+            async with ClientPool(1, {}, 5.0, proxy=f"http://127.0.0.1:{proxy.port}") as pool:
+                return await post_json(pool, "http://judge.invalid:8000/v1/chat/completions", {"model": "m"},
+                                       timeout=5.0, retries=0, backoff=0.0, max_wait=0.0)
+        outcome = asyncio.run(send())
+    assert outcome.status_code == 404 and "no route http://judge.invalid:8000/v1/chat/completions" in outcome.error
+
+
+def test_a_redirect_is_not_followed():
+    with FakeOpenAIServer() as server:
+        async def send():
+            async with ClientPool(1, {}, 5.0) as pool:
+                return await post_json(pool, f"{server.base_url}/redirect", {"model": "m"}, timeout=5.0, retries=0,
+                                       backoff=0.0, max_wait=0.0)
+        outcome = asyncio.run(send())
+        assert server.requests == 0
+    assert outcome.status_code == 404 and "(not retried)" in outcome.error
 
 
 def test_env_proxy_follows_the_proxy_variables_and_no_proxy(monkeypatch):

@@ -47,7 +47,7 @@ from assay.judge.base import JudgeItem
 from assay.judge.factory import JudgeParams, make_judge
 judge = make_judge(JudgeParams(kind="fake", preset="mixed"))
 judge.judge_many([JudgeItem("q", ("x",), "x", "y")], None)
-watched = ("assay.judge.openai", "assay.judge.http", "httpx")
+watched = ("assay.judge.openai", "assay.judge.http", "aiohttp")
 fake = {name: name in sys.modules for name in watched}
 make_judge(JudgeParams(kind="openai", openai={"base_url": "http://127.0.0.1:9/v1", "model": "m"}))
 print(json.dumps({"fake": fake, "openai": {name: name in sys.modules for name in ("assay.judge.openai",)}}))
@@ -58,7 +58,7 @@ def test_the_fake_judge_never_imports_the_http_client():
     # a fresh interpreter: this test process has long imported assay.judge.openai through other tests
     proc = subprocess.run([sys.executable, "-c", LAZY_CHECK], capture_output=True, text=True, check=True)
     seen = json.loads(proc.stdout)
-    assert seen["fake"] == {"assay.judge.openai": False, "assay.judge.http": False, "httpx": False}
+    assert seen["fake"] == {"assay.judge.openai": False, "assay.judge.http": False, "aiohttp": False}
     assert seen["openai"] == {"assay.judge.openai": True}  # the check does see an import when there is one
 
 

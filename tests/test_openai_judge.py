@@ -155,7 +155,7 @@ def test_connection_errors_are_retried_then_fail(tmp_path, prompt):
     params = OpenAIJudgeParams(base_url=url, model="m", retries=2, backoff=0.01, timeout=2.0, progress=False,
                                max_failed_share=1.0, cache_path=str(tmp_path / "c.sqlite"))
     verdicts = OpenAIJudge(params).judge_many([item("q")], prompt)
-    assert verdicts[0].status == "failed" and "ConnectError" in verdicts[0].reason
+    assert verdicts[0].status == "failed" and "ClientConnectorError" in verdicts[0].reason
     assert "3 attempt" in verdicts[0].reason
 
 
@@ -338,7 +338,7 @@ def test_api_key_never_leaks(server, make_judge, tmp_path, monkeypatch, caplog, 
         "counts": json.dumps(judge.last_counts),
         "judge attributes": repr(vars(judge)),
     }
-    assert "ConnectError" not in texts["logs"]  # sanity: the logs hold the retries, not a broken run
+    assert "ClientConnectorError" not in texts["logs"]  # sanity: the logs hold the retries, not a broken run
     assert "retrying" in texts["logs"]
     for where, text in texts.items():
         assert FAKE_KEY not in text, where

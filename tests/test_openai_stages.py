@@ -114,24 +114,35 @@ def test_the_judge_record_counts_requests_cache_hits_retries_and_samples_invalid
     def digest(content: str) -> int:
         return hashlib.sha256(content.encode()).digest()[0]
 
+    def client() -> dict:
+        return json.loads((clone / ".assay/judge_client.json").read_text(encoding="utf-8"))
+
+    committed = ("metrics/judge.json", "reports/judge.md", "reports/provenance/judge.json")
     with FakeOpenAIServer() as server:
         use_openai(clone, server.base_url, max_failed_share=1.0)
         server.fault("notjson", attempts=None, where=lambda c: digest(c) % 8 == 1)
         server.fault("echo_auth_bad", attempts=None, where=lambda c: digest(c) % 8 == 2)  # the reply repeats the key
         server.fault("500", attempts=1, where=lambda c: digest(c) % 4 == 0)  # one failed try, then a good retry
-        assert stage(clone, "judge").returncode == 0
+        proc = stage(clone, "judge")
+        assert proc.returncode == 0, proc.stderr
         invalid = sum(1 for c in server.attempts if digest(c) % 8 in (1, 2))
         retried = sum(1 for c in server.attempts if digest(c) % 4 == 0)
         assert len(server.attempts) == 168 and 0 < invalid < 168 and 0 < retried < 168
-        first = json.loads((clone / "metrics/judge.json").read_text(encoding="utf-8"))
-        report = (clone / "reports/judge.md").read_text(encoding="utf-8")
-        assert stage(clone, "judge").returncode == 0  # the re-run asks nothing: every request is a cache hit
-        second = json.loads((clone / "metrics/judge.json").read_text(encoding="utf-8"))
         assert server.requests == 168 + retried
+    first = json.loads((clone / "metrics/judge.json").read_text(encoding="utf-8"))
+    first_bytes = {f: (clone / f).read_bytes() for f in committed}
+    assert client() == {"requests": 168, "cache_hits": 0, "http_attempts": 168 + retried, "failures": 0}
+    assert f"judge: 168 requests: 0 from the cache, {168 + retried} HTTP attempts" in proc.stdout
+    report = (clone / "reports/judge.md").read_text(encoding="utf-8")
+    # the server is gone: the re-run is answered by the response cache alone, and the committed files keep their bytes
+    again = stage(clone, "judge")
+    assert again.returncode == 0, again.stderr
+    assert {f: (clone / f).read_bytes() for f in committed} == first_bytes
+    assert client() == {"requests": 168, "cache_hits": 168, "http_attempts": 0, "failures": 0}
+    assert "judge: 168 requests: 168 from the cache, 0 HTTP attempts (retries included), 0 failed" in again.stdout
     statuses = {"ok": 168 - invalid, "invalid": invalid, "refused": 0, "failed": 0}
-    assert first == {"items": 168, "requests": 168, "cache_hits": 0, "http_attempts": 168 + retried, "failures": 0,
-                     **statuses}
-    assert second == {**first, "cache_hits": 168, "http_attempts": 0}
+    assert first == {"items": 168, "requests": 168, "failures": 0, **statuses}
+    assert "cache" not in report and "attempts" not in report
     assert "| invalid | %d |" % invalid in report and "## Invalid or refused replies (a sample)" in report
     assert "The first answer is better because it cites a source." in report
     assert "You sent *** I think the first is better." in report and KEY not in report  # the echoed key is redacted
@@ -139,3 +150,13 @@ def test_the_judge_record_counts_requests_cache_hits_retries_and_samples_invalid
     prov = json.loads((clone / "reports/provenance/judge.json").read_text(encoding="utf-8"))
     assert set(prov["inputs"]) == {"pairs", "prompt_v1", "prompt_v2"}
     assert prov["settings"]["judge"]["model"] == "judge-model"
+
+
+def test_a_refused_response_format_stops_the_stage_with_one_line_and_the_fix(clone):
+    with FakeOpenAIServer(response_formats=("text", "json_object")) as server:
+        use_openai(clone, server.base_url, response_format="json_schema", retries=4)
+        proc = stage(clone, "judge")
+        assert server.requests <= 8  # at most the requests in flight when the first refusal came; none retried
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("stage judge: OpenAIJudge: the server at ")
+    assert "(fix: set `response_format: json_object` in the judge params (judge.openai.response_format)" in proc.stderr

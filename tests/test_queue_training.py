@@ -58,3 +58,99 @@ def test_re_export_updates_the_same_examples_instead_of_adding_copies():
     assert ids <= set(ts2.dpo) and len(ts2.dpo) == 2
     assert set(ts2.sft) == ids and assistant(ts2.sft[next(iter(ids))])["content"] == "fixed"
     assert training_set([later]).rows("dpo") == ts2.rows("dpo")
+
+
+# TRL's conversational preference format, restated from TRL's docs ("Dataset formats and types":
+# preference, conversational) and from trl.data_utils.is_conversational: the example has ``prompt``,
+# ``chosen`` and ``rejected``, each a list of {"role", "content"} messages. TRL itself needs torch, so
+# the test restates its check; the file is also loaded with the `datasets` library below.
+TRL_PREFERENCE_COLUMNS = {"prompt", "chosen", "rejected"}
+
+
+def trl_is_conversational(example: dict) -> bool:
+    keys = [k for k in ("prompt", "chosen", "rejected", "completion", "messages") if k in example]
+    if not keys:
+        return False
+    messages = example[keys[0]]
+    return isinstance(messages, list) and isinstance(messages[0], dict) and "role" in messages[0] and "content" in messages[0]
+
+
+def mixed_snapshots():
+    real = snap([row(0, "a", "a"), row(1, "b", "a").model_copy(update={"correction": "fixed"})])
+    demo = snap([row(5, "b", "b")])
+    demo = demo.model_copy(update={"queue": demo.queue.model_copy(update={"name": "demo", "synthetic": True})})
+    return real, demo
+
+
+def test_trl_rows_are_conversational_preferences_with_the_dpo_examples_answers():
+    real, _ = mixed_snapshots()
+    ts = training_set([("mine", real)])
+    for seed_shape, trl in zip(ts.rows("dpo"), ts.rows("trl"), strict=True):
+        assert TRL_PREFERENCE_COLUMNS <= set(trl) and trl_is_conversational(trl)
+        assert all(trl_is_conversational({k: trl[k]}) for k in TRL_PREFERENCE_COLUMNS)
+        assert trl["prompt"] == seed_shape["messages"][:-1]
+        assert trl["chosen"] == [{"role": "assistant", "content": seed_shape["messages"][-1]["content"]}]
+        assert trl["rejected"] == [{"role": "assistant", "content": seed_shape["messages"][-1]["rejected"]}]
+        assert (trl["id"], trl["snapshot"], trl["synthetic"]) == (seed_shape["id"], "mine", False)
+
+
+def test_the_trl_file_loads_with_the_datasets_library_as_message_lists(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    from datasets import Dataset
+
+    from assay.core.io import write_jsonl
+
+    r = row(2, "a", "b").model_copy(update={"context": [Message(role="system", content="be brief"),
+                                                         Message(role="user", content="q?")]})
+    ts = training_set([("mine", snap([row(0, "a", "a"), r]))])
+    write_jsonl(tmp_path / "dpo_trl.jsonl", ts.rows("trl"))
+    ds = Dataset.from_json(str(tmp_path / "dpo_trl.jsonl"), cache_dir=str(tmp_path / "cache"))
+    assert ds.num_rows == 2 and TRL_PREFERENCE_COLUMNS <= set(ds.column_names)
+    message = {"content": "string", "role": "string"}
+    for column in TRL_PREFERENCE_COLUMNS:
+        feature = ds.features[column]
+        assert {k: v.dtype for k, v in feature.feature.items()} == message, (column, feature)
+    assert ds.to_list() == ts.rows("trl")
+
+
+def test_real_snapshots_are_exported_alone_and_the_synthetic_ones_counted():
+    real, demo = mixed_snapshots()
+    ts = training_set([("demo", demo), ("mine", real)])
+    assert ts.exported == ["mine"] and ts.synthetic_left_out == ["demo"]
+    for kind in ("sft", "dpo", "trl"):
+        assert {(x["snapshot"], x["synthetic"]) for x in ts.rows(kind)} == {("mine", False)}
+    assert training_metrics(ts)["n_synthetic_snapshots_left_out"] == 1 and training_metrics(ts)["n_snapshots_exported"] == 1
+
+
+def test_synthetic_snapshots_alone_are_exported_and_every_row_says_so():
+    _, demo = mixed_snapshots()
+    ts = training_set([("demo", demo)])
+    assert ts.exported == ["demo"] and ts.synthetic_left_out == []
+    assert [(x["snapshot"], x["synthetic"]) for x in ts.rows("dpo") + ts.rows("trl")] == [("demo", True)] * 2
+
+
+def test_the_stage_leaves_the_demo_out_beside_a_real_snapshot_and_says_so(tmp_path):
+    import json
+    import shutil
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    lines = (ROOT / "data/reviews/demo.jsonl").read_text(encoding="utf-8").splitlines()
+    meta = json.loads(lines[0])
+    meta.update(name="mine", synthetic=False, note=None)
+    (tmp_path / "data/reviews").mkdir(parents=True)
+    shutil.copy(ROOT / "data/reviews/demo.jsonl", tmp_path / "data/reviews/demo.jsonl")
+    (tmp_path / "data/reviews/mine.jsonl").write_text("\n".join([json.dumps(meta)] + lines[1:]) + "\n", encoding="utf-8")
+    (tmp_path / "params.yaml").write_text("review:\n  snapshots: [demo, mine]\n", encoding="utf-8")
+    shutil.copytree(ROOT / "stages", tmp_path / "stages")
+    out = subprocess.run([sys.executable, "stages/training.py"], cwd=tmp_path, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "left out the synthetic snapshot(s) demo" in out.stderr
+    training = json.loads((tmp_path / "metrics/training.json").read_text(encoding="utf-8"))
+    assert (training["n_snapshots_exported"], training["n_synthetic_snapshots_left_out"]) == (1, 1)
+    for name in ("sft", "dpo", "dpo_trl"):
+        rows = [json.loads(x) for x in (tmp_path / f"reports/training/{name}.jsonl").read_text(encoding="utf-8").splitlines()]
+        assert rows and {(x["snapshot"], x["synthetic"]) for x in rows} == {("mine", False)}, name

@@ -25,21 +25,35 @@ class JudgeRunMetrics(Metrics):
     """metrics/judge.json: what the ``judge`` stage asked and how it went (see :func:`assay.judge.replies.run_counts`).
 
     ``items``: verdicts stored (every pair, order and prompt version asked); ``requests``: distinct
-    requests the client built, ``cache_hits`` of them answered by the response cache and
-    ``http_attempts`` sent over HTTP, retries included; ``failures``: requests with no usable
-    completion after the retries. All four are 0 for the fake judge, which asks no server. Then one
-    count per verdict status over the stored items (``ok``, ``invalid``, ``refused``, ``failed``).
+    requests the client built; ``failures``: requests with no usable completion after the retries
+    (both 0 for the fake judge, which asks no server). Then one count per verdict status over the
+    stored items (``ok``, ``invalid``, ``refused``, ``failed``). The file is committed, so it holds
+    only what the inputs and the replies determine: the same bytes whether the replies came from
+    the server or from the response cache. Cache hits and HTTP attempts are in
+    :class:`JudgeClientMetrics`, which is not committed.
     """
 
     items: int
     requests: int
-    cache_hits: int
-    http_attempts: int
     failures: int
     ok: int
     invalid: int
     refused: int
     failed: int
+
+
+class JudgeClientMetrics(Metrics):
+    """.assay/judge_client.json (git-ignored, not a DVC output): how the last ``judge`` run got its replies.
+
+    ``requests``: distinct requests; ``cache_hits`` of them answered by the response cache;
+    ``http_attempts`` sent over HTTP, retries included; ``failures``: requests with no usable
+    completion. These depend on whose cache ran the stage, so they stay out of committed files.
+    """
+
+    requests: int
+    cache_hits: int
+    http_attempts: int
+    failures: int
 
 
 class BiasMetrics(Metrics):

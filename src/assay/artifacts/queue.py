@@ -42,9 +42,12 @@ class ReviewMetrics(Metrics):
 
 
 class TrainingMetrics(Metrics):
-    """metrics/training.json: how many SFT and DPO examples the reviews gave, and what was skipped."""
+    """metrics/training.json: how many SFT and DPO examples the reviews gave, and what was skipped
+    (reviews with nothing to train on; synthetic snapshots left out because real ones are listed)."""
 
     n_sft: int
     n_dpo: int
+    n_snapshots_exported: int
+    n_synthetic_snapshots_left_out: int
     skipped_scores_only: int
     skipped_tie_without_correction: int

@@ -11,7 +11,8 @@ from __future__ import annotations
 from assay.artifacts.base import Artifact
 from assay.artifacts.data import DatasetMetrics, LeakageMetrics, PlanMetrics, SplitMetrics
 from assay.artifacts.estimate import Estimate
-from assay.artifacts.judge import AgreementMetrics, BiasMetrics, CalibrationMetrics, JudgeRunMetrics, SensitivityMetrics
+from assay.artifacts.judge import (AgreementMetrics, BiasMetrics, CalibrationMetrics, JudgeClientMetrics, JudgeRunMetrics,
+                                   SensitivityMetrics)
 from assay.artifacts.provenance import Provenance
 from assay.artifacts.queue import ReviewMetrics, TrainingMetrics
 from assay.artifacts.relevance import ModeComparison, ModeMetrics
@@ -25,6 +26,9 @@ SPLIT = Artifact("metrics/split.json", SplitMetrics, "split")
 LEAKAGE = Artifact("metrics/leakage.json", LeakageMetrics, "leakage")
 AGREEMENT = Artifact("metrics/agreement.json", AgreementMetrics, "agreement")
 JUDGE = Artifact("metrics/judge.json", JudgeRunMetrics, "judge")
+#: Not committed and not a DVC output (.assay/ is git-ignored): cache hits and HTTP attempts differ
+#: between a run that asked the server and one the response cache answered.
+JUDGE_CLIENT = Artifact(".assay/judge_client.json", JudgeClientMetrics, "judge")
 BIAS = Artifact("metrics/bias.json", BiasMetrics, "probe")
 CALIBRATION = Artifact("metrics/calibration.json", CalibrationMetrics, "calibrate")
 SENSITIVITY = Artifact("metrics/sensitivity.json", SensitivityMetrics, "sensitivity")

@@ -20,6 +20,9 @@ Every item gets a verdict; none is dropped. A status other than ``ok`` is scored
 If more than ``max_failed_share`` of a call's items are ``failed``, ``invalid`` or ``refused``, the
 call raises :class:`JudgeFailures` instead of returning ties that would quietly become a
 calibration. A 401 or 403 from the server says to check the key's environment variable, by name.
+A server that refuses the ``response_format`` shape (llama-cpp-python's answers ``json_schema``
+with HTTP 500, "Input should be 'text' or 'json_object'") is not retried: the first such answer
+stops the call with :class:`ResponseFormatRefused`, one line naming the other shape as the fix.
 
 What the judge said is kept for a report: :meth:`OpenAIJudge.counts` (items, requests, cache hits,
 HTTP attempts and one count per status, over every call) and :meth:`OpenAIJudge.invalid_samples`
@@ -70,6 +73,10 @@ _REFUSAL = re.compile(
 
 class JudgeFailures(AssayError):
     """Too many requests of a judge run failed or gave unparseable replies to trust the result."""
+
+
+class ResponseFormatRefused(AssayError):
+    """The server refused the ``response_format`` shape the judge sent; the message names the other shape."""
 
 
 class MissingApiKey(AssayError):
@@ -447,6 +454,17 @@ class OpenAIJudge:
         self._check_failures(verdicts)
         return verdicts
 
+    def _format_refused(self, outcome: Outcome) -> ResponseFormatRefused:
+        """The one-line error for a server that refused ``params.response_format`` (``outcome.permanent``)."""
+        sent = self.params.response_format
+        other = "json_object" if sent == "json_schema" else "json_schema"
+        server = " (llama-cpp-python's server takes only json_object)" if other == "json_object" else ""
+        said = " ".join((outcome.error or "").split())
+        return ResponseFormatRefused(
+            f"OpenAIJudge: the server at {self.url} does not accept response_format {sent}: {said} "
+            f"(fix: set `response_format: {other}` in the judge params (judge.openai.response_format){server}, "
+            "or leave response_format out to send none)")
+
     def _check_failures(self, verdicts: list[Verdict]) -> None:
         bad = [v for v in verdicts if v.status in FAILURE_STATUSES]  # what max_failed_share counts
         share = len(bad) / len(verdicts)
@@ -467,7 +485,7 @@ class OpenAIJudge:
         """Send ``todo`` concurrently; commit each completion to ``cache`` as it arrives."""
         from tqdm import tqdm
 
-        from assay.judge.http import ClientPool, Outcome, env_proxy, post_json
+        from assay.judge.http import ClientPool, Outcome, env_proxy, post_json, refuses_response_format
 
         p = self.params
 
@@ -477,12 +495,16 @@ class OpenAIJudge:
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         results: dict[str, Outcome] = {}
         show = self.progress and len(todo) > 1 and sys.stderr.isatty()
+        permanent = refuses_response_format if p.response_format is not None else None
         with tqdm(total=len(todo), desc=f"judge {p.model}", unit="req", file=sys.stderr, disable=not show) as bar:
             async with ClientPool(p.concurrency, headers, p.timeout, proxy=env_proxy(self.url)) as pool:
 
                 async def one(k: str, body: dict) -> None:
                     out = await post_json(pool, self.url, body, timeout=p.timeout, retries=p.retries,
-                                          backoff=p.backoff, max_wait=p.max_wait, scrub=scrub)
+                                          backoff=p.backoff, max_wait=p.max_wait, scrub=scrub, permanent=permanent)
+                    if out.permanent:  # the same answer for every request: stop them all, say it once
+                        pool.stop()  # before any await: no request waiting for a slot is sent after this
+                        raise self._format_refused(out)
                     if out.text is not None:
                         completion = read_completion(out.text)
                         if completion is None:
@@ -493,5 +515,11 @@ class OpenAIJudge:
                     results[k] = out
                     bar.update(1)
 
-                await asyncio.gather(*(one(k, b) for k, b in todo))
+                try:
+                    async with asyncio.TaskGroup() as group:  # the first refusal cancels the rest
+                        for k, b in todo:
+                            group.create_task(one(k, b))
+                except BaseExceptionGroup as group:  # raise as gather did: one exception, a refusal first
+                    refused = [e for e in group.exceptions if isinstance(e, ResponseFormatRefused)]
+                    raise (refused or list(group.exceptions))[0] from None
         return results

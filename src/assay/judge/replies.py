@@ -136,24 +136,47 @@ def ask(judge: Judge, identity: dict, pairs: Sequence[Pair], prompt: object, bot
     return sorted(rows, key=lambda r: (r.pair, r.order))
 
 
-#: The client counts :func:`run_counts` takes from a judge that has ``counts()``; 0 for one that asks no server.
+#: The client counts :func:`client_counts` takes from a judge that has ``counts()``; 0 for one that asks no server.
 CLIENT_COUNTS = ("requests", "cache_hits", "http_attempts", "failures")
+#: Of those, the ones a cached re-run reproduces (committed in metrics/judge.json by :func:`run_counts`).
+STABLE_CLIENT_COUNTS = ("requests", "failures")
+
+
+def client_counts(judge: Judge) -> dict[str, int]:
+    """``requests``, ``cache_hits``, ``http_attempts`` and ``failures`` from ``judge.counts()`` when the
+    judge has it (the OpenAI client, summed over every call), else all 0 (the fake judge asks no server).
+
+    >>> client_counts(object())
+    {'requests': 0, 'cache_hits': 0, 'http_attempts': 0, 'failures': 0}
+    """
+    client = judge.counts() if callable(getattr(judge, "counts", None)) else {}
+    return {k: int(client.get(k, 0)) for k in CLIENT_COUNTS}
 
 
 def run_counts(judge: Judge, rows: Sequence[StoredReply]) -> dict[str, int]:
     """The judge stage's counts for ``metrics/judge.json`` (:class:`~assay.artifacts.judge.JudgeRunMetrics`).
 
-    ``items`` and one count per status come from the stored ``rows``; ``requests``, ``cache_hits``,
-    ``http_attempts`` and ``failures`` from ``judge.counts()`` when the judge has it (the OpenAI
-    client, summed over every call), else 0 (the fake judge asks no server).
+    ``items`` and one count per status come from the stored ``rows``; ``requests`` and ``failures``
+    from :func:`client_counts`. Cache hits and HTTP attempts are left out: a re-run answered by the
+    response cache gives the same counts, byte for byte.
 
     >>> run_counts(object(), [])
-    {'items': 0, 'requests': 0, 'cache_hits': 0, 'http_attempts': 0, 'failures': 0, 'ok': 0, 'invalid': 0, 'refused': 0, 'failed': 0}
+    {'items': 0, 'requests': 0, 'failures': 0, 'ok': 0, 'invalid': 0, 'refused': 0, 'failed': 0}
     """
-    client = judge.counts() if callable(getattr(judge, "counts", None)) else {}
+    client = client_counts(judge)
     statuses = Counter(r.status for r in rows)
-    return {"items": len(rows), **{k: int(client.get(k, 0)) for k in CLIENT_COUNTS},
+    return {"items": len(rows), **{k: client[k] for k in STABLE_CLIENT_COUNTS},
             **{s: statuses.get(s, 0) for s in ("ok", "invalid", "refused", "failed")}}
+
+
+def client_line(counts: dict[str, int]) -> str:
+    """``168 requests: 120 from the cache, 50 HTTP attempts (retries included), 0 failed``, for the stage's log.
+
+    >>> client_line({"requests": 3, "cache_hits": 1, "http_attempts": 4, "failures": 0})
+    '3 requests: 1 from the cache, 4 HTTP attempts (retries included), 0 failed'
+    """
+    return (f"{counts['requests']} requests: {counts['cache_hits']} from the cache, {counts['http_attempts']} HTTP "
+            f"attempts (retries included), {counts['failures']} failed")
 
 
 def invalid_sample(judge: Judge) -> list[dict]:

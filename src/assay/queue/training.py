@@ -1,4 +1,5 @@
-"""Turning reviews into training data: SFT and DPO examples in the chat ``messages`` format.
+"""Turning reviews into training data: SFT and DPO examples in the chat ``messages`` format, and
+the DPO examples again in TRL's conversational preference format.
 
 Rules, for each saved review:
 
@@ -11,10 +12,25 @@ Rules, for each saved review:
 - a tie without a correction, and scores on their own (a response reviewed without a
   correction), are not exported; they are counted.
 
-Each example::
+Each example (the seed's shape)::
 
-    {"id": "...", "messages": [{"role": "user", "content": "..."},
+    {"id": "...", "snapshot": "NAME", "synthetic": false,
+     "messages": [{"role": "user", "content": "..."},
       {"role": "assistant", "content": "...", "rejected": "...", "rejectedSource": "review"}]}
+
+and the same preference in TRL's conversational preference format (:func:`trl_preference`), which
+TRL's DPO trainer reads as a preference (it does not read ``rejected`` on an assistant turn)::
+
+    {"id": "...", "snapshot": "NAME", "synthetic": false,
+     "prompt": [{"role": "user", "content": "..."}],
+     "chosen": [{"role": "assistant", "content": "..."}],
+     "rejected": [{"role": "assistant", "content": "..."}]}
+
+Synthetic snapshots (``synthetic: true`` on the queue line, such as the shipped ``demo``) are never
+mixed with real ones: when any listed snapshot is real, only the real ones are exported and the
+synthetic ones are counted as left out; when every listed snapshot is synthetic, they are exported
+(so the demo pipeline has files to show) and every row says ``"synthetic": true``. Every row names
+the snapshot it came from.
 
 The id is a hash of the queue, item and reviewer, so exporting again after more reviews updates
 the same examples instead of adding copies. SFT examples are the corrections; DPO examples are
@@ -26,6 +42,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from assay.queue.snapshot import ReviewRow, Snapshot
 
@@ -34,14 +51,19 @@ REJECTED_SOURCE = "review"
 
 @dataclass
 class TrainingSet:
-    """Examples by id, with the reasons reviews were left out."""
+    """Examples by id, with the reasons reviews were left out and the snapshots read and left out."""
 
     sft: dict[str, dict] = field(default_factory=dict)
     dpo: dict[str, dict] = field(default_factory=dict)
     skipped: dict[str, int] = field(default_factory=lambda: {"tie_without_correction": 0, "scores_only": 0})
+    exported: list[str] = field(default_factory=list)
+    synthetic_left_out: list[str] = field(default_factory=list)
 
     def rows(self, kind: str) -> list[dict]:
-        """The ``sft`` or ``dpo`` examples sorted by id."""
+        """The ``sft`` or ``dpo`` examples sorted by id, or ``trl`` (the DPO examples in TRL's
+        conversational preference format, :func:`trl_preference`)."""
+        if kind == "trl":
+            return [trl_preference(self.dpo[k]) for k in sorted(self.dpo)]
         table = self.sft if kind == "sft" else self.dpo
         return [table[k] for k in sorted(table)]
 
@@ -64,8 +86,10 @@ def _less_liked(r: ReviewRow) -> str:
     return r.judge.verdict if r.judge.verdict in ("a", "b") else "a"
 
 
-def example(queue: str, r: ReviewRow) -> tuple[dict | None, str]:
-    """The example made from one review and its origin (``correction``/``choice``), or ``(None, reason)``."""
+def example(queue: str, r: ReviewRow, snapshot: str | None = None, synthetic: bool = False) -> tuple[dict | None, str]:
+    """The example made from one review and its origin (``correction``/``choice``), or ``(None, reason)``.
+
+    ``snapshot`` is the name the row carries (the queue's name when not given)."""
     if r.kind == "response":
         if r.correction is None:
             return None, "scores_only"
@@ -79,15 +103,42 @@ def example(queue: str, r: ReviewRow) -> tuple[dict | None, str]:
         return None, "tie_without_correction"
     turns = [m.model_dump() for m in r.context] if r.context else [{"role": "user", "content": r.question}]
     turns.append({"role": "assistant", "content": answer, "rejected": rejected, "rejectedSource": REJECTED_SOURCE})
-    return {"id": example_id(queue, r.item, r.reviewer), "messages": turns}, origin
+    return {"id": example_id(queue, r.item, r.reviewer), "snapshot": snapshot or queue, "synthetic": synthetic,
+            "messages": turns}, origin
 
 
-def training_set(snapshots: Iterable[Snapshot], into: TrainingSet | None = None) -> TrainingSet:
-    """Add every snapshot's examples to ``into`` (a new set by default); an id seen again is replaced."""
+def trl_preference(ex: dict[str, Any]) -> dict[str, Any]:
+    """One example in TRL's conversational preference format: ``prompt`` (every turn before the
+    answer), ``chosen`` and ``rejected`` (one assistant turn each), beside ``id``, ``snapshot`` and
+    ``synthetic``.
+
+    >>> ex = {"id": "x", "snapshot": "s", "synthetic": False, "messages": [{"role": "user", "content": "q"},
+    ...       {"role": "assistant", "content": "good", "rejected": "bad", "rejectedSource": "review"}]}
+    >>> trl_preference(ex)["chosen"], trl_preference(ex)["rejected"]
+    ([{'role': 'assistant', 'content': 'good'}], [{'role': 'assistant', 'content': 'bad'}])
+    """
+    *prompt, last = ex["messages"]
+    return {"id": ex["id"], "snapshot": ex["snapshot"], "synthetic": ex["synthetic"], "prompt": prompt,
+            "chosen": [{"role": "assistant", "content": last["content"]}],
+            "rejected": [{"role": "assistant", "content": last["rejected"]}]}
+
+
+def training_set(snapshots: Iterable[Snapshot | tuple[str, Snapshot]], into: TrainingSet | None = None) -> TrainingSet:
+    """Add the snapshots' examples to ``into`` (a new set by default); an id seen again is replaced.
+
+    Each snapshot is a :class:`Snapshot` (named by its queue) or a ``(name, snapshot)`` pair (named
+    by its file, as the stage reads them). When any of them is real, the synthetic ones are left out
+    and named in ``synthetic_left_out``; when all are synthetic, all are exported.
+    """
+    named = [s if isinstance(s, tuple) else (s.queue.name, s) for s in snapshots]
+    real = [(name, s) for name, s in named if not s.queue.synthetic]
+    chosen = real or named
     out = into or TrainingSet()
-    for snap in snapshots:
+    out.synthetic_left_out += [name for name, s in named if real and s.queue.synthetic]
+    out.exported += [name for name, _ in chosen]
+    for name, snap in chosen:
         for r in snap.reviews:
-            ex, origin = example(snap.queue.name, r)
+            ex, origin = example(snap.queue.name, r, snapshot=name, synthetic=snap.queue.synthetic)
             if ex is None:
                 out.skipped[origin] += 1
                 continue
@@ -102,4 +153,5 @@ def training_set(snapshots: Iterable[Snapshot], into: TrainingSet | None = None)
 def training_metrics(ts: TrainingSet) -> dict:
     """Numbers for metrics/training.json."""
     return {"n_sft": len(ts.sft), "n_dpo": len(ts.dpo), "skipped_tie_without_correction": ts.skipped["tie_without_correction"],
-            "skipped_scores_only": ts.skipped["scores_only"]}
+            "skipped_scores_only": ts.skipped["scores_only"], "n_snapshots_exported": len(ts.exported),
+            "n_synthetic_snapshots_left_out": len(ts.synthetic_left_out)}
