@@ -23,7 +23,8 @@ from pathlib import Path
 import assay
 from assay.core.errors import AssayError
 from assay.core.io import write_text
-from assay.pipeline.generate import DISTRIBUTION, HEADER, PIN_FILE, dvc_yaml
+from assay.core.pin import DISTRIBUTION, PIN_FILE
+from assay.pipeline.generate import HEADER, dvc_yaml
 from assay.pipeline.parts import project_parts, resolve_parts
 from assay.pipeline.template import render
 from assay.project.examples import EXAMPLES, RENDERED, files_for
