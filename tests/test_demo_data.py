@@ -147,7 +147,7 @@ def test_split_matches_the_sides_worked_by_hand(cases, sides):
         assert round(int(hex16, 16) / 2**64, 4) == share and (share < 0.3) == (side == "holdout"), key
     assert {i: sides[i] for i in ("g02", "p01", "g06", "p07", "g12", "p09")} == {
         "g02": "holdout", "p01": "holdout", "g06": "dev", "p07": "dev", "g12": "holdout", "p09": "dev"}
-    assert Counter(sides.values()) == {"dev": 110, "holdout": 66}  # the README's demo figures
+    assert Counter(sides.values()) == {"dev": 110, "holdout": 66}  # the demo figures in docs/pipeline.md
 
 
 def test_every_fact_is_in_one_of_its_documents(cases, docs):

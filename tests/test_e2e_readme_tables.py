@@ -1,6 +1,6 @@
-"""End-to-end: what DVC prints after the README's experiment is readable.
+"""End-to-end: what DVC prints after the experiment in docs/rag-change.md is readable.
 
-The README's "Comparing versions" section runs `dvc exp run -S ...`, then `make exp` (`dvc exp show --md`
+docs/rag-change.md ("Try a setting as an experiment") runs `dvc exp run -S ...`, then `make exp` (`dvc exp show --md`
 on the headline columns) and `make metrics` (`dvc metrics show --md` of metrics/headline.json). This
 runs the same experiment on a copy of the reproduced demo, asks make for the exact commands
 (`make -n`), runs them, and measures every line. After the same params change, `dvc metrics diff`
@@ -23,8 +23,8 @@ WIDTH = 80
 
 
 def readme_commands() -> list[str]:
-    """Every `$ command` line in the README's code blocks."""
-    return re.findall(r"^\$ (.+)$", (ROOT / "README.md").read_text(encoding="utf-8"), flags=re.M)
+    """Every `$ command` line in the code blocks of docs/rag-change.md."""
+    return re.findall(r"^\$ (.+)$", (ROOT / "docs/rag-change.md").read_text(encoding="utf-8"), flags=re.M)
 
 
 def make_commands(root, target: str) -> list[str]:
@@ -33,7 +33,7 @@ def make_commands(root, target: str) -> list[str]:
     return [line for line in dry.stdout.splitlines() if line.startswith(f"{BIN}/dvc ")]
 
 
-def test_after_the_readme_experiment_tables_fit_metrics_diff_is_numeric_and_plots_leave_git_clean(repro_copy):
+def test_after_the_docs_experiment_tables_fit_metrics_diff_is_numeric_and_plots_leave_git_clean(repro_copy):
     commands = readme_commands()
     experiment = next(c for c in commands if c.startswith("dvc exp run -S "))
     assert {"make exp", "make metrics"} <= set(commands)

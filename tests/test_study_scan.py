@@ -90,7 +90,7 @@ def test_every_kind_has_planted_cases():
 def test_near_miss_clean_text_false_positives():
     hits = [(line, scan_line(line)) for line in NEAR_MISS]
     false_positives = [(line, h) for line, h in hits if h]
-    # measured: 0 false positives on these 20 near-miss lines (reported in the README and the helper's reply)
+    # measured: 0 false positives on these 20 near-miss lines (reported in docs/relevance-study.md and the helper's reply)
     assert false_positives == []
 
 

@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                       description="Copy items into a new queue. --fill random is a seeded uniform sample (the only "
                                   "fill that estimates overall agreement); --fill hard takes disagreements, order "
                                   "flips, small margins and version flips and is flagged as biased.")
-    c.add_argument("name", metavar="NAME")
+    c.add_argument("name", metavar="NAME", help=POSITIONAL_HELP["name"])
     c.add_argument("--from", dest="source", required=True, metavar="SOURCE",
                    help="calibration, compare, or a JSONL file of judged pairs or conversations")
     c.add_argument("--fill", choices=("random", "hard"), required=True, help="random sample or hard cases")
@@ -65,11 +65,18 @@ def register(sub: argparse._SubParsersAction) -> None:
          "coordinator's page and, after export, in the review stage.")
 
 
+POSITIONAL_HELP = {
+    "name": "the queue's name; export writes its snapshot to data/reviews/NAME.jsonl",
+    "pseudonym": "the reviewer's pseudonym, for example rev-ana (no personal data)",
+    "rubric": "the new rubric YAML, in the format of data/rubric.yaml",
+}
+
+
 def _sub(qs, name: str, func, help: str, description: str, *positional: str) -> argparse.ArgumentParser:
     """Add subcommand ``name`` with its positional arguments (``rubric`` is shown as FILE) and ``--db``."""
     p = qs.add_parser(name, help=help, description=description)
     for arg in positional:
-        p.add_argument(arg, metavar="FILE" if arg == "rubric" else arg.upper())
+        p.add_argument(arg, metavar="FILE" if arg == "rubric" else arg.upper(), help=POSITIONAL_HELP[arg])
     _db(p)
     p.set_defaults(func=func)
     return p
