@@ -43,3 +43,18 @@ def test_importing_proportion_does_not_import_numpy():
     code = "import sys, assay.stats.proportion; print('numpy' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_signatures_are_the_documented_ones():
+    import inspect
+
+    def params(f):
+        return [(p.name, p.default) for p in inspect.signature(f).parameters.values()][:5]
+
+    empty = inspect.Parameter.empty
+    assert params(stats.proportion_ci) == [("k", empty), ("n", empty), ("method", "wilson"), ("level", 0.95)]
+    assert params(stats.kappa_ci) == [("a", empty), ("b", empty), ("weights", None), ("labels", None), ("level", 0.95)]
+    assert params(stats.mean_ci)[:3] == [("values", empty), ("level", 0.95), ("bounds", None)]
+    assert params(stats.paired_diff_ci) == [("both", empty), ("only_first", empty), ("only_second", empty),
+                                            ("neither", empty), ("level", 0.95)]
+    assert stats.proportion_ci(k=3, n=10, method="wilson", level=0.95) == stats.proportion_ci(3, 10)
