@@ -15,6 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import cohens_kappa
+from statsmodels.stats.proportion import proportion_confint
 
 from assay.stats.agreement import (
     CHANCE_IS_ONE,
@@ -143,28 +144,58 @@ def test_standard_error_and_interval_match_statsmodels(seed, wt):
     ref = cohens_kappa(table, wt=wt)  # wt=None: simple kappa; else scores 0..k-1
     assert kappa(a, b, wt) == pytest.approx(ref.kappa, abs=1e-12)
     assert kappa_se(a, b, wt) == pytest.approx(ref.std_kappa, rel=1e-9)
-    low, high = kappa_ci(a, b, wt)
+    low, high = kappa_ci(a, b, wt, method="wald")
     assert -1 < ref.kappa_low and ref.kappa_upp < 1  # so no clipping applies here
     assert (low, high) == pytest.approx((ref.kappa_low, ref.kappa_upp), rel=1e-9)
+    # the default hybrid is the union of that interval and Wilson's for po mapped through kappa
+    po, pe = contingency(a, b).weighted_shares(wt)
+    lo, hi = proportion_confint(po * 400, 400, method="wilson")  # a fractional count when weighted
+    hybrid = kappa_ci(a, b, wt)
+    assert hybrid == pytest.approx((min(low, (lo - pe) / (1 - pe)), max(high, (hi - pe) / (1 - pe))), rel=1e-12)
 
 
 def test_interval_on_seed_thirty_matches_statsmodels_and_is_clipped_at_one():
     ann1, ann2 = seed_thirty()
     ref = cohens_kappa(contingency(ann1, ann2).counts)
-    low, high = kappa_ci(ann1, ann2)
+    low, high = kappa_ci(ann1, ann2, method="wald")
     assert low == pytest.approx(ref.kappa_low, rel=1e-9)
     assert high == pytest.approx(min(1.0, ref.kappa_upp), rel=1e-9)
     # eight pairs: statsmodels' upper limit passes 1 (25/41 + 1.96 * 0.230 = 1.061); ours stops at 1
     ref8 = cohens_kappa(contingency(ANN1_8, ANN2_8).counts)
-    assert ref8.kappa_upp > 1 and kappa_ci(ANN1_8, ANN2_8)[1] == 1.0
-    assert kappa_ci(ANN1_8, ANN2_8)[0] == pytest.approx(ref8.kappa_low, rel=1e-9)
+    assert ref8.kappa_upp > 1 and kappa_ci(ANN1_8, ANN2_8, method="wald")[1] == 1.0
+    assert kappa_ci(ANN1_8, ANN2_8, method="wald")[0] == pytest.approx(ref8.kappa_low, rel=1e-9)
+    assert kappa_ci(ANN1_8, ANN2_8)[1] == 1.0
 
 
-def test_perfect_agreement_interval_collapses():
+def test_perfect_agreement_interval_keeps_a_width():
     a = ["a", "b", "tie", "a"]
     assert kappa(a, a) == 1.0
     assert kappa_se(a, a) == 0.0
-    assert kappa_ci(a, a) == (1.0, 1.0)
+    assert kappa_ci(a, a, method="wald") == (1.0, 1.0)  # the large-sample interval collapses
+    # hybrid: Wilson for 4 of 4 is (0.5101, 1) (statsmodels: proportion_confint(4, 4, method="wilson"));
+    # pe = (2*2 + 1*1 + 1*1) / 16 = 3/8, so the lower bound is (0.5101 - 0.375) / 0.625 = 0.2162
+    low, high = kappa_ci(a, a)
+    assert high == 1.0 and low == pytest.approx((proportion_confint(4, 4, method="wilson")[0] - 0.375) / 0.625, abs=1e-12)
+    assert round(low, 4) == 0.2162
+    # 2 of 2: Wilson (0.3424, 1), pe 1/2: lower bound (0.3424 - 0.5) / 0.5 = -0.3152
+    assert round(kappa_ci(["a", "b"], ["a", "b"])[0], 4) == -0.3152
+
+
+def test_a_constant_rater_keeps_a_width():
+    # one rater says tie everywhere: kappa 0 with large-sample se 0, so Wald gives (0, 0)
+    humans = ["a"] * 10 + ["b"] * 10 + ["tie"] * 10
+    judge = ["tie"] * 30
+    assert kappa(humans, judge) == 0.0 and kappa_ci(humans, judge, method="wald") == (0.0, 0.0)
+    low, high = kappa_ci(humans, judge)
+    # po = pe = 1/3; Wilson for 10 of 30 mapped by (x - 1/3) / (2/3)
+    lo, hi = proportion_confint(10, 30, method="wilson")
+    assert (low, high) == pytest.approx(((lo - 1 / 3) * 1.5, (hi - 1 / 3) * 1.5), abs=1e-12)
+    assert low < 0 < high
+
+
+def test_an_unknown_interval_method_is_named():
+    with pytest.raises(AgreementError, match="'bootstrap' is not one of hybrid, wald"):
+        kappa_ci(["a", "b"], ["a", "b"], method="bootstrap")
 
 
 # --- confusion and disagreements ----------------------------------------------------------------
@@ -203,7 +234,7 @@ def test_a_million_labels_match_scikit_learn_and_statsmodels():
         assert kappa(a, b, weights) == pytest.approx(cohen_kappa_score(a, b, weights=weights), abs=1e-12)
     ref = cohens_kappa(table)
     assert kappa_se(a, b) == pytest.approx(ref.std_kappa, rel=1e-9)
-    assert kappa_ci(a, b) == pytest.approx((ref.kappa_low, ref.kappa_upp), abs=1e-9)
+    assert kappa_ci(a, b, method="wald") == pytest.approx((ref.kappa_low, ref.kappa_upp), abs=1e-9)
 
 
 def test_disagreements_keep_input_order_and_default_to_positions():

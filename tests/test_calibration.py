@@ -12,6 +12,7 @@ import pytest
 from scipy.stats import binomtest
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 from statsmodels.stats.inter_rater import cohens_kappa
+from statsmodels.stats.proportion import proportion_confint
 
 from assay.judge.calibration import (INVALID, JUDGE_LABELS, calibrate, calibration_run, judge_settings, labels_hash,
                                      outputs, pair_rows, report_markdown, staleness)
@@ -43,6 +44,17 @@ class Scripted:
         return [Verdict(TO_WINNER[x]) for x in self.labels]
 
 
+def hybrid_interval(table) -> tuple[float, float]:
+    """Kappa's default interval from independent parts: statsmodels' large-sample (Wald) interval, widened
+    to statsmodels' Wilson interval for observed agreement mapped through (po - pe) / (1 - pe), clipped."""
+    table = np.asarray(table)
+    ref = cohens_kappa(table)
+    n = table.sum()
+    pe = float(table.sum(axis=1) @ table.sum(axis=0)) / n**2
+    lo, hi = proportion_confint(int(np.trace(table)), int(n), method="wilson")
+    return (max(-1.0, min(ref.kappa_low, (lo - pe) / (1 - pe))), min(1.0, max(ref.kappa_upp, (hi - pe) / (1 - pe))))
+
+
 def pair(id, final, kind="clear", lang="en", a="x", b="y"):
     return Pair(id=id, case_question="q", facts=["x"], a=a, b=b, kind=kind, lang=lang, ann1=final, ann2=final,
                 final=final)
@@ -53,7 +65,8 @@ TINY = [pair("1", "a"), pair("2", "b", a="x x x x", b="x"), pair("3", "tie", kin
 TINY_JUDGE = ["a", "a", "tie", "tie", "b"]
 
 
-POINT = UsabilityRule(usability="point", min_slice_n=1)  # the notes' rule: kappa's estimate, every slice judged
+# the notes' rule: kappa's estimate, every slice judged; min_pairs 1 so the tiny hand-computed sets are judged too
+POINT = UsabilityRule(usability="point", min_slice_n=1, min_pairs=1)
 
 
 def test_tiny_set_by_hand():
@@ -90,7 +103,8 @@ def test_small_slices_are_listed_not_vetoes():
     rec = calibrate(TINY, Scripted(TINY_JUDGE), PROMPT, swap=False)
     assert rec["small_slices"] == ["kind cite (1 pair)", "kind clear (2 pairs)", "kind self (1 pair)",
                                    "kind tie (1 pair)", "lang bn (1 pair)", "lang en (4 pairs)"]
-    assert len(rec["reasons"]) == 1 and rec["reasons"][0].startswith("kappa lower bound ")
+    assert len(rec["reasons"]) == 2 and rec["reasons"][0].startswith("too few pairs: 5 < min_pairs 30")
+    assert rec["reasons"][1].startswith("kappa lower bound ")
     assert "too small to judge" in report_markdown(rec)
 
 
@@ -102,10 +116,7 @@ def test_kappa_its_interval_and_confusion_match_scikit_learn_and_statsmodels(nam
     assert run.record["kappa"] == pytest.approx(cohen_kappa_score(finals, run.labels))
     table = confusion_matrix(finals, run.labels, labels=list(JUDGE_LABELS))
     assert [[run.record["confusion"][h][j] for j in JUDGE_LABELS] for h in LABELS] == table[:3].tolist()
-    ref = cohens_kappa(table)
-    if ref.std_kappa > 0:  # statsmodels' interval is unclipped; ours is clipped to [-1, 1]
-        assert (run.record["kappa_ci_low"], run.record["kappa_ci_high"]) == pytest.approx(
-            (max(-1, ref.kappa_low), min(1, ref.kappa_upp)), abs=1e-9)
+    assert (run.record["kappa_ci_low"], run.record["kappa_ci_high"]) == pytest.approx(hybrid_interval(table), abs=1e-9)
     hits = sum(f == j for f, j in zip(finals, run.labels))
     assert run.record["agreement"] == pytest.approx(hits / len(PAIRS))
     ci = binomtest(hits, len(PAIRS)).proportion_ci(0.95, method="wilson")
@@ -205,7 +216,7 @@ def test_conservative_rule_reads_kappas_lower_bound():
     assert rec["kappa"] == pytest.approx(0.75) and rec["kappa_ci_low"] < 0.6
     assert rec["reasons"][0] == (f"kappa lower bound {rec['kappa_ci_low']:.3f} < 0.6 (kappa 0.750, 95% interval "
                                  f"{rec['kappa_ci_low']:.3f} to {rec['kappa_ci_high']:.3f})")
-    assert calibrate(PAIRS, PRESETS["clean"], PROMPT)["reasons"] == []  # perfect agreement: interval (1, 1)
+    assert calibrate(PAIRS, PRESETS["clean"], PROMPT)["reasons"] == []  # perfect agreement on 42 pairs: lower bound 0.87
 
 
 def test_swap_turns_position_flips_into_ties_and_counts_them():
@@ -262,8 +273,8 @@ def test_a_judge_that_fails_on_every_human_tie_is_not_usable():
     # human a14 b14 tie14 vs judge a14 b14 invalid14: po = 28/42 = 2/3,
     # pe = (14*14 + 14*14 + 14*0) / 42**2 = 2/9, kappa = (2/3 - 2/9) / (1 - 2/9) = 4/7
     assert rec["kappa"] == pytest.approx(4 / 7)
-    ref = cohens_kappa(np.array([[14, 0, 0, 0], [0, 14, 0, 0], [0, 0, 0, 14], [0, 0, 0, 0]]))
-    assert (rec["kappa_ci_low"], rec["kappa_ci_high"]) == pytest.approx((ref.kappa_low, ref.kappa_upp), abs=1e-9)
+    low, high = hybrid_interval([[14, 0, 0, 0], [0, 14, 0, 0], [0, 0, 0, 14], [0, 0, 0, 0]])
+    assert (rec["kappa_ci_low"], rec["kappa_ci_high"]) == pytest.approx((low, high), abs=1e-9)
     assert rec["confusion"]["tie"] == {"a": 0, "b": 0, "tie": 0, INVALID: 14}
     # slices: the 14 human ties are the kinds tie (7) and verbose_tie (7); by language bn holds a1 b4 tie2 (5/7
     # right) and en a13 b10 tie12 (23/35 right), both above 0.6
@@ -274,8 +285,7 @@ def test_a_judge_that_fails_on_every_human_tie_is_not_usable():
     assert rec["reasons"] == [
         "replies gave no verdict on 14 of 42 pairs (0.333 > max_invalid_share 0.05): 28 replies could not be parsed; "
         "fix the prompt or the reply parser before reading agreement",
-        f"kappa lower bound {ref.kappa_low:.3f} < 0.6 (kappa 0.571, 95% interval {ref.kappa_low:.3f} to "
-        f"{ref.kappa_upp:.3f})",
+        f"kappa lower bound {low:.3f} < 0.6 (kappa 0.571, 95% interval {low:.3f} to {high:.3f})",
         "slice kind tie 0/7 < 0.6", "slice kind verbose_tie 0/7 < 0.6"]
     assert rec["errors"]["wrong_decisive"] == 0 and rec["errors"]["missed_decisive"] == 0
 
@@ -300,7 +310,8 @@ def test_a_judge_whose_every_reply_is_unparseable_agrees_with_no_one():
 
 def test_refused_and_failed_replies_are_named():
     rec = calibrate(TINY, Scripted(None, status="refused"), PROMPT, swap=False)
-    assert rec["reasons"][0] == ("replies gave no verdict on 5 of 5 pairs (1.000 > max_invalid_share 0.05): "
+    assert rec["reasons"][0].startswith("too few pairs: 5")
+    assert rec["reasons"][1] == ("replies gave no verdict on 5 of 5 pairs (1.000 > max_invalid_share 0.05): "
                                  "5 refused; fix the prompt or the reply parser before reading agreement")
     assert rec["confusion"]["a"] == {"a": 0, "b": 0, "tie": 0, INVALID: 2}
 
@@ -326,7 +337,34 @@ def test_no_pairs():
 
 def test_undefined_kappa_is_a_reason():
     rec = {"n": 3, "kappa": math.nan, "invalid_share": 0.0, "flip_share": 0.0, "by_kind": {}, "by_lang": {}}
-    assert usability(rec, UsabilityRule()) == ["kappa undefined (one label everywhere on both sides)"]
+    assert usability(rec, UsabilityRule(min_pairs=3)) == ["kappa undefined (one label everywhere on both sides)"]
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 29])
+def test_a_perfect_judge_on_too_few_pairs_is_not_usable(n):
+    # before issue 23: perfect agreement gave kappa's interval (1, 1), so 2 pairs made a judge usable
+    finals = ["a", "b", "tie"]
+    pairs = [pair(str(i), finals[i % 3], kind="clear" if i % 2 else "tie") for i in range(n)]
+    rec = calibrate(pairs, Scripted([p.final for p in pairs]), PROMPT, swap=False)
+    assert rec["agreement"] == 1.0 and rec["kappa"] == 1.0
+    assert rec["usable"] == 0 and rec["reasons"][0].startswith("too few pairs")
+    assert rec["reasons"][0] == (f"too few pairs: {n} < min_pairs 30; label at least {30 - n} more before the "
+                                 "judge can be called usable")
+    assert rec["kappa_ci_low"] < 1.0  # the interval keeps a width at the boundary
+    # the point rule does not rescue it either
+    assert calibrate(pairs, Scripted([p.final for p in pairs]), PROMPT, swap=False,
+                     rule=UsabilityRule(usability="point"))["usable"] == 0
+
+
+def test_thirty_perfect_pairs_are_usable_and_their_kappa_interval_has_a_width():
+    finals = ["a", "b", "tie"]
+    pairs = [pair(str(i), finals[i % 3]) for i in range(30)]
+    rec = calibrate(pairs, Scripted([p.final for p in pairs]), PROMPT, swap=False)
+    # Wilson for 30 of 30: low = 30 / (30 + z^2) = 0.8865; pe = 3 * (1/3)^2 = 1/3;
+    # kappa's lower bound (0.88649 - 1/3) / (2/3) = 0.8297
+    assert rec["kappa_ci_low"] == pytest.approx((30 / (30 + Z * Z) - 1 / 3) * 1.5, abs=1e-12)
+    assert round(rec["kappa_ci_low"], 4) == 0.8297 and rec["kappa_ci_high"] == 1.0
+    assert rec["usable"] == 1 and rec["reasons"] == []
 
 
 def test_metrics_hold_numbers_and_provenance_names_the_inputs():
@@ -390,7 +428,7 @@ def test_reports():
     # kappa 10/28 = 0.357 and the bn row's 1 of 7: see test_demo_kappa_and_bn_slice_from_a_restated_judge;
     # its interval from statsmodels on the confusion table written out there (with swap)
     ref = cohens_kappa(np.array([[6, 0, 8], [2, 5, 7], [0, 1, 13]]))
-    low, high = ref.kappa_low, ref.kappa_upp
+    low, high = hybrid_interval([[6, 0, 8], [2, 5, 7], [0, 1, 13]])
     assert ("**Not usable.** Reasons: order flips on 28 of 42 pairs (0.667 > max_flip_share 0.2): the verdict changed "
             f"when the answers swapped places; kappa lower bound {low:.3f} < 0.6 (kappa {ref.kappa:.3f}, 95% interval "
             f"{low:.3f} to {high:.3f}); slice kind cite 0/7 < 0.6; slice kind self 0/7 < 0.6; slice lang bn 1/7 < 0.6.") in text

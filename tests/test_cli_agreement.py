@@ -22,13 +22,14 @@ def labels_jsonl(tmp_path):
 
 def test_table_output_for_seed_exercise(labels_jsonl, capsys):
     assert main(["agreement", str(labels_jsonl), "--a", "ann1", "--b", "ann2"]) == 0
-    # 6/8 agree; expected 23/64 = 0.359; kappa 25/41 = 0.610; interval 0.610 -/+ 1.96 * 0.230, top clipped to 1
+    # 6/8 agree; expected 23/64 = 0.359; kappa 25/41 = 0.610; Wald 0.610 -/+ 1.96 * 0.230 = 0.159 to 1.06; the
+    # hybrid widens the bottom to Wilson's 6 of 8 lower bound 0.4093 mapped: (0.4093 - 23/64) / (41/64) = 0.078
     assert capsys.readouterr().out == (
         f"{labels_jsonl}: ann1 vs ann2, 8 pairs\n"
         "label order         a, b, tie (sorted as text)\n"
         "observed agreement  0.750\n"
         "chance agreement    0.359\n"
-        "kappa               0.610  (95% interval 0.159 to 1.000)\n"
+        "kappa               0.610  (95% interval 0.078 to 1.000)\n"
         "disagreements       2\n"
         "\n"
         "confusion: rows ann1, columns ann2\n"

@@ -32,7 +32,7 @@ MIXED_SETTINGS = {
     "judge": {"kind": "fake", "preset": "mixed", "position": 0.15, "verbosity": 0.2, "self_pref": 0.2,
               "bangla_blind": True, "margin": 0.1},
     "swap": True,
-    "rule": {"min_kappa": 0.6, "min_slice_agreement": 0.6, "min_slice_n": 5, "max_invalid_share": 0.05,
+    "rule": {"min_pairs": 30, "min_kappa": 0.6, "min_slice_agreement": 0.6, "min_slice_n": 5, "max_invalid_share": 0.05,
              "max_flip_share": 0.2, "usability": "conservative", "interval": "wilson"},
 }
 # Labels: every field of a pair in this order, one row per pair sorted by id, as compact JSON.

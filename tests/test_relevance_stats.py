@@ -37,13 +37,16 @@ def test_mean_interval_matches_scipy_and_edge_cases():
     assert mean_interval([0.5])[0] == 0.5 and math.isnan(mean_interval([0.5])[1])
 
 
-def test_mean_interval_of_a_measure_in_0_1_is_clipped_to_its_range():
+def test_mean_interval_of_a_measure_in_0_1_stays_in_its_range():
+    from assay.stats.mean import mean_ci
+
     x = [1.0] * 18 + [0.5, 0.0]  # scipy's t interval reaches above 1
     ref = stats.t.interval(0.95, len(x) - 1, loc=np.mean(x), scale=stats.sem(x))
     assert ref[1] > 1.0
-    mean, low, high = mean_interval(x, bounds=(0.0, 1.0))
-    assert mean == pytest.approx(0.925) and low == pytest.approx(ref[0], abs=1e-12) and high == 1.0
-    assert mean_interval(x)[2] == pytest.approx(ref[1], abs=1e-12)  # unclipped without bounds
+    assert mean_ci(x, bounds=(0.0, 1.0), method="t") == pytest.approx((ref[0], 1.0), abs=1e-12)  # t, clipped
+    mean, low, high = mean_interval(x, bounds=(0.0, 1.0))  # with bounds: the betting interval
+    assert mean == pytest.approx(0.925) and (low, high) == mean_ci(x, bounds=(0.0, 1.0)) and 0 < low < 0.925 < high <= 1
+    assert mean_interval(x)[2] == pytest.approx(ref[1], abs=1e-12)  # t, unclipped without bounds
 
 
 def test_wilson_and_quantile_intervals():

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from assay.stats.mean import mean_ci
+
 from assay.data.corpus import load_corpus
 from assay.data.cases import CaseRecord, load_cases
 from assay.core.errors import InputError
@@ -194,8 +196,10 @@ def test_side_metrics_against_hand_counts(cases, corpus):
     # P(B <= 4) = 0.0328, so the lower bound is the 4th smallest (20.15) with P(B >= 4) >= 0.975; an upper
     # bound would need P(B <= u - 1) >= 0.975, i.e. u = 7 > 6 values: none exists.
     assert (s.latency_p95_ms.ci_low, s.latency_p95_ms.ci_high) == (20.15, None)
-    # recall: t interval over [1, 1, 1, 0] (mean 0.75, sd 0.5, se 0.25, t(3) 3.1824) clipped to [0, 1]
-    assert s.recall_at_k.ci_low == max(0.0, 0.75 - 3.182446305284263 * 0.25) == 0.0 and s.recall_at_k.ci_high == 1.0
+    # recall over [1, 1, 1, 0]: the betting interval in [0, 1] (assay.stats.mean, checked by hand in
+    # tests/test_mean.py); the t interval, 0.75 -/+ 3.1824 * 0.25, would reach below 0
+    assert (s.recall_at_k.ci_low, s.recall_at_k.ci_high) == mean_ci([1.0, 1.0, 1.0, 0.0], bounds=(0.0, 1.0))
+    assert 0 < s.recall_at_k.ci_low < 0.75 and s.recall_at_k.ci_high == 1.0
 
 
 def test_twenty_of_twenty_has_a_lower_bound_well_below_one():

@@ -6,12 +6,14 @@ from assay.artifacts.base import Metrics
 
 
 class ScoreGap(Metrics):
-    """People's mean minus the judge's mean on one rubric criterion, with a 95% interval; flag 1 at |gap| >= 1."""
+    """People's mean minus the judge's mean on one rubric criterion, with a 95% interval clustered by item
+    (``items`` of them, ``n`` answers); flag 1 at |gap| >= 1."""
 
     gap: float | None
     ci_low: float | None
     ci_high: float | None
     n: int
+    items: int
     flag: int
 
 

@@ -7,7 +7,8 @@
       preset: mixed            # fake only: clean | position | verbosity | self | mixed
       prompt_version: 2        # reads <inputs.prompts>/pairwise_v<N>.md
       swap: true               # judge both orders; a flip is a tie
-      min_kappa: 0.6           # the usability rule (assay.judge.usability.UsabilityRule)
+      min_pairs: 30            # the usability rule: fewer pairs is "too few pairs"
+      min_kappa: 0.6           # ... (assay.judge.usability.UsabilityRule)
       min_slice_agreement: 0.6
       min_slice_n: 5
       max_invalid_share: 0.05

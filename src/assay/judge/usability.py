@@ -3,6 +3,10 @@
 A calibration record (:mod:`assay.judge.calibration`) is judged against a :class:`UsabilityRule`.
 The judge is rejected, with every reason named, in this order:
 
+0. fewer than ``min_pairs`` pairs with a human decision (default 30, the calibration size of the
+   evaluation-design notes): the reason starts "too few pairs" and comes first, since no interval
+   from a handful of pairs is evidence, however well they agree (2 of 2 in agreement give a Wilson
+   interval of 0.34 to 1);
 1. replies that gave no verdict (unparseable, refused or failed) on more than ``max_invalid_share``
    of the pairs: the cause is named first, since nothing else can be read until it is fixed;
 2. answers that changed verdict when shown in the other order on more than ``max_flip_share`` of the
@@ -28,6 +32,7 @@ from assay.stats.proportion import IntervalMethod
 # (slice dimension as named in reasons, record key)
 SLICE_GROUPS = (("kind", "by_kind"), ("lang", "by_lang"))
 NO_PAIRS = "no pairs to calibrate on"
+TOO_FEW = "too few pairs"
 KAPPA_UNDEFINED = "kappa undefined (one label everywhere on both sides)"
 
 
@@ -39,6 +44,7 @@ class UsabilityRule(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+    min_pairs: int = Field(default=30, ge=1)
     min_kappa: float = Field(default=0.6, ge=-1, le=1)
     min_slice_agreement: float = Field(default=0.6, ge=0, le=1)
     min_slice_n: int = Field(default=5, ge=1)
@@ -82,17 +88,22 @@ def usability(record: dict, rule: UsabilityRule) -> list[str]:
     ``by_kind``/``by_lang`` (``{name: {"correct", "n", "agreement"}}``). No pairs, or an undefined
     kappa, are reasons too.
 
-    >>> rec = {"n": 10, "invalid_pairs": 0, "invalid_share": 0.0, "invalid": 0, "refused": 0, "failed": 0,
+    >>> rec = {"n": 40, "invalid_pairs": 0, "invalid_share": 0.0, "invalid": 0, "refused": 0, "failed": 0,
     ...        "order_disagreements": 0, "flip_share": 0.0, "kappa": 0.7, "kappa_ci_low": 0.41,
     ...        "kappa_ci_high": 0.99, "by_kind": {"x": {"correct": 2, "n": 4, "agreement": 0.5}}, "by_lang": {}}
     >>> usability(rec, UsabilityRule())
     ['kappa lower bound 0.410 < 0.6 (kappa 0.700, 95% interval 0.410 to 0.990)']
     >>> usability(rec, UsabilityRule(usability="point", min_slice_n=4))
     ['slice kind x 2/4 < 0.6']
+    >>> usability({**rec, "n": 4, "kappa": 1.0}, UsabilityRule(usability="point"))
+    ['too few pairs: 4 < min_pairs 30; label at least 26 more before the judge can be called usable']
     """
     if record["n"] == 0:
         return [NO_PAIRS]
     reasons = []
+    if record["n"] < rule.min_pairs:
+        reasons.append(f"{TOO_FEW}: {record['n']} < min_pairs {rule.min_pairs}; label at least "
+                       f"{rule.min_pairs - record['n']} more before the judge can be called usable")
     if record["invalid_share"] > rule.max_invalid_share:
         reasons.append(_invalid_reason(record, rule))
     if record["flip_share"] > rule.max_flip_share:

@@ -45,10 +45,11 @@ def report_markdown(summary: dict, inputs: dict[str, str]) -> str:
               f"{c['judge_silent']} without a judge verdict.", "",
               f"Reading: {a['reading']}.", "",
               "## Score gaps (reviewers minus judge, same answers)", "",
-              "| criterion | gap | 95% interval | answers | flag |", "|---|---|---|---|---|"]
+              "| criterion | gap | 95% interval (clustered by item) | answers | items | flag |", "|---|---|---|---|---|---|"]
     for name, g in summary["score_gaps"].items():
         flag = "look closer (|gap| >= 1)" if g["flag"] else ""
-        lines.append(f"| {name} | {_num(g['gap'])} | {_num(g['ci_low'])} to {_num(g['ci_high'])} | {g['n']} | {flag} |")
+        lines.append(f"| {name} | {_num(g['gap'])} | {_num(g['ci_low'])} to {_num(g['ci_high'])} | {g['n']} | "
+                     f"{g['items']} | {flag} |")
     lines += ["", f"## Disagreements ({len(summary['disagreements'])})", "",
               "Either a judge problem (fix the judge) or a data problem (the reference answer was wrong or out of date).", ""]
     for d in summary["disagreements"]:

@@ -12,8 +12,14 @@ Definitions::
 - Kappa (Cohen's, :func:`assay.stats.agreement.kappa`) is computed over the same decided items,
   so it says how far the agreement is above what chance would give on these two-way choices.
 - A score gap is the mean of paired differences (reviewer minus judge, one per answer scored by
-  both) with a 95% t interval; fewer than two differences leave the interval ``nan``. Where the
-  judge gave no scores the gap is ``nan`` with ``n`` 0.
+  both) with a 95% cluster-robust t interval, clustered by item: the two answers of a review share
+  the review, and several reviewers of one item share the item, so the differences are not
+  independent (a plain t interval covered 0.82-0.90 with such shared effects). The standard error
+  is statsmodels' CR1 (``OLS(diffs, 1).fit(cov_type="cluster")``), with ``t`` on items - 1 degrees
+  of freedom; fewer than two items leave the interval ``nan``. Where the judge gave no scores the
+  gap is ``nan`` with ``n`` 0.
+- The plain-words reading of agreement uses the 95% lower bound, not the point estimate, and
+  says "too few" under :data:`MIN_DECIDED` items both decided.
 - With several reviewers per item, every review counts once.
 - Only a random fill estimates overall agreement; a hard fill is flagged ``biased`` here and in
   everything written from it.
@@ -30,31 +36,48 @@ LEVEL = 0.95
 GAP_FLAG = 1.0
 GOOD_AGREEMENT = 0.8
 POOR_AGREEMENT = 0.6
+MIN_DECIDED = 30  # as the judge calibration's min_pairs: fewer decided items is too few to read
 
 COIN = ("with two answers to choose from a coin would agree half the time, so 60% is only a "
         "little better than chance")
 
 
-def agreement_reading(agreement: float) -> str:
-    """A plain-words reading of an agreement figure: 80% or more, below 60%, or in between.
+def agreement_reading(low: float, n: int, min_n: int = MIN_DECIDED) -> str:
+    """A plain-words reading of agreement from the lower bound of its 95% interval and the number of
+    items both decided: "too few" under ``min_n``; else the lower bound at 80% or more, below 60%,
+    or in between. The point estimate is never read: 2 of 2 agree is 100%, with a lower bound of 34%.
 
-    >>> agreement_reading(0.6).endswith("only a little better than chance)")
+    >>> agreement_reading(0.34, 2).startswith("too few: 2 items both decided")
+    True
+    >>> agreement_reading(0.62, 40).endswith("only a little better than chance)")
     True
     """
-    if math.isnan(agreement):
+    if n == 0 or math.isnan(low):
         return "undefined: no item that both the reviewers and the judge decided"
-    if agreement >= GOOD_AGREEMENT:
-        head = "about 80% or more: the judge's win rates are a fair indicator"
-    elif agreement < POOR_AGREEMENT:
-        head = ("below about 60%: do not decide on the judge's numbers alone; review more, change the judge "
-                "model or adjust what it is asked to check")
+    if n < min_n:
+        return (f"too few: {n} item{'' if n == 1 else 's'} both decided, fewer than {min_n}; review more "
+                f"before reading the judge's numbers ({COIN})")
+    if low >= GOOD_AGREEMENT:
+        head = "the 95% lower bound is about 80% or more: the judge's win rates are a fair indicator"
+    elif low < POOR_AGREEMENT:
+        head = ("the 95% lower bound is below about 60%: do not decide on the judge's numbers alone; review "
+                "more, change the judge model or adjust what it is asked to check")
     else:
-        head = "between about 60% and 80%: use the judge's numbers with care and read the disagreements"
+        head = ("the 95% lower bound is between about 60% and 80%: use the judge's numbers with care and read "
+                "the disagreements")
     return f"{head} ({COIN})"
 
 
-def mean_interval(diffs: list[float]) -> tuple[float, float, float]:
-    """``(mean, low, high)``: the mean with a 95% t interval; nan where undefined (n < 1 or n < 2)."""
+def mean_interval(diffs: list[float], clusters: list[str] | None = None) -> tuple[float, float, float]:
+    """``(mean, low, high)``: the mean with a 95% interval, cluster-robust by ``clusters`` when given.
+
+    With clusters (one label per difference): CR1 standard error
+    ``sqrt(G / (G - 1) * (N - 1) / (N - 1) * sum_g (sum_i in g (x_i - mean))^2) / N`` (statsmodels'
+    ``cov_type="cluster"`` for an intercept-only OLS; ``(N - 1) / (N - K)`` is 1 with one coefficient)
+    and ``t`` on ``G - 1`` degrees of freedom; fewer than two clusters leave the interval nan.
+    Without clusters: Student's t on ``N - 1``. nan mean for no differences; a zero spread gives
+    ``(mean, mean, mean)``.
+    """
     import numpy as np
     from scipy import stats
 
@@ -62,28 +85,38 @@ def mean_interval(diffs: list[float]) -> tuple[float, float, float]:
         return math.nan, math.nan, math.nan
     x = np.asarray(diffs, dtype=float)
     mean = float(x.mean())
-    if x.size < 2:
-        return mean, math.nan, math.nan
-    sem = float(x.std(ddof=1) / math.sqrt(x.size))
+    if clusters is None:
+        if x.size < 2:
+            return mean, math.nan, math.nan
+        sem, df = float(x.std(ddof=1) / math.sqrt(x.size)), x.size - 1
+    else:
+        labels = {c: i for i, c in enumerate(dict.fromkeys(clusters))}
+        g = len(labels)
+        if g < 2:
+            return mean, math.nan, math.nan
+        sums = np.bincount([labels[c] for c in clusters], weights=x - mean, minlength=g)
+        sem, df = math.sqrt(g / (g - 1) * float(sums @ sums)) / x.size, g - 1
     if sem == 0.0:
         return mean, mean, mean
-    low, high = stats.t.interval(LEVEL, x.size - 1, loc=mean, scale=sem)
+    low, high = stats.t.interval(LEVEL, df, loc=mean, scale=sem)
     return mean, float(low), float(high)
 
 
 def score_gaps(snapshot: Snapshot) -> dict[str, dict]:
-    """Per criterion: ``gap``, ``ci_low``, ``ci_high``, ``n`` (answers scored by both), ``flag`` (0/1)."""
+    """Per criterion: ``gap``, ``ci_low``, ``ci_high`` (clustered by item), ``n`` (answers scored by both),
+    ``items`` (their items) and ``flag`` (0/1)."""
     out = {}
     for criterion in snapshot.queue.criteria:
-        diffs = []
+        diffs, items = [], []
         for r in snapshot.reviews:
             judge_scores = r.judge.scores or {}
             for letter, mine in r.scores.items():
                 theirs = judge_scores.get(letter, {}).get(criterion)
                 if theirs is not None and criterion in mine:
                     diffs.append(float(mine[criterion] - theirs))
-        gap, low, high = mean_interval(diffs)
-        out[criterion] = {"gap": gap, "ci_low": low, "ci_high": high, "n": len(diffs),
+                    items.append(r.item)
+        gap, low, high = mean_interval(diffs, items)
+        out[criterion] = {"gap": gap, "ci_low": low, "ci_high": high, "n": len(diffs), "items": len(set(items)),
                           "flag": int(not math.isnan(gap) and abs(gap) >= GAP_FLAG)}
     return out
 
@@ -119,7 +152,7 @@ def summarize(snapshot: Snapshot) -> dict:
                    "judge_tie": sum(r.choice in ("a", "b") and r.judge.verdict == "tie" for r in pairs),
                    "judge_silent": sum(r.judge.verdict is None for r in pairs)},
         "agreement": {"agreement": value, "ci_low": low, "ci_high": high, "n_decided": n, "agreed": same,
-                      "kappa": k, "reading": agreement_reading(value)},
+                      "kappa": k, "reading": agreement_reading(low, n)},
         "score_gaps": score_gaps(snapshot),
         "disagreements": disagreements,
     }

@@ -7,7 +7,9 @@ pass (``better``), baseline pass and candidate fail (``worse``); ``unchanged`` i
 fail. Statistics:
 
 * pass rates with the proportion interval of ``rag.interval`` (Wilson by default), and the paired
-  difference with Newcombe's hybrid score interval for paired proportions;
+  difference with Tango's score interval for paired proportions (:func:`assay.stats.paired.paired_diff_ci`;
+  it inverts the asymptotic McNemar score test, so with a handful of discordant cases it can exclude 0
+  where the exact test's p is above 0.05: read ``mcnemar_p`` for the test);
 * ``p_sign``: exact two-sided sign test on the discordant pairs (``scipy.stats.binomtest`` of
   ``better`` successes in ``better + worse`` trials at 0.5); 1.0 when there are no discordant
   pairs (no evidence of any difference; binomtest refuses n = 0);
@@ -212,7 +214,7 @@ def compare_runs(baseline, candidate, sides, method: IntervalMethod = "wilson",
     Only cases whose side in ``sides`` is ``holdout`` count: the release decision is taken on the
     holdout, dev figures are for tuning (see each version's metrics). ``metrics`` holds both pass
     rates with their proportion interval, the paired difference ``candidate - baseline`` with
-    Newcombe's paired interval (:func:`assay.stats.paired.paired_diff_ci`), the better/worse/
+    Tango's paired score interval (:func:`assay.stats.paired.paired_diff_ci`), the better/worse/
     unchanged/still_failing counts, the sign test and exact McNemar, pass rates by task and the
     per-metric regressions with ``regressions_n_paired``. ``report`` holds the sorted id lists
     ``better``, ``worse``, ``unchanged``, ``still_failing`` and ``regressed`` per metric.

@@ -50,7 +50,7 @@ def rate(values, method: IntervalMethod) -> Estimate:
 
 
 def mean_estimate(values) -> Estimate:
-    """Mean of the defined values in [0, 1] with a clipped t interval."""
+    """Mean of the defined values in [0, 1] with the betting interval (:func:`assay.stats.mean.mean_ci`)."""
     x = _defined(values)
     if not x:
         return Estimate(value=None, n=0)

@@ -93,7 +93,7 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
     if (p := m.get(COMPARE.relpath())) is not None:
         out += [f"On the same {p.n} holdout cases: {p.better} better, {p.worse} worse, {p.unchanged} unchanged "
                 f"({p.still_failing} failing in both). Pass-rate difference {cand} - {base}: "
-                f"{ci(p.diff, p.diff_ci_low, p.diff_ci_high)} (Newcombe's paired interval). "
+                f"{ci(p.diff, p.diff_ci_low, p.diff_ci_high)} (Tango's paired score interval). "
                 f"Exact sign test p = {num(p.p_sign)}; McNemar exact p = {num(p.mcnemar_p)}. Ids in reports/compare.json.", ""]
         out += [f"| task | {base} | {cand} |", "|---|---:|---:|"]
         out += [f"| {task} | {_est(p.baseline_by_task[task])} | {_est(e)} |" for task, e in p.candidate_by_task.items()]

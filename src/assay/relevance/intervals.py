@@ -1,8 +1,9 @@
 """Intervals for the per-mode figures.
 
-* Mean of a per-query measure: Student t interval over queries (``scipy.stats.t``), clipped to the
-  measure's range [0, 1]; its coverage is checked by simulation in the tests. nan bounds with fewer
-  than two queries; a constant sample gives a zero-width interval.
+* Mean of a per-query measure in [0, 1]: the betting interval of :func:`assay.stats.mean.mean_ci`
+  (Waudby-Smith and Ramdas), whose coverage holds at every n for values that pile up at 0 or 1,
+  where the t interval under-covers (0.83 at 20 queries with 80% at 1); without bounds, Student's t.
+  nan bounds with fewer than two queries; a constant sample keeps a width with bounds.
 * A proportion (citation accuracy, stale rate, abstention): Wilson score interval
   (:func:`assay.stats.proportion.proportion_ci`, bit-equal to statsmodels'); (nan, nan) for an
   empty denominator.
@@ -19,8 +20,8 @@ import numpy as np
 
 
 def mean_interval(values, level: float = 0.95, bounds: tuple[float, float] | None = None) -> tuple[float, float, float]:
-    """``(mean, low, high)``: the t interval for the mean (:func:`assay.stats.mean.mean_ci`), clipped to
-    ``bounds`` when given (a measure in [0, 1] never gets a bound above 1); nan where undefined."""
+    """``(mean, low, high)``: :func:`assay.stats.mean.mean_ci`'s interval, the betting interval within ``bounds``
+    when given (a measure in [0, 1] never gets a bound above 1), Student's t without; nan where undefined."""
     from assay.stats.mean import mean_ci
 
     x = np.asarray(values, dtype=float)

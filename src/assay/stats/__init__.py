@@ -1,5 +1,41 @@
 """Statistics with no knowledge of the pipeline: intervals for proportions and means, agreement
 between raters (Cohen's kappa), tests for paired outcomes.
 
+The public intervals, each with the method the pipeline uses by default (a ``method`` argument
+chooses another):
+
+- :func:`proportion_ci` ``(k, n, method="wilson", level=0.95) -> (low, high)``: Wilson score or
+  Clopper-Pearson.
+- :func:`kappa_ci` ``(a, b, weights=None, labels=None, level=0.95) -> (low, high)``: the union of
+  the large-sample interval and Wilson's for observed agreement mapped through kappa.
+- :func:`mean_ci` ``(values, level=0.95, bounds=None) -> (low, high)``: the betting interval of
+  Waudby-Smith and Ramdas within ``bounds``, Student's t without.
+- :func:`paired_diff_ci` ``(both, only_first, only_second, neither, level=0.95) -> (diff, low, high)``:
+  Tango's score interval for ``p_second - p_first``.
+
+They are imported on first use (PEP 562, no import at module level), so ``import
+assay.stats.proportion`` does not pay for numpy and a stage's dependency list holds only the
+modules it uses.
+
 May import: ``assay.core``. Imported by every domain package.
 """
+
+from __future__ import annotations
+
+__all__ = ["kappa_ci", "mean_ci", "paired_diff_ci", "proportion_ci"]
+
+_HOME = {"kappa_ci": "assay.stats.agreement", "mean_ci": "assay.stats.mean",
+         "paired_diff_ci": "assay.stats.paired", "proportion_ci": "assay.stats.proportion"}
+
+
+
+def __getattr__(name: str):
+    if name in _HOME:
+        import importlib
+
+        return getattr(importlib.import_module(_HOME[name]), name)
+    raise AttributeError(f"module 'assay.stats' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

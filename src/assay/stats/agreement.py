@@ -42,6 +42,8 @@ from assay.core.errors import AssayError
 
 Weights = Literal["linear", "quadratic"] | None
 WEIGHTS = (None, "linear", "quadratic")
+KappaMethod = Literal["hybrid", "wald"]
+KAPPA_METHODS = ("hybrid", "wald")
 LEVEL = 0.95
 
 NO_PAIRS = "undefined: no pairs"
@@ -157,8 +159,7 @@ class Contingency:
         This is the formula statsmodels uses for ``cohens_kappa(table).std_kappa`` (simple and,
         with ``wt="linear"|"quadratic"``, weighted), written here so the CLI does not pay
         statsmodels' import and so the tests can check it against statsmodels independently. It
-        is 0 when agreement is perfect, so the interval collapses to (1, 1): with few pairs treat
-        the interval as a rough guide.
+        is 0 when agreement is perfect, which is why :meth:`kappa_ci` does not rest on it alone.
 
         The variance is computed in exact rational arithmetic (``fractions.Fraction`` over the
         ``k x k`` table) and rounded once, so the result is the same on every CPU and BLAS build:
@@ -182,16 +183,62 @@ class Contingency:
         var = (spread - (kap - pe * (1 - kap)) ** 2) / (n * (1 - pe) ** 2)
         return math.sqrt(max(float(var), 0.0))
 
-    def kappa_ci(self, weights: Weights = None, level: float = LEVEL) -> tuple[float, float]:
-        """Normal-approximation interval ``kappa -/+ z * se``, clipped to [-1, 1]; (nan, nan) when undefined.
+    def weighted_shares(self, weights: Weights = None) -> tuple[float, float]:
+        """``(po, pe)``: observed and chance agreement with agreement weights ``1 - d / max(d)``.
 
-        Unclipped it equals statsmodels' ``cohens_kappa(table).kappa_low/kappa_upp`` (level 0.95).
+        For ``weights=None`` these are :meth:`observed` and :meth:`expected`; kappa (weighted or
+        not) is ``(po - pe) / (1 - pe)``. Exact rationals, rounded once; (nan, nan) with no pairs.
         """
+        d = self._distance(weights)
+        if not self.n:
+            return (math.nan, math.nan)
+        top = int(d.max()) or 1
+        rows, cols = self.counts.sum(axis=1), self.counts.sum(axis=0)
+        a = int((d * self.counts).sum())
+        b = int((d * np.outer(rows, cols)).sum())
+        return (float(1 - Fraction(a, self.n * top)), float(1 - Fraction(b, self.n * self.n * top)))
+
+    def kappa_ci(self, weights: Weights = None, level: float = LEVEL,
+                 method: KappaMethod = "hybrid") -> tuple[float, float]:
+        """Interval for kappa, clipped to [-1, 1]; (nan, nan) when kappa is undefined.
+
+        ``method="hybrid"`` (the default, what every stage reports): the union of two intervals,
+
+        - Wald: ``kappa -/+ z * se`` with the large-sample se (:meth:`kappa_se`), which carries the
+          uncertainty of chance agreement but collapses to (1, 1) under perfect agreement (se 0)
+          and to (0, 0) for a constant rater, and under-covers at small n and skewed labels
+          (0.54 two-sided at n = 42 with prevalences .9/.05/.05 and kappa 0.9);
+        - Wilson mapped through kappa: the Wilson score interval ``(lo, hi)`` of observed agreement
+          ``po`` (``po * n`` agreements out of ``n``; weighted: agreement weights ``1 - d/max(d)``,
+          a fractional count, since a mean of values in [0, 1] has variance at most that of a
+          proportion), mapped to ``((lo - pe) / (1 - pe), (hi - pe) / (1 - pe))`` with chance
+          agreement ``pe`` held at its estimate. It keeps width at the boundary: 42 of 42 pairs
+          in agreement give a lower bound below 1, 2 of 2 a lower bound below 0.
+
+        Coverage of the hybrid, simulated (tests/test_kappa_coverage.py: 3 labels a/b/tie plus an
+        invalid judge column, prevalences balanced to .9/.05/.05, true kappa 0.4-0.9, 0-5%
+        invalid, two error patterns, n = 42 and 200, 2,000 draws a cell): worst two-sided 0.948,
+        lower bound at or below the true kappa at least 0.974 of the time. A wider exploratory run
+        (n = 30 too, a third error pattern, 3,000 draws) gave 0.942 and 0.972. The Wald interval
+        alone covers 0.54 in the worst cell at n = 42 and 0.89 at n = 200.
+
+        ``method="wald"`` gives the Wald interval alone; unclipped it equals statsmodels'
+        ``cohens_kappa(table).kappa_low/kappa_upp``.
+        """
+        if method not in KAPPA_METHODS:
+            raise AgreementError(f"agreement: kappa interval method {method!r} is not one of {', '.join(KAPPA_METHODS)}")
         k, se = self.kappa(weights), self.kappa_se(weights)
         if math.isnan(k):
             return (math.nan, math.nan)
         z = NormalDist().inv_cdf(1 - (1 - level) / 2)
-        return (max(-1.0, k - z * se), min(1.0, k + z * se))
+        low, high = k - z * se, k + z * se
+        if method == "hybrid":
+            from assay.stats.proportion import _wilson
+
+            po, pe = self.weighted_shares(weights)
+            lo, hi = _wilson(po * self.n, self.n, level)
+            low, high = min(low, (lo - pe) / (1 - pe)), max(high, (hi - pe) / (1 - pe))
+        return (max(-1.0, low), min(1.0, high))
 
     def confusion(self) -> dict:
         """``{label_a: {label_b: count}}`` over every label, rows and columns in label order."""
@@ -306,13 +353,17 @@ def kappa_se(a: Sequence[Hashable], b: Sequence[Hashable], weights: Weights = No
 
 
 def kappa_ci(a: Sequence[Hashable], b: Sequence[Hashable], weights: Weights = None,
-             labels: Sequence[Hashable] | None = None, level: float = LEVEL) -> tuple[float, float]:
-    """Interval for kappa: ``kappa -/+ z * se`` (se as in statsmodels' ``cohens_kappa``), clipped to [-1, 1].
+             labels: Sequence[Hashable] | None = None, level: float = LEVEL,
+             method: KappaMethod = "hybrid") -> tuple[float, float]:
+    """Interval for kappa (default: the Wald/Wilson hybrid of :meth:`Contingency.kappa_ci`), clipped to [-1, 1].
 
-    ``(nan, nan)`` when kappa is undefined; ``(1.0, 1.0)`` for perfect agreement, where the
-    large-sample standard error is 0 (an optimistic interval; few pairs give weak evidence).
+    ``(nan, nan)`` when kappa is undefined. Perfect agreement and a constant rater keep a width
+    (the Wilson part); ``method="wald"`` is statsmodels' large-sample interval alone.
+
+    >>> [round(x, 3) for x in kappa_ci(["a", "b"], ["a", "b"])]  # 2 of 2 agree: weak evidence
+    [-0.315, 1.0]
     """
-    return contingency(a, b, labels).kappa_ci(weights, level)
+    return contingency(a, b, labels).kappa_ci(weights, level, method)
 
 
 def confusion(a: Sequence[Hashable], b: Sequence[Hashable], labels: Sequence[Hashable] | None = None) -> dict:

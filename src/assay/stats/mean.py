@@ -1,29 +1,114 @@
-"""A t interval for the mean of values that are not 0/1 (for example per-case recall in [0, 1]).
+"""Intervals for a mean: the betting interval for values with known bounds, Student's t otherwise.
 
-Fewer than two values, or zero spread, give no interval (``(nan, nan)`` or the point itself).
+Per-query IR measures, per-case recall and other shares of [0, 1] are skewed and pile up at the
+bounds (most queries at nDCG 1, or most at 0). There the t interval under-covers at the sample
+sizes studies use (an audit measured 0.83 at n = 20 and 0.91 at n = 50 with 80% of values at 1),
+and a sample whose values are all 1 gives the zero-width interval (1, 1). So when ``bounds`` are given the default is
+the betting interval of Waudby-Smith and Ramdas ("Estimating means of bounded random variables by
+betting", JRSS B 86:1, 2024), whose coverage holds for every distribution on the bounds and every
+n, by construction; the tests check it by simulation (tests/test_mean.py). The price is width:
+about 1.2-1.5 times the t interval's on IR-like values (1.6 at n = 20 with 80% at 1), and more on
+values packed tightly away from the bounds (2-5 times for values near 0.5 with sd 0.05).
+
+The betting interval (``method="betting"``), for values rescaled to [0, 1]: for a candidate mean
+``m``, a gambler who starts with 1 bets each value in turn on "the mean is above m" and, with the
+other half of the stake, on "below m"::
+
+    K+(m) = prod(1 + l+_i (x_i - m)),   K-(m) = prod(1 - l-_i (x_i - m))
+
+with the bet sizes ``l_i = sqrt(2 log(2 / alpha) / (n s2_{i-1}))`` (``s2_{i-1}`` the running
+variance of the values before ``x_i``, started at 1/4 with one pseudo-value 1/2), capped at
+``c / m`` and ``c / (1 - m)`` (``c = 3/4``) so that the capital stays positive. ``m`` is rejected
+when ``max(K+(m), K-(m)) / 2 >= 1 / alpha`` (Markov's inequality: the capital is a nonnegative
+martingale with mean 1 when ``m`` is the true mean); the interval is every ``m`` in [0, 1] not
+rejected, found on a grid of 201 points and refined by bisection to 1e-10. The mean is always
+inside. The bets depend on the order of the values: pass them in a fixed order (the pipeline passes
+them in id order) and the interval is reproducible; reordering moves the limits a little
+(typically in the third decimal).
+
+``method="t"``: Student's t interval ``mean -/+ t_{n-1} s / sqrt(n)`` (scipy), clipped to
+``bounds`` when given; the default without bounds.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 
+from assay.core.errors import AssayError
 
-def mean_ci(values: Sequence[float], level: float = 0.95, bounds: tuple[float, float] | None = None) -> tuple[float, float]:
-    """Student-t interval for the mean, clipped to ``bounds`` when given.
+MeanMethod = Literal["betting", "t"]
+MEAN_METHODS = ("betting", "t")
+BET_CAP = 0.75  # c: no bet risks more than 3/4 of the capital
+_GRID = 201
+_TOLERANCE = 1e-10
+
+
+class MeanError(AssayError):
+    """Values or settings that do not describe a mean with an interval: values outside the bounds,
+    bounds in the wrong order, an unknown method, a level outside (0, 1)."""
+
+
+def mean_ci(values: Sequence[float], level: float = 0.95, bounds: tuple[float, float] | None = None,
+            method: MeanMethod | None = None) -> tuple[float, float]:
+    """Two-sided interval for the mean behind ``values``.
+
+    Args:
+        values: the observations (nan is not allowed: drop undefined values first).
+        level: confidence level in (0, 1).
+        bounds: ``(low, high)`` every value is known to lie in, for example ``(0.0, 1.0)`` for an IR
+            measure; the interval then stays within them.
+        method: ``"betting"`` (the default when ``bounds`` are given; needs them) or ``"t"`` (the
+            default without bounds). See the module docstring.
+
+    Returns:
+        ``(low, high)``. ``(nan, nan)`` with fewer than two values. For ``t``, a sample with no
+        spread gives ``(mean, mean)``; the betting interval keeps a width (20 values all 1 in [0, 1]
+        give a lower limit of 0.787).
+
+    Raises:
+        MeanError: a value outside ``bounds`` (named with its position), ``bounds`` with low >= high,
+            ``method="betting"`` without bounds, an unknown method or level.
 
     >>> mean_ci([1.0, 1.0, 1.0])
     (1.0, 1.0)
     >>> mean_ci([0.5])
     (nan, nan)
+    >>> [round(x, 3) for x in mean_ci([1.0] * 20, bounds=(0.0, 1.0))]
+    [0.787, 1.0]
     """
-    from scipy import stats
-
+    if not 0 < level < 1:
+        raise MeanError(f"mean_ci: level {level!r} must be between 0 and 1, for example 0.95")
+    method = method or ("betting" if bounds is not None else "t")
+    if method not in MEAN_METHODS:
+        raise MeanError(f"mean_ci: method {method!r} is not one of {', '.join(MEAN_METHODS)}")
+    if method == "betting" and bounds is None:
+        raise MeanError("mean_ci: the betting interval needs bounds, for example bounds=(0.0, 1.0); "
+                        "use method='t' for values without known bounds")
     x = np.asarray(values, dtype=float)
+    if bounds is not None:
+        lo, hi = float(bounds[0]), float(bounds[1])
+        if not lo < hi:
+            raise MeanError(f"mean_ci: bounds {bounds!r} must be (low, high) with low < high")
+        outside = np.flatnonzero(~((x >= lo) & (x <= hi)))
+        if outside.size:
+            at = int(outside[0])
+            raise MeanError(f"mean_ci: value {float(x[at])!r} at position {at} is outside the bounds {bounds!r}; "
+                            "drop undefined values and check the measure's range")
     if x.size < 2:
         return (math.nan, math.nan)
+    if method == "t":
+        return _t_interval(x, level, bounds)
+    low, high = _betting((x - lo) / (hi - lo), 1 - level)
+    return (lo + low * (hi - lo), lo + high * (hi - lo))
+
+
+def _t_interval(x: np.ndarray, level: float, bounds) -> tuple[float, float]:
+    from scipy import stats
+
     mean, se = float(x.mean()), float(x.std(ddof=1) / math.sqrt(x.size))
     if se == 0:
         return (mean, mean)
@@ -32,3 +117,59 @@ def mean_ci(values: Sequence[float], level: float = 0.95, bounds: tuple[float, f
     if bounds is not None:
         low, high = max(bounds[0], low), min(bounds[1], high)
     return (low, high)
+
+
+def _bets(y: np.ndarray, alpha: float) -> np.ndarray:
+    """Predictable bet sizes: ``sqrt(2 log(2 / alpha) / (n s2_{i-1}))`` with the running variance of the
+    values before each one (one pseudo-value 1/2 and variance 1/4 to start)."""
+    n = y.size
+    steps = np.arange(1, n + 1)
+    means = (0.5 + np.cumsum(y)) / (steps + 1)
+    variances = (0.25 + np.cumsum((y - means) ** 2)) / (steps + 1)
+    before = np.concatenate([[0.25], variances[:-1]])
+    return np.sqrt(2 * math.log(2 / alpha) / (n * before))
+
+
+def _log_capital(y: np.ndarray, bets: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """``max(log K+(m), log K-(m))`` for each candidate mean in ``m`` (hedged: half the stake on each side)."""
+    m = m[:, None]
+    with np.errstate(divide="ignore"):
+        up = np.minimum(bets[None, :], BET_CAP / m)
+        down = np.minimum(bets[None, :], BET_CAP / (1 - m))
+    gap = y[None, :] - m
+    return np.maximum(np.log1p(up * gap).sum(axis=1), np.log1p(-down * gap).sum(axis=1))
+
+
+def _betting(y: np.ndarray, alpha: float) -> tuple[float, float]:
+    """The betting interval for the mean of ``y`` in [0, 1] (see the module docstring)."""
+    bets = _bets(y, alpha)
+    threshold = math.log(2 / alpha)  # max(K+, K-) / 2 >= 1 / alpha
+
+    def rejected(m: np.ndarray) -> np.ndarray:
+        out = np.empty(m.size, dtype=bool)
+        chunk = max(1, 2_000_000 // y.size)  # bound the memory of the grid x values table
+        for start in range(0, m.size, chunk):
+            out[start:start + chunk] = _log_capital(y, bets, m[start:start + chunk]) >= threshold
+        return out
+
+    grid = np.linspace(0.0, 1.0, _GRID)
+    out = rejected(grid)
+    mean = float(y.mean())
+
+    def edge(side: int) -> float:
+        """The limit on one side (-1 below the mean, +1 above): bisect between the rejected grid point
+        nearest the mean and the next point towards it; the bound itself when none is rejected."""
+        beyond = grid[out & ((grid < mean) if side < 0 else (grid > mean))]
+        if not beyond.size:
+            return 0.0 if side < 0 else 1.0
+        outside = float(beyond.max() if side < 0 else beyond.min())
+        inside = min(outside + 1.0 / (_GRID - 1), mean) if side < 0 else max(outside - 1.0 / (_GRID - 1), mean)
+        while abs(outside - inside) > _TOLERANCE:
+            mid = (inside + outside) / 2
+            if rejected(np.array([mid]))[0]:
+                outside = mid
+            else:
+                inside = mid
+        return inside
+
+    return (edge(-1), edge(+1))

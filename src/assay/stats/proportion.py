@@ -40,11 +40,11 @@ class ProportionError(ValueError):
     """Counts or settings that do not describe a proportion (raised for programming errors, not input rows)."""
 
 
-def proportion_ci(successes: int, n: int, method: IntervalMethod = "wilson", level: float = 0.95) -> tuple[float, float]:
-    """Two-sided interval for the success probability behind ``successes`` out of ``n``.
+def proportion_ci(k: int, n: int, method: IntervalMethod = "wilson", level: float = 0.95) -> tuple[float, float]:
+    """Two-sided interval for the success probability behind ``k`` successes out of ``n``.
 
     Args:
-        successes: number of successes, ``0 <= successes <= n``.
+        k: number of successes, ``0 <= k <= n``.
         n: number of trials.
         method: ``"wilson"`` (score interval) or ``"clopper-pearson"`` (exact, Beta quantiles).
         level: confidence level in (0, 1).
@@ -55,7 +55,7 @@ def proportion_ci(successes: int, n: int, method: IntervalMethod = "wilson", lev
 
     Raises:
         ProportionError: an unknown method, a level outside (0, 1), negative counts or
-            ``successes > n``.
+            ``k > n``.
 
     >>> proportion_ci(0, 0)
     (nan, nan)
@@ -66,20 +66,20 @@ def proportion_ci(successes: int, n: int, method: IntervalMethod = "wilson", lev
         raise ProportionError(f"proportion_ci: method {method!r} is not one of {', '.join(INTERVAL_METHODS)}")
     if not 0 < level < 1:
         raise ProportionError(f"proportion_ci: level {level!r} must be between 0 and 1, for example 0.95")
-    if n < 0 or successes < 0 or successes > n:
-        raise ProportionError(f"proportion_ci: {successes} successes in {n} trials is not a proportion "
-                              "(need 0 <= successes <= n)")
+    if n < 0 or k < 0 or k > n:
+        raise ProportionError(f"proportion_ci: {k} successes in {n} trials is not a proportion "
+                              "(need 0 <= k <= n)")
     if n == 0:
         return (math.nan, math.nan)
     if method == "wilson":
-        low, high = _wilson(int(successes), int(n), level)
+        low, high = _wilson(int(k), int(n), level)
     else:
         from statsmodels.stats.proportion import proportion_confint
 
-        low, high = proportion_confint(int(successes), int(n), alpha=1 - level, method=_STATSMODELS_NAME[method])
+        low, high = proportion_confint(int(k), int(n), alpha=1 - level, method=_STATSMODELS_NAME[method])
     # statsmodels leaves a 1e-16 rounding residue at the ends for some (k, n); the ends are exact
-    low = 0.0 if successes == 0 else max(0.0, float(low))
-    high = 1.0 if successes == n else min(1.0, float(high))
+    low = 0.0 if k == 0 else max(0.0, float(low))
+    high = 1.0 if k == n else min(1.0, float(high))
     return (low, high)
 
 

@@ -3,8 +3,12 @@
 The interval is ``[x_(l), x_(u)]`` (1-based order statistics) with ``l`` and ``u`` chosen from
 the Binomial(n, q) distribution of the number of values below the true quantile, so its
 coverage is at least ``level`` for any continuous distribution. When ``n`` is too small for a
-bound (for example the upper bound of p95 needs ``n >= 59`` at 95%), that bound is ``nan``:
-no order statistic reaches far enough, and saying so is honest.
+bound, that bound is ``nan``: no order statistic reaches far enough, and saying so is honest. The
+upper bound of p95 in this two-sided 95% interval needs ``n >= 72`` (from 72 to 109 values it is the
+sample maximum); 59 is the figure for a one-sided 95% upper bound, which this is not.
+
+>>> quantile_ci(list(range(71)), 0.95)[1], quantile_ci(list(range(72)), 0.95)[1]
+(nan, 71.0)
 """
 
 from __future__ import annotations
