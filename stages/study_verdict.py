@@ -1,6 +1,7 @@
 """Stage study_verdict: the human relevance study's verdict.
 
-Refuses (exit 2) when the thresholds changed after the sealed holdout was opened. Checks the
+Refuses (exit 2) when the thresholds changed after the sealed holdout was opened. While judgments
+are not handed in yet, writes a verdict that says it waits (``waiting`` 1) and succeeds. Checks the
 opening, judgments and decisions against the received-evidence lock and every file the manifests
 bind against its stage's record, re-checks the evidence conditions under $ASSAY_EVIDENCE_ROOT,
 then writes ``metrics/relevance/verdict.json`` (numbers only), ``reports/relevance/verdict.md``
@@ -28,9 +29,19 @@ def main() -> None:
     from assay.study.received import require_produced, require_received
     from assay.study.status import RECORDS, current_inputs
 
+    from assay.study.waiting import waiting_for, waiting_verdict
+
     params = load_section("study", StudyParams)
     level = load_section("relevance", RelevanceParams).level
     study = load_study(STUDY_FILE)
+    waiting = waiting_for()
+    if waiting:  # judgments not handed in yet: a state, not an error
+        metrics, page = waiting_verdict(waiting, study.synthetic)
+        write_record(RELEVANCE_VERDICT, metrics, provenance(settings={"candidate": params.candidate},
+                                                            details={"waiting": waiting},
+                                                            **current_inputs(Path("."), study.thresholds, STUDY_FILE)))
+        write_text("reports/relevance/verdict.md", page)
+        return
     root = evidence_root(study)
     with redacting(root):
         require_received(study, root, (*BOUND_RECEIVED, "inputs", "opening"))

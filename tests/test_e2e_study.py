@@ -194,3 +194,25 @@ def test_privacy_no_file_output_or_log_holds_the_root(study, tmp_path):
                 leaks += [str(f.relative_to(base)) for form in forms if form.encode() in data]
     assert leaks == []
     assert any(f"${ENV}/" in text for text in log)  # the paths were shown, in their hidden form
+
+
+def test_judgments_not_handed_in_yet_are_waiting_not_an_error_through_the_verdict(study, tmp_path):
+    """An annotator who has not handed in: `dvc repro` of the study succeeds, every later record and the
+    verdict say what the study waits for, and `assay relevance verdict` exits 3 (the gate never reads it)."""
+    clone, root = copy_of(study, tmp_path)
+    log: list[str] = []
+    (root / "sealed_holdout/judgments_B.jsonl").unlink()
+    assert run([ASSAY, "relevance", "intake"], clone, root, log).returncode == 0
+    proc = run([DVC, "repro", "study_verdict"], clone, root, log)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for name in ("check", "receipt", "bundle", "qrels", "evaluation"):
+        record = json.loads((clone / f"reports/relevance/study/{name}.json").read_text(encoding="utf-8"))
+        assert record["waiting"] == ["sealed_holdout/judgments_B.jsonl"], name
+    verdict = json.loads((clone / "metrics/relevance/verdict.json").read_text(encoding="utf-8"))
+    assert verdict["waiting"] == 1 and verdict["passed"] == 0
+    said = run([ASSAY, "relevance", "verdict"], clone, root, log)
+    assert said.returncode == 3, said.stdout + said.stderr
+    assert ("relevance study verdict: waiting: waiting for 1 file(s) not handed in yet: "
+            "sealed_holdout/judgments_B.jsonl") in said.stdout
+    assert "Waiting for people" in (clone / "reports/relevance/verdict.md").read_text(encoding="utf-8")
+    assert root.name not in "".join(log)

@@ -42,10 +42,12 @@ class VerdictMetrics(Metrics):
 
     ``passed`` is 1 when every pass condition of seed 003 holds and the candidate mode meets all
     seven thresholds on the sealed holdout; ``conditions`` maps each condition to 1/0;
-    ``sealed_holdout`` is empty while the holdout is sealed.
+    ``sealed_holdout`` is empty while the holdout is sealed. ``waiting`` is 1 while judgments are
+    not handed in yet (:mod:`assay.study.waiting`): then nothing else is measured and ``passed`` is 0.
     """
 
     passed: int
+    waiting: int = 0
     synthetic: int
     holdout_opened: int
     conditions_met: int

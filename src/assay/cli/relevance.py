@@ -260,11 +260,17 @@ def run_open_holdout(args: argparse.Namespace) -> int:
     return 0
 
 
+#: `assay relevance verdict` while judgments are not handed in yet: not a failure, not a pass
+WAITING_EXIT = 3
+
+
 def _register_verdict(rs: argparse._SubParsersAction) -> None:
-    p = rs.add_parser("verdict", help="the study's verdict (exit 0 passed, 1 not passed, 2 missing, stale or refused)",
+    p = rs.add_parser("verdict", help="the study's verdict (exit 0 passed, 1 not passed, 2 missing, stale or refused, "
+                                      "3 waiting for people)",
                       description="Print the committed verdict of the human relevance study. Refuses (exit 2) when the "
                                   "thresholds changed after the sealed holdout was opened (a new pre-registration is "
-                                  "needed) or when the verdict is missing or older than its inputs.")
+                                  "needed) or when the verdict is missing or older than its inputs; exit 3 while "
+                                  "judgments are not handed in yet (the study waits; the release gate does not).")
     p.add_argument("--root", default=".", help="repository root (default: .)")
     p.set_defaults(func=run_verdict)
 
@@ -293,7 +299,7 @@ def run_verdict(args: argparse.Namespace) -> int:
         print(f"(opening not checked: {ENV} is not set)")
     if status.status in ("missing", "stale"):
         raise MissingArtifact(f"relevance verdict: {status.detail}")
-    return 0 if status.status == "pass" else 1
+    return {"pass": 0, "waiting": WAITING_EXIT}.get(status.status, 1)
 
 
 #: the study's later steps (receipt, manifest validation, opening, verdict), after the intake's scan and check

@@ -141,9 +141,12 @@ def require_complete(checked: Checked, shown: str) -> list[tuple[int, JudgmentRo
 def check_step(study: Study, root: EvidenceRoot) -> dict:
     """Check every split's judgments of A and B against their packets.
 
+    When the only faults are files not handed in yet, the record names them under ``waiting``
+    (:mod:`assay.study.waiting`) and the later stages wait instead of failing.
+
     Raises:
-        IncompleteJudgments: any file with a fault (a file not returned yet is one ``missing``
-            fault), listing every fault of every file, then the verdict.
+        IncompleteJudgments: any file that is there but does not cover its packet exactly, listing
+            every fault of every file, then the verdict.
     """
     results, summary, names = {}, {}, []
     for side in SPLITS:
@@ -159,6 +162,12 @@ def check_step(study: Study, root: EvidenceRoot) -> dict:
             summary[name] = {"rows": len(checked.rows), "complete": int(checked.complete), **checked.counts()}
             names += [name, f"{side}/{packet_name(a)}"]
     faults = [p for checked in results.values() for _, p in checked.faults]
+    incomplete = sorted(n for n, c in results.items() if not c.complete)
+    absent = sorted(n for n in incomplete if not root.file(*n.split("/", 1)).is_file())
+    if incomplete and absent == incomplete:
+        # every fault is a file not handed in yet: the study waits for people (assay.study.waiting)
+        present = [n for n in names if root.file(*n.split("/", 1)).is_file()]
+        return stage_record(study, judgments=summary, evidence=file_hashes(root, present), waiting=absent)
     if faults:
-        raise IncompleteJudgments(faults, ", ".join(n for n, c in results.items() if not c.complete))
+        raise IncompleteJudgments(faults, ", ".join(incomplete))
     return stage_record(study, judgments=summary, evidence=file_hashes(root, names))

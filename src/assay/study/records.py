@@ -32,14 +32,22 @@ def record_step(name: str, step: Callable[[Study, EvidenceRoot], dict], study_fi
 
     Before the step runs, the received files of the lock's groups ``received`` are checked against
     the lock, and the files of ``produced`` (``{record: [relative path]}``) against the records of
-    the stages that wrote them (:mod:`assay.study.received`).
+    the stages that wrote them (:mod:`assay.study.received`). A step after ``check`` while the check
+    waits for people writes only ``{"waiting": [files]}`` (:mod:`assay.study.waiting`).
 
     Raises:
         EvidenceChanged: a file read differs from the lock or its record (nothing runs).
         AssayError: whatever the step raises. Every error is re-raised with the root scrubbed from
             its message; on error nothing is written.
     """
+    from assay.study.waiting import WAITING, waiting_for
+
     study = load_study(study_file)
+    waiting = waiting_for() if name not in ("split", "pool", "scan", "check") else []
+    if waiting:  # a check that waits for people: this step has nothing to work on yet
+        record = stage_record(study, **{WAITING: waiting})
+        write_json(f"{REPORTS}/{name}.json", record)
+        return record
     root = evidence_root(study)
     with redacting(root):
         if received:

@@ -27,7 +27,7 @@ RECORDS = "reports/relevance/study"
 
 @dataclass(frozen=True)
 class VerdictStatus:
-    """``status`` is pass, fail, missing or stale (the gate's words); ``detail`` says why."""
+    """``status`` is pass, fail, missing, stale or waiting (judgments not handed in yet); ``detail`` says why."""
 
     status: str
     detail: str
@@ -84,6 +84,12 @@ def verdict_status(base: str | Path = ".", environ: dict | None = None) -> Verdi
         why = ("; thresholds changed: if the sealed holdout is open a new pre-registration is needed"
                if "thresholds" in changed else "")
         return VerdictStatus("stale", f"changed since the verdict: {', '.join(changed)}{why}", metrics)
+    if metrics.waiting:
+        from assay.study.waiting import waiting_line
+
+        files = prov.details.get("waiting") if isinstance(prov.details.get("waiting"), list) else []
+        return VerdictStatus("waiting", f"{waiting_line([str(f) for f in files])} (then `assay relevance intake` "
+                                        "and `dvc repro`)", metrics)
     met = f"{metrics.conditions_met}/{len(metrics.conditions)} conditions, {metrics.modes_passed} mode(s) pass"
     if metrics.passed:
         return VerdictStatus("pass", f"passed ({met})", metrics)
