@@ -5,7 +5,7 @@ BIN := $(CURDIR)/$(VENV)/bin
 STAMP := $(VENV)/.installed
 export PATH := $(BIN):$(PATH)
 
-.PHONY: setup repro test bench lock clean exp metrics
+.PHONY: setup repro test bench lock clean exp metrics pipeline
 
 setup: $(STAMP)
 
@@ -36,6 +36,11 @@ metrics: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check src stages tests benchmarks examples
 	$(BIN)/python -m pytest
+
+# dvc.yaml, params.yaml and examples/ci/assay.yml are generated from the templates `assay init` uses
+# (src/assay/pipeline/templates, src/assay/project/templates); tests/test_pipeline.py checks them
+pipeline: $(STAMP)
+	$(BIN)/python -m assay.project.source
 
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done

@@ -14,8 +14,9 @@ from assay.stats.mean import mean_ci as mean_home
 from assay.stats.paired import paired_diff_ci as paired_home
 
 
-def test_all_names_the_four_intervals():
-    assert sorted(stats.__all__) == ["kappa_ci", "mean_ci", "paired_diff_ci", "proportion_ci"]
+def test_all_names_the_four_intervals_ppi_and_the_power_functions():
+    assert {"kappa_ci", "mean_ci", "paired_diff_ci", "proportion_ci", "ppi_mean_ci", "holdout_size",
+            "detectable_change", "kappa_pairs", "ppi_labels"} <= set(stats.__all__)
     for name in stats.__all__:
         assert callable(getattr(stats, name)) and getattr(stats, name).__doc__
     with pytest.raises(AttributeError, match="no attribute 'bootstrap_ci'"):

@@ -13,6 +13,11 @@ chooses another):
 - :func:`paired_diff_ci` ``(both, only_first, only_second, neither, level=0.95) -> (diff, low, high)``:
   Tango's score interval for ``p_second - p_first``.
 
+Also public: :func:`ppi_mean_ci` (prediction-powered means, PPI++ with the power-tuned lambda, and
+its helpers :func:`win_values` and :func:`rubric_values`), and sample sizes and power
+(:func:`holdout_size`, :func:`detectable_change`, :func:`paired_power`, :func:`kappa_pairs`,
+:func:`ppi_labels`, :func:`threshold_check`).
+
 They are imported on first use (PEP 562, no import at module level), so ``import
 assay.stats.proportion`` does not pay for numpy and a stage's dependency list holds only the
 modules it uses.
@@ -22,10 +27,13 @@ May import: ``assay.core``. Imported by every domain package.
 
 from __future__ import annotations
 
-__all__ = ["kappa_ci", "mean_ci", "paired_diff_ci", "proportion_ci"]
-
 _HOME = {"kappa_ci": "assay.stats.agreement", "mean_ci": "assay.stats.mean",
-         "paired_diff_ci": "assay.stats.paired", "proportion_ci": "assay.stats.proportion"}
+         "paired_diff_ci": "assay.stats.paired", "proportion_ci": "assay.stats.proportion",
+         **dict.fromkeys(("PPIEstimate", "PPIError", "ppi_mean_ci", "rubric_values", "win_values"), "assay.stats.ppi"),
+         **dict.fromkeys(("DetectableChange", "HoldoutPower", "JudgeMoments", "KappaPairs", "PPILabels", "PowerError",
+                          "ThresholdCheck", "detectable_change", "holdout_size", "kappa_pairs", "paired_power",
+                          "ppi_labels", "threshold_check"), "assay.stats.power")}
+__all__ = sorted(_HOME)
 
 
 
