@@ -63,7 +63,8 @@ def pull_request(reproduced, tmp_path):
     return clone
 
 
-@pytest.mark.e2e
+@pytest.mark.slow  # the whole demo twice (about 3 min); the same workflow template runs in the default suite on a
+@pytest.mark.e2e   # project made by `assay init` (tests/test_packaging.py), including a forged metric
 def test_the_example_workflow_reaches_the_gate_and_fails_with_its_exit_code(pull_request, reproduced, tmp_path):
     tools = tmp_path / "hostedtoolcache"
     actions = {"actions/checkout": emulate_checkout,
