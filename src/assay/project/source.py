@@ -2,7 +2,7 @@
 
 ``python -m assay.project.source`` (``make pipeline``) writes this repository's ``dvc.yaml``,
 ``params.yaml`` and ``examples/ci/assay.yml`` from the same templates, in the source layout: stages run
-``python stages/NAME.py`` and depend on the library's package folders; the reference system's
+``python stages/NAME.py`` and depend on the library's folder; the reference system's
 ``source`` is its module. ``tests/test_pipeline.py`` checks that the committed files are these bytes.
 """
 
@@ -25,7 +25,7 @@ def source_files(root: str | Path = ".") -> dict[str, str]:
     base = Path(root)
     values = {**_values(base, PARTS), "reference_source": REFERENCE_SOURCE}
     return {
-        "dvc.yaml": dvc_yaml(PARTS, "source", base),
+        "dvc.yaml": dvc_yaml(PARTS, "source"),
         "params.yaml": render(_template("params.yaml"), (*PARTS, "demo"), values),
         "examples/ci/assay.yml": render(_template("workflow.yml"), ("source",), values),
     }
