@@ -23,6 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from assay.core.confinement import confined_file
 from assay.core.errors import InputError, Problem, raise_problems
 from assay.core.io import decode_utf8
 from assay.core.records import problems_from
@@ -119,13 +120,18 @@ def load_corpus(folder: str | Path) -> dict[str, Document]:
     """Load every ``*.md`` file under ``folder`` (sorted by id); collect all bad files, then fail once.
 
     A ``superseded_by`` that names no file in the corpus is an error (one that names a file with
-    problems of its own is not repeated). A folder without any ``*.md`` file is an error.
+    problems of its own is not repeated). A folder without any ``*.md`` file is an error, and so is a
+    ``*.md`` symlink leading outside the repository (:func:`assay.core.confinement.confined_file`).
     """
     root = Path(folder)
     if not root.is_dir():
         raise InputError([Problem(str(folder), None, None, "corpus folder not found", "check the path")])
     docs, problems = {}, []
     for f in sorted(root.glob("*.md")):
+        outside = confined_file(f)
+        if outside is not None:  # a symlink out of the repository: never read what it points at
+            problems.append(outside)
+            continue
         try:
             d = parse_document(f)
         except InputError as error:

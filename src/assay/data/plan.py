@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
+from assay.core.confinement import PlainName, ProjectPath
 from assay.core.errors import InputError, Problem
 from assay.core.io import read_yaml
 from assay.core.records import problems_from
@@ -88,7 +89,7 @@ class DatasetRef(BaseModel):
     """Which case file the plan is evaluated on."""
 
     model_config = ConfigDict(extra="forbid")
-    path: str
+    path: ProjectPath
     description: str = ""
 
 
@@ -104,7 +105,7 @@ class ReviewAgreement(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid")
-    queues: list[str] = Field(min_length=1)
+    queues: list[PlainName] = Field(min_length=1)
     min_agreement: float = Field(ge=0, le=1)
     use: Literal["lower_bound", "estimate"] = "lower_bound"
 

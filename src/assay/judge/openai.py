@@ -29,7 +29,8 @@ with structured output for a reply that follows :data:`assay.judge.prompts.VERDI
 The API key is read from the environment variable named by ``api_key_env`` at each call and used
 only in the ``Authorization`` header. It is never stored on the judge, and it never reaches a
 cache key, a cache row, a log line, a verdict reason, an error message, ``repr`` or ``identity``
-(every server text is scrubbed of it before it is kept).
+(every server text is scrubbed of it before it is kept, by :class:`assay.core.redaction.Redactor`: in any
+letter case, in base64, hex and URL encodings, spaced out, and any fragment of 8 or more characters).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from assay.core.errors import AssayError
 from assay.judge.base import FAILURE_STATUSES, STATUSES, UNUSABLE_REPLY_STATUSES, JudgeItem, Verdict
+from assay.core.redaction import Redactor
 from assay.judge.cache import DEFAULT_CACHE_PATH, ResponseCache, request_key
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -161,8 +163,7 @@ def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
     'key *** and *** and api_key=*** ok'
     """
     for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
+        text = Redactor(secret)(text)  # the secret in any case, encoding or fragment of 8+ characters
     return _SECRET.sub(lambda m: f"{m.group(0)[:m.start(1) - m.start(0)]}{m.group(1)}***" if m.group(1) else "***", text)
 
 
@@ -413,8 +414,8 @@ class OpenAIJudge:
             if cache is not None:
                 for k in unique:
                     hit = cache.get(k)
-                    if hit is not None:
-                        texts[k] = hit.response
+                    if hit is not None:  # scrubbed again: a row kept before the key changed form or by an older assay
+                        texts[k] = Redactor(key)(hit.response)
             n_cached = len(texts)
             todo = [(k, b) for k, b in unique.items() if k not in texts]
             outcomes = _run_sync(lambda: self._fetch(todo, cache, key)) if todo else {}
@@ -471,8 +472,7 @@ class OpenAIJudge:
 
         p = self.params
 
-        def scrub(text: str) -> str:
-            return text.replace(key, "***") if key else text
+        scrub = Redactor(key)  # the key in any case, base64/hex/URL form, spaced out, or a fragment of 8+
 
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         results: dict[str, Outcome] = {}

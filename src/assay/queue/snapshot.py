@@ -15,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from assay.core.confinement import PlainName
 from assay.core.errors import InputError, Problem
 from assay.core.io import read_jsonl, write_jsonl
 from assay.core.records import validate_rows
@@ -30,7 +31,7 @@ class ReviewParams(BaseModel):
     ``review`` stage reads (one ``review@NAME`` stage each) and the ``training`` stage exports."""
 
     model_config = ConfigDict(extra="forbid")
-    snapshots: list[str] = []
+    snapshots: list[PlainName] = []  # plain names: each becomes data/reviews/NAME.jsonl and reports/review/NAME.md
 
     def path(self, name: str) -> str:
         """The snapshot file of ``name``."""

@@ -57,7 +57,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
 
 def _validate(model: type[BaseModel], value: object, where: str, prefix: str) -> tuple[BaseModel | None, list[Problem]]:
     try:
-        return model.model_validate(value), []
+        return model.model_validate(value, context={"root": Path(where).parent}), []
     except ValidationError as error:
         return None, problems_from(error, where, None, model, prefix=prefix)
 

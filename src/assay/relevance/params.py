@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.core.confinement import ProjectPath
+
 MODES = ("lexical", "semantic", "hybrid", "reranked", "graph")
 
 
@@ -66,10 +68,10 @@ class RelevanceParams(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid")
-    corpus: str = "data/relevance/corpus.jsonl"
-    queries: str = "data/relevance/queries.jsonl"
-    qrels: str = "data/relevance/qrels.synthetic.trec"
-    thresholds: str = "data/relevance/thresholds.yaml"
+    corpus: ProjectPath = "data/relevance/corpus.jsonl"
+    queries: ProjectPath = "data/relevance/queries.jsonl"
+    qrels: ProjectPath = "data/relevance/qrels.synthetic.trec"
+    thresholds: ProjectPath = "data/relevance/thresholds.yaml"
     modes: list[Literal["lexical", "semantic", "hybrid", "reranked", "graph"]] = list(MODES)
     depth: int = Field(default=100, ge=10)
     measures: list[str] = ["R@10", "nDCG@10", "RR@10", "P@10", "AP"]

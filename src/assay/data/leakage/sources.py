@@ -24,6 +24,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from assay.core.confinement import confined_file
 from assay.core.errors import MAX_PROBLEMS, InputError, Problem
 
 LABEL = re.compile(r"^\s*(q|a|question|answer)\s*[:.)]\s*", re.IGNORECASE)
@@ -116,7 +117,8 @@ class SourceFolder:
     """The sources in a folder, streamed file by file and chunk by chunk.
 
     Raises (on construction):
-        InputError: the folder does not exist, or two files share a name (``a.txt`` and ``a.jsonl``).
+        InputError: the folder does not exist, two files share a name (``a.txt`` and ``a.jsonl``), or a
+            file is a symlink leading outside the repository (:func:`assay.core.confinement.confined_file`).
     """
 
     folder: Path
@@ -132,7 +134,10 @@ class SourceFolder:
         self.files = {}
         clashes = []
         for f in sorted(p for p in self.folder.iterdir() if p.is_file() and not p.name.startswith(".")):
-            if f.stem in self.files:
+            outside = confined_file(f)
+            if outside is not None:  # a symlink out of the repository: never read what it points at
+                clashes.append(outside)
+            elif f.stem in self.files:
                 clashes.append(Problem(str(f), None, None, f"source name {f.stem!r} is also used by {self.files[f.stem].name}",
                                        "rename one of the two files"))
             else:
