@@ -161,3 +161,17 @@ def test_a_source_symlinked_to_etc_passwd_is_refused_but_an_inside_link_is_read(
     with pytest.raises(InputError) as info:
         SourceFolder(repo / "data" / "sources")
     assert info.value.problems[0].path.endswith("passwd.txt") and "outside the repository" in str(info.value)
+
+
+def test_queue_create_and_export_refuse_names_and_outputs_leading_out(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    db = str(tmp_path / "q.sqlite")
+    for args, field in [(["queue", "create", "../evil", "--from", "x.jsonl", "--fill", "random", "--n", "1", "--seed", "1", "--db", db], "NAME"),
+                        (["queue", "export", "../../evil", "--db", db], "NAME"),
+                        (["queue", "export", "demo", "--out", "../evil.jsonl", "--db", db], "--out"),
+                        (["queue", "export", "demo", "--out", "/tmp/evil.jsonl", "--db", db], "--out")]:
+        capsys.readouterr()
+        assert main(args) == 1
+        err = capsys.readouterr().err
+        assert f"field '{field}'" in err and "fix:" in err and "Traceback" not in err, err
+    assert sorted(os.listdir(tmp_path)) == []  # not even the database was created

@@ -117,3 +117,27 @@ def confined_file(path: Path, root: Path | None = None) -> Problem | None:
         return None
     return Problem(str(path), None, None, "is a symbolic link to a file outside the repository",
                    "copy the file into the repository instead of linking to it")
+
+
+def require_plain_name(value: str, where: str, field: str) -> str:
+    """``value`` when it is a plain name, else an InputError naming ``where``, ``field`` and the fix.
+
+    For names given on the command line (``assay queue create NAME``) that later build a path.
+    """
+    from assay.core.errors import InputError
+
+    why = name_problem(value)
+    if why is not None:
+        raise InputError([Problem(where, None, field, f"{why}; it names a file, so it must be one plain name",
+                                  "use letters, digits, '_', '-' and '.' only, starting with a letter or digit")])
+    return value
+
+
+def require_inside(value: str, where: str, field: str, root: Path | None = None) -> str:
+    """``value`` when it resolves inside ``root`` (default: the current directory), else an InputError with the fix."""
+    from assay.core.errors import InputError
+
+    why = outside_problem(value, (root or project_root()).resolve())
+    if why is not None:
+        raise InputError([Problem(where, None, field, why, "name a path inside the repository, relative to its root")])
+    return value
