@@ -412,10 +412,11 @@ class OpenAIJudge:
         try:
             texts: dict[str, str] = {}
             if cache is not None:
+                scrub = Redactor(key)
                 for k in unique:
                     hit = cache.get(k)
                     if hit is not None:  # scrubbed again: a row kept before the key changed form or by an older assay
-                        texts[k] = Redactor(key)(hit.response)
+                        texts[k] = scrub(hit.response)
             n_cached = len(texts)
             todo = [(k, b) for k, b in unique.items() if k not in texts]
             outcomes = _run_sync(lambda: self._fetch(todo, cache, key)) if todo else {}
