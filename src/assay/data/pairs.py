@@ -15,18 +15,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from assay.core.errors import Problem, raise_problems
 from assay.core.io import scan_jsonl
 from assay.core.records import NonBlank, check_rows
+from assay.core.records import InputModel
 
 LABELS = ("a", "b", "tie")
 
 Label = Literal["a", "b", "tie"]
 
 
-class Pair(BaseModel):
+class Pair(InputModel):
     """One labelled pair. ``facts`` are the strings a correct answer must contain (may be empty for a tie)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -43,7 +44,7 @@ class Pair(BaseModel):
     note: str | None = None
 
 
-class AgreementParams(BaseModel):
+class AgreementParams(InputModel):
     """params.yaml section ``agreement``.
 
     ``weights``: None for Cohen's kappa on unordered labels (a/b/tie); ``linear`` or ``quadratic``

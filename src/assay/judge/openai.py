@@ -45,12 +45,13 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
 from assay.core.errors import AssayError
 from assay.judge.base import FAILURE_STATUSES, STATUSES, UNUSABLE_REPLY_STATUSES, JudgeItem, Verdict
 from assay.core.redaction import Redactor
 from assay.judge.cache import DEFAULT_CACHE_PATH, ResponseCache, request_key
+from assay.core.records import InputModel
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judge.http import Outcome
@@ -78,7 +79,7 @@ class MissingApiKey(AssayError):
     """The environment variable named by ``judge.api_key_env`` is unset, empty or not a header value."""
 
 
-class OpenAIJudgeParams(BaseModel):
+class OpenAIJudgeParams(InputModel):
     """The ``judge`` settings for an OpenAI-compatible endpoint (``kind: openai`` in params.yaml).
 
     ``base_url`` is the API root including the version path, as the OpenAI SDK takes it

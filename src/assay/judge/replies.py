@@ -39,6 +39,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.core.fmt import md_text
 from assay.data.pairs import Pair
 from assay.judge.base import STATUSES, Judge, JudgeItem, Status
 from assay.judge.orders import ask_items
@@ -191,7 +192,7 @@ def run_report(counts: dict[str, int], samples: Sequence[dict]) -> str:
         lines += ["No invalid or refused reply.", ""]
     for n, s in enumerate(samples, 1):
         text = "\n".join("       " + line for line in str(s.get("reply", "")).splitlines()) or "       (empty reply)"
-        lines += [f"{n}. {s.get('status')} ({s.get('reason')}), {s.get('chars')} characters:", "", text, ""]
+        lines += [f"{n}. {s.get('status')} ({md_text(s.get('reason'))}), {s.get('chars')} characters:", "", text, ""]
     return "\n".join(lines)
 
 

@@ -21,12 +21,13 @@ from assay.core.io import read_jsonl, write_jsonl
 from assay.core.records import validate_rows
 from assay.queue.review import to_source
 from assay.queue.items import JudgeOpinion, Message
+from assay.core.records import InputModel
 
 Letter = Literal["a", "b"]
 SNAPSHOT_DIR = "data/reviews"
 
 
-class ReviewParams(BaseModel):
+class ReviewParams(InputModel):
     """The ``review`` section of params.yaml: the snapshots (``data/reviews/NAME.jsonl``) the
     ``review`` stage reads (one ``review@NAME`` stage each) and the ``training`` stage exports."""
 

@@ -41,12 +41,13 @@ from assay.core.errors import InputError, Problem
 from assay.stats.proportion import IntervalMethod
 from assay.core.plugins import load_callable
 from assay.rag.systems import AnswersFileSystem, CallableSystem, ReferenceSystem, SystemOutput
+from assay.core.records import InputModel
 
 #: The reference system's module: the ``source`` a reference version names (see :class:`VersionParams`).
 REFERENCE_SOURCE = "src/assay/rag/systems.py"
 
 
-class VersionParams(BaseModel):
+class VersionParams(InputModel):
     """One RAG version in ``params.yaml`` (``rag.versions.<name>``).
 
     ``chunking``, ``min_score`` and ``min_margin`` configure the reference system (and are refused
@@ -102,7 +103,7 @@ class VersionParams(BaseModel):
         return {"system": self.system, **{key: getattr(self, key) for key in keys}}
 
 
-class RagParams(BaseModel):
+class RagParams(InputModel):
     """The ``rag`` section of ``params.yaml``: recall depth, the proportion interval and the versions."""
 
     model_config = ConfigDict(extra="forbid")

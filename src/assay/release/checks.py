@@ -25,13 +25,14 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from assay.artifacts.judge import AgreementMetrics, CalibrationMetrics
 from assay.artifacts.rag import CompareMetrics, RagMetrics
 from assay.core.fmt import exact, num
 from assay.artifacts.queue import ReviewMetrics
 from assay.data.plan import Plan, ReviewAgreement
+from assay.core.records import InputModel
 
 Status = Literal["pass", "warn", "fail", "missing", "stale"]
 STATUSES: tuple[str, ...] = ("pass", "warn", "fail", "missing", "stale")
@@ -42,7 +43,7 @@ VERDICTS = {0: "PASS: the candidate may ship",
             2: "NOT DECIDED: params, the plan or a metrics file is missing, broken or stale; fix it and re-run dvc repro"}
 
 
-class GateParams(BaseModel):
+class GateParams(InputModel):
     """params.yaml section ``gate``.
 
     ``max_holdout_looks``: how many distinct candidate configurations may be judged on this holdout

@@ -18,7 +18,6 @@ handing out chunks after the first, and the caller fails once (:meth:`SourceFold
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from pathlib import Path
 
 from assay.core.confinement import confined_file
 from assay.core.errors import MAX_PROBLEMS, InputError, Problem
+from assay.core.io import parse_json_line
 
 LABEL = re.compile(r"^\s*(q|a|question|answer)\s*[:.)]\s*", re.IGNORECASE)
 CHUNK_LINES = 100_000
@@ -47,11 +47,9 @@ def _units(raw: str, jsonl: bool, path: str, number: int, problems: list[Problem
         return [u for u in (LABEL.sub("", part).strip() for part in raw.splitlines()) if u]
     if not raw.strip():
         return []
-    try:
-        row = json.loads(raw.rstrip("\r\n"))
-    except json.JSONDecodeError as error:
-        problems.append(Problem(path, number, None, f"not valid JSON ({error.msg} at column {error.colno})",
-                                "write one JSON object per line"))
+    row, why = parse_json_line(raw.rstrip("\r\n"))  # NaN, a repeated key, a lone surrogate: refused too
+    if why is not None:
+        problems.append(Problem(path, number, None, why, "write one JSON object per line"))
         return []
     if not isinstance(row, dict):
         problems.append(Problem(path, number, None, f"expected a JSON object, got {type(row).__name__}",
