@@ -18,7 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "(`dvc status` not clean or a recorded hash differs) or a metrics file is missing.")
     p.add_argument("--root", default=".", help="repository root (default: .)")
     p.add_argument("--skip-dvc-status", action="store_true",
-                   help="do not run `dvc status` (the recorded-hash checks and the missing-file checks still run)")
+                   help="do not run `dvc status` (the recorded-hash checks and the missing-file checks still run); "
+                        "refused with exit 2 when the environment variable CI is true")
     p.add_argument("--json", action="store_true", help="print the checks as JSON")
     p.set_defaults(func=run)
 
@@ -38,12 +39,25 @@ def dvc_status(root: Path) -> dict | None:
     return json.loads(proc.stdout or "{}")
 
 
+def in_ci() -> bool:
+    """Whether the environment variable ``CI`` is set to true (``true``, ``1`` or ``yes``, any case), as CI services set it."""
+    import os
+
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
 def run(args: argparse.Namespace) -> int:
     from assay.release.checks import Check, checks_dict, checks_table, exit_code
     from assay.release.gather import gather
 
     import os
 
+    from assay.core.errors import RefusedInCI
+
+    if args.skip_dvc_status and in_ci():
+        raise RefusedInCI("--skip-dvc-status is refused when CI=true: in CI the gate must see that `dvc status` is "
+                          "clean, or hand-edited metrics would pass (fix: drop the option, and run `dvc repro` and "
+                          "commit dvc.lock before the gate)")
     os.chdir(args.root)  # params.yaml paths are relative to the repository root
     root = Path(".")
     checks: list[Check] = []

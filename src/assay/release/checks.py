@@ -33,6 +33,7 @@ from assay.core.fmt import exact, num
 from assay.artifacts.queue import ReviewMetrics
 from assay.data.plan import Plan, ReviewAgreement
 from assay.core.records import InputModel
+from assay.judge.usability import UsabilityRule
 
 Status = Literal["pass", "warn", "fail", "missing", "stale"]
 STATUSES: tuple[str, ...] = ("pass", "warn", "fail", "missing", "stale")
@@ -140,6 +141,40 @@ def judge_checks(params: GateParams, agreement: AgreementMetrics | None, calibra
             checks.append(Check("judge calibration", "pass" if usable else "fail",
                                 "usable" if usable else f"not usable: {why}", calibration.usable, 1))
     return checks
+
+
+def calibration_consistency(calibration: CalibrationMetrics | None, reasons: list[str] | None,
+                            rule: UsabilityRule | None) -> list[Check]:
+    """The calibration's usability flag checked against what it states (a hand edit is not a verdict).
+
+    Two ``stale`` checks (exit 2), each naming the file: the flag in metrics/calibration.json
+    disagrees with the reasons in reports/provenance/calibrate.json (usable with reasons, or not
+    usable with none), or with the usability rule of params ``judge`` applied again to the
+    numbers of metrics/calibration.json itself. ``[]`` when they agree, or when a file is absent
+    (other checks report that).
+    """
+    if calibration is None:
+        return []
+    usable = calibration.usable == 1
+    fix = "(fix: run `dvc repro -f calibrate`; an edited metrics or provenance file is not a verdict)"
+    out = []
+    if reasons is not None and usable == bool(reasons):
+        said = (f"lists {len(reasons)} reason(s) the judge is not usable" if reasons else "lists no reason")
+        out.append(Check("calibration consistency", "stale",
+                         f"metrics/calibration.json says usable {calibration.usable} but reports/provenance/calibrate.json "
+                         f"{said} {fix}"))
+    if rule is not None:
+        from assay.judge.usability import usability as usability_reasons
+
+        try:
+            again = usability_reasons(calibration.model_dump(), rule)
+        except (KeyError, TypeError) as error:  # a record without the numbers the rule reads
+            again = [f"metrics/calibration.json lacks {error}"]
+        if usable == bool(again):
+            out.append(Check("calibration consistency", "stale",
+                             f"metrics/calibration.json says usable {calibration.usable} but its own numbers under params "
+                             f"judge's rule say {'not usable: ' + '; '.join(again) if again else 'usable'} {fix}"))
+    return out
 
 
 def review_agreement_checks(requirement: ReviewAgreement | None, reviews: dict[str, ReviewMetrics | None],

@@ -1,0 +1,63 @@
+"""The gate trusts nothing it can check (issue 22): no --skip-dvc-status in CI, and a calibration
+whose usability flag disagrees with its own reasons or numbers is stale (exit 2), naming the file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from assay.artifacts.judge import CalibrationMetrics
+from assay.cli import main
+from assay.judge.usability import UsabilityRule
+from assay.release.checks import calibration_consistency, exit_code
+from assay.release.gather import gather
+from conftest import ROOT
+
+RECORD = json.loads((ROOT / "metrics/calibration.json").read_text(encoding="utf-8"))
+REASONS = json.loads((ROOT / "reports/provenance/calibrate.json").read_text(encoding="utf-8"))["details"]["reasons"]
+
+
+@pytest.mark.parametrize("value", ["true", "TRUE", "1", "yes"])
+def test_skip_dvc_status_is_refused_under_ci(committed_repo, monkeypatch, capsys, value):
+    monkeypatch.setenv("CI", value)
+    assert main(["gate", "--root", str(committed_repo), "--skip-dvc-status"]) == 2
+    err = capsys.readouterr().err
+    assert "--skip-dvc-status is refused when CI=true" in err and "fix:" in err and "Traceback" not in err
+
+
+def test_skip_dvc_status_still_works_outside_ci(committed_repo, monkeypatch, capsys):
+    monkeypatch.setenv("CI", "false")
+    code = main(["gate", "--root", str(committed_repo), "--skip-dvc-status", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == out["exit_code"] and "dvc status" not in [c["name"] for c in out["checks"]]
+
+
+def test_the_committed_calibration_is_consistent():
+    assert not RECORD["usable"] and REASONS
+    assert calibration_consistency(CalibrationMetrics(**RECORD), REASONS, UsabilityRule(max_flip_share=0.2)) == []
+
+
+def test_usable_with_reasons_or_unusable_without_is_stale_naming_the_files():
+    forged = CalibrationMetrics(**{**RECORD, "usable": 1})
+    [flag, numbers] = calibration_consistency(forged, REASONS, UsabilityRule(max_flip_share=0.2))
+    assert flag.status == numbers.status == "stale" and exit_code([flag]) == 2
+    assert "metrics/calibration.json says usable 1" in flag.detail and "reports/provenance/calibrate.json lists 5" in flag.detail
+    assert "its own numbers under params judge's rule say not usable: order flips on 28 of 42" in numbers.detail
+    [none] = calibration_consistency(CalibrationMetrics(**RECORD), [], None)
+    assert none.status == "stale" and "usable 0 but reports/provenance/calibrate.json lists no reason" in none.detail
+
+
+def test_the_gate_reports_a_hand_edited_usable_flag_as_stale(committed_repo):
+    path = committed_repo / "metrics/calibration.json"
+    path.write_text(json.dumps({**RECORD, "usable": 1}), encoding="utf-8")
+    checks = gather(committed_repo)[0]
+    stale = [c for c in checks if c.name == "calibration consistency"]
+    assert len(stale) == 2 and all(c.status == "stale" for c in stale) and exit_code(checks) == 2
+    # editing the provenance too (no reasons) leaves the numbers: the rule, applied again, still says no
+    prov = committed_repo / "reports/provenance/calibrate.json"
+    record = json.loads(prov.read_text(encoding="utf-8"))
+    record["details"]["reasons"] = []
+    prov.write_text(json.dumps(record), encoding="utf-8")
+    stale = [c for c in gather(committed_repo)[0] if c.name == "calibration consistency"]
+    assert [c.status for c in stale] == ["stale"] and "its own numbers" in stale[0].detail
