@@ -238,3 +238,17 @@ def test_a_lone_surrogate_in_a_jsonl_source_is_a_clean_error(tmp_path):
     with pytest.raises(InputError) as info:
         load_sources(tmp_path)
     assert info.value.problems[0].line == 2 and "lone surrogate" in info.value.problems[0].message
+
+
+def test_every_written_file_gets_the_mode_open_would_give(tmp_path):
+    import os
+
+    from assay.core.io import write_json, write_jsonl, write_text
+
+    umask = os.umask(0o022)
+    os.umask(umask)
+    for name, write in (("a.txt", lambda p: write_text(p, "x")), ("b.json", lambda p: write_json(p, {})),
+                        ("c.jsonl", lambda p: write_jsonl(p, [{}]))):
+        write(tmp_path / name)
+        (tmp_path / f"plain-{name}").write_text("x")
+        assert os.stat(tmp_path / name).st_mode & 0o777 == os.stat(tmp_path / f"plain-{name}").st_mode & 0o777 == 0o666 & ~umask

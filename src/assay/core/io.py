@@ -24,15 +24,31 @@ from typing import Any
 from assay.core.errors import InputError, Problem
 
 
+@functools.cache
+def _umask() -> int:
+    """The process umask, read once (Linux: /proc/self/status; elsewhere set and restored at once)."""
+    with contextlib.suppress(OSError, ValueError, StopIteration):
+        with open("/proc/self/status", encoding="ascii") as fh:
+            return int(next(line for line in fh if line.startswith("Umask:")).split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; on success rename it over ``path``, on error delete it."""
+    """Yield a temporary path beside ``path``; on success rename it over ``path``, on error delete it.
+
+    The file gets the mode a plain ``open`` would give a new file (``0o666`` less the umask, usually
+    0644), whatever it replaces, not the 0600 of a temporary file: every output has the same mode.
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
     try:
         yield Path(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
