@@ -252,3 +252,21 @@ def test_every_written_file_gets_the_mode_open_would_give(tmp_path):
         write(tmp_path / name)
         (tmp_path / f"plain-{name}").write_text("x")
         assert os.stat(tmp_path / name).st_mode & 0o777 == os.stat(tmp_path / f"plain-{name}").st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_an_unknown_prompt_version_is_an_error_at_its_line(repo, capsys):
+    params = repo / "params.yaml"
+    text = params.read_text(encoding="utf-8")
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "prompt_version: 2" in t)
+    params.write_text(text.replace("prompt_version: 2", "prompt_version: 99", 1), encoding="utf-8")
+    code, err = validate("params.yaml", capsys)
+    assert code == 1 and f"params.yaml:{line}: field 'judge.prompt_version': 99 names no prompt" in err and "fix:" in err
+
+
+def test_a_pair_whose_two_answers_are_the_same_is_an_error(repo, capsys):
+    path = repo / "data/pairs.jsonl"
+    n = len(path.read_text(encoding="utf-8").splitlines())
+    first = json.loads(path.read_text(encoding="utf-8").splitlines()[0])
+    append_row(path, id="dup-answers", b=" " + first["a"] + " ")
+    code, err = validate("data/pairs.jsonl", capsys)
+    assert code == 1 and f"data/pairs.jsonl:{n + 1}: field 'b': is the same text as answer a" in err

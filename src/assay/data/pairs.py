@@ -15,7 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from assay.core.errors import Problem, raise_problems
 from assay.core.io import scan_jsonl
@@ -42,6 +43,15 @@ class Pair(InputModel):
     ann2: Label
     final: Label
     note: str | None = None
+
+    @field_validator("b")
+    @classmethod
+    def _answers_differ(cls, b: str, info: ValidationInfo) -> str:
+        a = info.data.get("a")
+        if a is not None and " ".join(a.split()) == " ".join(b.split()):
+            raise PydanticCustomError("identical_answers", "is the same text as answer a (blanks aside): a pair "
+                                      "compares two different answers", {"fix": "write two different answers, or remove the pair"})
+        return b
 
 
 class AgreementParams(InputModel):
