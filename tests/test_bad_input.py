@@ -270,3 +270,19 @@ def test_a_pair_whose_two_answers_are_the_same_is_an_error(repo, capsys):
     append_row(path, id="dup-answers", b=" " + first["a"] + " ")
     code, err = validate("data/pairs.jsonl", capsys)
     assert code == 1 and f"data/pairs.jsonl:{n + 1}: field 'b': is the same text as answer a" in err
+
+
+def test_judge_scores_outside_1_to_5_and_other_rubric_scales_are_errors():
+    from pydantic import ValidationError
+
+    from assay.queue.items import JudgeOpinion
+    from assay.queue.rubric import parse_rubric
+
+    with pytest.raises(ValidationError):
+        JudgeOpinion(scores={"a": {"correctness": 99}})
+    with pytest.raises(ValidationError):
+        JudgeOpinion(scores={"a": {"correctness": True}})
+    assert JudgeOpinion(scores={"a": {"correctness": 5}}).scores == {"a": {"correctness": 5}}
+    text = (ROOT / "data/rubric.yaml").read_text(encoding="utf-8")
+    with pytest.raises(InputError, match="scale.max"):
+        parse_rubric(text.replace("scale: {min: 1, max: 5}", "scale: {min: 1, max: 10}"))

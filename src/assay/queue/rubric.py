@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from pydantic import ConfigDict, Field, ValidationError, model_validator
 
@@ -32,11 +33,16 @@ class RubricLocked(AssayError):
 
 
 class Scale(InputModel):
-    """The score range, inclusive at both ends (1 to 5 in data/rubric.yaml)."""
+    """The score range, inclusive at both ends: 1 to 5, the only range supported.
+
+    Judge scores (:class:`assay.queue.items.JudgeOpinion`) are on 1 to 5 and the report compares
+    reviewer and judge scores point for point (a gap of 1 is flagged), so another range would
+    compare numbers on different scales.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    min: int = 1
-    max: int = 5
+    min: Literal[1] = 1
+    max: Literal[5] = 5
 
     @model_validator(mode="after")
     def _ordered(self) -> "Scale":
