@@ -286,3 +286,32 @@ def test_judge_scores_outside_1_to_5_and_other_rubric_scales_are_errors():
     text = (ROOT / "data/rubric.yaml").read_text(encoding="utf-8")
     with pytest.raises(InputError, match="scale.max"):
         parse_rubric(text.replace("scale: {min: 1, max: 5}", "scale: {min: 1, max: 10}"))
+
+
+def test_ir_eval_on_sealed_holdout_files_needs_the_flag_and_the_opening_and_logs_each_read(tmp_path, monkeypatch, capsys):
+    from assay.study.evidence import EvidenceRoot
+    from assay.study.opening import ACCESS_LOG, open_holdout
+
+    root = tmp_path / "vault-7f3e2a"
+    sealed = root / "sealed_holdout"
+    (sealed / "runs").mkdir(parents=True)
+    (sealed / "qrels.trec").write_text(QRELS)
+    (sealed / "runs" / "hybrid.trec").write_text(RUN)
+    args = ["ir-eval", str(sealed / "qrels.trec"), str(sealed / "runs" / "hybrid.trec")]
+    monkeypatch.setenv("ASSAY_EVIDENCE_ROOT", str(root))
+    capsys.readouterr()
+    assert main(args) == 2  # no flag
+    err = capsys.readouterr().err
+    assert "--allow-sealed" in err and "$ASSAY_EVIDENCE_ROOT/sealed_holdout/qrels.trec" in err and str(root) not in err
+    assert main(args + ["--allow-sealed"]) == 2  # not opened yet
+    err = capsys.readouterr().err
+    assert "has not been opened" in err and str(root) not in err and not (root / ACCESS_LOG).exists()
+    open_holdout(EvidenceRoot(root), "CRD-01", "rc frozen", ROOT / "data/relevance/thresholds.yaml")
+    assert main(args + ["--allow-sealed"]) == 0
+    out = capsys.readouterr().out
+    assert str(root) not in out and "$ASSAY_EVIDENCE_ROOT/sealed_holdout/runs/hybrid.trec: 1 queries scored" in out
+    log = [json.loads(line) for line in (root / ACCESS_LOG).read_text().splitlines()]
+    assert [(r["by"], r["file"]) for r in log[1:]] == [("ir-eval", "sealed_holdout/qrels.trec"),
+                                                       ("ir-eval", "sealed_holdout/runs/hybrid.trec")]
+    monkeypatch.delenv("ASSAY_EVIDENCE_ROOT")  # without the root nothing can be checked or logged
+    assert main(args + ["--allow-sealed"]) == 2 and "outside the evidence root" in capsys.readouterr().err

@@ -25,6 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="lowest grade that counts as relevant for P, R, RR and AP (trec_eval -l; default 1)")
     p.add_argument("--complete", action="store_true",
                    help="average over every query in the qrels, scoring queries the run lacks as 0 (trec_eval -c)")
+    p.add_argument("--allow-sealed", action="store_true",
+                   help="allow reading sealed-holdout files (after `assay relevance open-holdout`; each read is logged)")
     p.add_argument("--json", action="store_true",
                    help='print {"mean": {...}, "per_query": {qid: {...}}, "queries": {...}, "note": ...} as JSON')
     p.set_defaults(func=run)
@@ -45,6 +47,17 @@ def render(path: str, evaluation) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from assay.study.evidence import redacting
+    from assay.study.opening import guard_sealed_reads
+
+    root = guard_sealed_reads([args.qrels, args.run], "ir-eval", args.allow_sealed)
+    with redacting(root):
+        text = _evaluate(args)
+    print(root.redact(text) if root is not None else text, end="")  # never the evidence root's value
+    return 0
+
+
+def _evaluate(args: argparse.Namespace) -> str:
     from assay.core.errors import InputError, Problem
     from assay.core.io import dumps_json
     from assay.relevance.measures import evaluate, parse_measures
@@ -58,5 +71,4 @@ def run(args: argparse.Namespace) -> int:
                                   f"queries, {len(ranked)} in the run; for example {sorted(judged)[:1]} and {sorted(ranked)[:1]})",
                                   "evaluate the run against the qrels of the same queries (the ids must match exactly)")])
     evaluation = evaluate(qrels, ranking, measures, args.relevance_level, args.complete)
-    print(dumps_json(evaluation.to_json()) if args.json else render(args.run, evaluation), end="")
-    return 0
+    return dumps_json(evaluation.to_json()) if args.json else render(args.run, evaluation)
