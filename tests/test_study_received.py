@@ -160,7 +160,7 @@ def test_record_step_refuses_before_the_step_runs_and_writes_nothing(tmp_path, m
 
 
 def test_opening_is_once_a_rewritten_opening_record_is_not_relocked(vault, tmp_path):
-    from assay.study.opening import OPENING, HoldoutRefused, open_holdout
+    from assay.study.opening import OPENING, open_holdout
 
     study, root = vault
     thresholds = REPO / "data/relevance/thresholds.yaml"
@@ -174,11 +174,11 @@ def test_opening_is_once_a_rewritten_opening_record_is_not_relocked(vault, tmp_p
     record["thresholds_sha256"] = "0" * 64
     (root.path / OPENING).write_text(json.dumps(record))
     before = Path("lock.json").read_bytes()
-    with pytest.raises(HoldoutRefused) as info:
+    with pytest.raises(EvidenceChanged) as info:
         take_in(study, root, "lock.json")
     assert info.value.exit_code == 2 and "$ASSAY_EVIDENCE_ROOT/opening.json" in str(info.value)
     assert "opened once" in str(info.value) and root.path.name not in str(info.value)
     assert Path("lock.json").read_bytes() == before  # nothing written
     (root.path / OPENING).unlink()  # deleting the record is no way round either
-    with pytest.raises(HoldoutRefused):
+    with pytest.raises(EvidenceChanged):
         take_in(study, root, "lock.json")

@@ -38,6 +38,7 @@ from assay.study.formats import ANNOTATORS, REPORTS, judgments_name
 from assay.study.protocol import ROOT_PREFIX, Study
 
 LOCK = "data/relevance/received.json"
+OPENING = "opening.json"  # as assay.study.opening names it
 ABSENT = "absent"
 GROUPS = ("decisions", "inputs", "judgments", "opening")
 INTAKE_FIX = "run `assay relevance intake`, then `dvc repro`"
@@ -124,10 +125,8 @@ def take_in(study: Study, root: EvidenceRoot, path: str | Path = LOCK) -> tuple[
     ``opening.json`` would re-register other thresholds after the holdout was seen.
 
     Raises:
-        HoldoutRefused: the locked opening record changed (exit 2).
+        EvidenceChanged: the locked opening record changed or is gone (exit 2).
     """
-    from assay.study.opening import OPENING, HoldoutRefused
-
     try:
         before = read_lock(path)
     except EvidenceChanged:
@@ -135,10 +134,11 @@ def take_in(study: Study, root: EvidenceRoot, path: str | Path = LOCK) -> tuple[
     now = current_lock(study, root)
     locked_opening = before.get("opening", {}).get(OPENING, ABSENT)
     if locked_opening != ABSENT and now.get("opening", {}).get(OPENING) != locked_opening:
-        raise HoldoutRefused(f"{root.show(root.path / OPENING)} differs from the opening locked in {path} "
-                             f"(sha256 {locked_opening[:12]}...): the holdout is opened once and its pre-registered "
-                             "thresholds are fixed then, so a rewritten opening record is refused and nothing was "
-                             f"written (fix: restore the opening record; its locked hash is in {path} and in git history)")
+        raise EvidenceChanged([Problem(root.show(root.path / OPENING), None, None,
+                                       f"differs from the opening locked in {path} (sha256 {locked_opening[:12]}...): the "
+                                       "holdout is opened once and its pre-registered thresholds are fixed then, so a "
+                                       "rewritten opening record is refused and nothing was written",
+                                       f"restore the opening record; its locked hash is in {path} and in git history")])
     write_json(path, now)
     return now, lock_differences(before, now)
 
