@@ -15,8 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import ConfigDict, ValidationInfo, field_validator
-from pydantic_core import PydanticCustomError
+from pydantic import ConfigDict
 
 from assay.core.errors import Problem, raise_problems
 from assay.core.io import scan_jsonl
@@ -44,15 +43,6 @@ class Pair(InputModel):
     final: Label
     note: str | None = None
 
-    @field_validator("b")
-    @classmethod
-    def _answers_differ(cls, b: str, info: ValidationInfo) -> str:
-        a = info.data.get("a")
-        if a is not None and " ".join(a.split()) == " ".join(b.split()):
-            raise PydanticCustomError("identical_answers", "is the same text as answer a (blanks aside): a pair "
-                                      "compares two different answers", {"fix": "write two different answers, or remove the pair"})
-        return b
-
 
 class AgreementParams(InputModel):
     """params.yaml section ``agreement``.
@@ -74,12 +64,15 @@ def load_pairs(path: str | Path) -> list[Pair]:
 
     Raises:
         InputError: one Problem per bad row (bad UTF-8 or JSON, wrong type, unknown field, blank
-            text, bad label, duplicate id), naming file, line, field and fix; or a whole-file
+            text, bad label, duplicate id, two answers of the same text), naming file, line, field and fix; or a whole-file
             Problem when the file holds no pairs.
     """
     rows, problems = scan_jsonl(path)
     good, found = check_rows(str(path), rows, Pair)
     problems += found
+    problems += [Problem(str(path), line, "b", "is the same text as answer a (blanks aside): a labelled pair compares "
+                         "two different answers", "write two different answers, or remove the pair")
+                 for line, p in good if " ".join(p.a.split()) == " ".join(p.b.split())]
     if not rows and not problems:
         problems.append(Problem(str(path), None, None, "holds no pairs", "add at least one labelled pair, one JSON object per line"))
     raise_problems(problems)
