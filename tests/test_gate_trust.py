@@ -61,3 +61,30 @@ def test_the_gate_reports_a_hand_edited_usable_flag_as_stale(committed_repo):
     prov.write_text(json.dumps(record), encoding="utf-8")
     stale = [c for c in gather(committed_repo)[0] if c.name == "calibration consistency"]
     assert [c.status for c in stale] == ["stale"] and "its own numbers" in stale[0].detail
+
+
+def test_the_gate_checks_its_own_recorded_verdict(committed_repo, monkeypatch, capsys):
+    from assay.artifacts.release import GateMetrics
+    from assay.release.checks import Check, recorded_verdict_checks
+
+    monkeypatch.delenv("CI", raising=False)
+    record = GateMetrics(passed=0, failed=1, missing=0, stale=0, warnings=0, holdout_candidates=1,
+                         checks={"answer_correct (candidate, holdout)": 0, "human agreement": 1})
+    passing = [Check("answer_correct (candidate, holdout)", "pass", "ok"), Check("human agreement", "pass", "ok")]
+    [stale] = recorded_verdict_checks(record, passing)
+    assert stale.status == "stale" and "metrics/gate.json" in stale.detail and "passed 0 (now 1)" in stale.detail
+    assert "answer_correct (candidate, holdout) 0 (now 1)" in stale.detail
+    assert recorded_verdict_checks(record, [Check("answer_correct (candidate, holdout)", "fail", "x"),
+                                            Check("human agreement", "pass", "ok")]) == []
+    assert recorded_verdict_checks(None, passing) == []
+    # the committed record agrees with the committed metrics: no gate record check
+    code = main(["gate", "--root", str(committed_repo), "--skip-dvc-status", "--json"])
+    names = {c["name"]: c["status"] for c in json.loads(capsys.readouterr().out)["checks"]}
+    assert "gate record" not in names or code == 2
+    # a metrics file edited to pass while the gate's own record says it failed
+    gate = json.loads((committed_repo / "metrics/gate.json").read_text())
+    gate["checks"]["human agreement"] = 0
+    (committed_repo / "metrics/gate.json").write_text(json.dumps(gate))
+    assert main(["gate", "--root", str(committed_repo), "--skip-dvc-status", "--json"]) == 2
+    names = {c["name"]: c["status"] for c in json.loads(capsys.readouterr().out)["checks"]}
+    assert names["gate record"] == "stale"

@@ -39,6 +39,19 @@ def dvc_status(root: Path) -> dict | None:
     return json.loads(proc.stdout or "{}")
 
 
+def _recorded(root: Path, checks: list) -> list:
+    """The gate stage's record checked against ``checks`` (:func:`~assay.release.checks.recorded_verdict_checks`)."""
+    from assay.artifacts.registry import GATE
+    from assay.core.errors import AssayError
+    from assay.release.checks import Check, recorded_verdict_checks
+
+    try:
+        recorded = GATE.read_optional(root)
+    except AssayError as error:
+        return [Check("gate record", "missing", f"metrics/gate.json cannot be read: {error}")]
+    return recorded_verdict_checks(recorded, checks)
+
+
 def in_ci() -> bool:
     """Whether the environment variable ``CI`` is set to true (``true``, ``1`` or ``yes``, any case), as CI services set it."""
     import os
@@ -69,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
             checks.append(Check("dvc status", "stale", "changed: " + ", ".join(sorted(status))))
         else:
             checks.append(Check("dvc status", "pass", "pipeline up to date"))
-    checks += gather(root)[0]
+    found = gather(root)[0]
+    checks += found + _recorded(root, found)
     if args.json:
         print(json.dumps({"exit_code": exit_code(checks), "checks": checks_dict(checks)}, indent=2))
     else:

@@ -31,6 +31,7 @@ from assay.artifacts.judge import AgreementMetrics, CalibrationMetrics
 from assay.artifacts.rag import CompareMetrics, RagMetrics
 from assay.core.fmt import exact, num
 from assay.artifacts.queue import ReviewMetrics
+from assay.artifacts.release import GateMetrics
 from assay.data.plan import Plan, ReviewAgreement
 from assay.core.records import InputModel
 from assay.judge.usability import UsabilityRule
@@ -175,6 +176,31 @@ def calibration_consistency(calibration: CalibrationMetrics | None, reasons: lis
                              f"metrics/calibration.json says usable {calibration.usable} but its own numbers under params "
                              f"judge's rule say {'not usable: ' + '; '.join(again) if again else 'usable'} {fix}"))
     return out
+
+
+def recorded_verdict_checks(recorded: GateMetrics | None, checks: list[Check]) -> list[Check]:
+    """The gate stage's own record (metrics/gate.json) against the checks computed now from the same files.
+
+    ``assay gate`` reads the committed metrics; the ``gate`` stage read them too when it wrote
+    metrics/gate.json. When the two disagree (the record says ``passed: 0`` and the checks pass,
+    or a check's 1/0 differs), something was edited after the stage ran: one ``stale`` check
+    (exit 2) naming the file and the first differences. ``[]`` without a record, or when they agree.
+    Checks that are stale or missing now are left out (they already stop the gate, and say why).
+    """
+    if recorded is None:
+        return []
+    decided = [c for c in checks if c.status in ("pass", "fail", "warn")]
+    passed_now = int(exit_code(checks) == 0)
+    differ = ([f"passed {recorded.passed} (now {passed_now})"]
+              if recorded.passed != passed_now and len(decided) == len(checks) else [])
+    now = {c.name: int(c.status == "pass") for c in decided}
+    differ += [f"{name} {recorded.checks[name]} (now {now[name]})" for name in sorted(now.keys() & recorded.checks.keys())
+               if recorded.checks[name] != now[name]]
+    if not differ:
+        return []
+    shown = "; ".join(differ[:4]) + (f"; and {len(differ) - 4} more" if len(differ) > 4 else "")
+    return [Check("gate record", "stale", f"metrics/gate.json, written by the gate stage, records {shown}: the files it "
+                  "read were changed after it ran (fix: run `dvc repro` and commit; a verdict is not edited by hand)")]
 
 
 def review_agreement_checks(requirement: ReviewAgreement | None, reviews: dict[str, ReviewMetrics | None],
