@@ -48,3 +48,26 @@ def test_no_history_no_difference(tmp_path):
     run(["git", "init", "-q"], tmp_path)
     assert append_only_differences(tmp_path) == []
     assert lost_rows(ROWS, list(reversed(ROWS))) == []
+
+
+def test_the_opening_registered_in_git_cannot_be_replaced(tmp_path):
+    from assay.release.verify import opening_differences
+
+    lock = tmp_path / "data/relevance/received.json"
+    lock.parent.mkdir(parents=True)
+
+    def write_lock(opening):
+        lock.write_text(json.dumps({"judgments": {}, "opening": {"opening.json": opening}}, indent=2))
+
+    run(["git", "init", "-q"], tmp_path)
+    write_lock("absent")
+    commit(tmp_path, "sealed")
+    assert opening_differences(tmp_path) == []
+    write_lock("a" * 64)
+    commit(tmp_path, "opened")
+    opened = run(["git", "rev-parse", "HEAD"], tmp_path).stdout.strip()
+    assert opening_differences(tmp_path) == []
+    write_lock("b" * 64)  # the red team: a rewritten opening.json, re-locked by hand
+    commit(tmp_path, "re-opened with other thresholds")
+    [diff] = opening_differences(tmp_path)
+    assert opened[:12] in diff.detail and "recorded once" in diff.detail and "bbbbbbbbbbbb" in diff.detail

@@ -147,6 +147,40 @@ def append_only_differences(root: Path, rel: str = LEDGER) -> list[Difference]:
             for key, commit in sorted(lost.items(), key=lambda kv: kv[0])]
 
 
+def opening_differences(root: Path, rel: str = "data/relevance/received.json") -> list[Difference]:
+    """A Difference when the opening hash in the received-evidence lock differs from the first one git recorded.
+
+    The sealed holdout is opened once: the first commit of ``rel`` whose ``opening`` entry is a
+    hash (not ``absent``) registers it, and the working tree's lock must still hold that hash
+    (git history is the witness). ``[]`` when the holdout was never opened in a commit, or without
+    git history.
+    """
+    from assay.core.io import parse_json_line
+
+    def opening_of(text: str) -> str | None:
+        data, why = parse_json_line(" ".join(text.split()))
+        entry = data.get("opening", {}).get("opening.json") if why is None and isinstance(data, dict) else None
+        return entry if isinstance(entry, str) and entry != "absent" else None
+
+    log = subprocess.run(["git", "log", "--reverse", "--format=%H", "--", rel], cwd=root, env=_env(),
+                         capture_output=True, text=True)
+    if log.returncode != 0:
+        return []
+    for commit in log.stdout.split():
+        shown = subprocess.run(["git", "show", f"{commit}:{rel}"], cwd=root, env=_env(), capture_output=True, text=True)
+        first = opening_of(shown.stdout) if shown.returncode == 0 else None
+        if first is None:
+            continue
+        now = opening_of((root / rel).read_text(encoding="utf-8")) if (root / rel).is_file() else None
+        if now != first:
+            return [Difference(rel, f"the opening record's hash is {now or 'absent'}, but commit {commit[:12]} registered "
+                                    f"{first[:12]}... when the holdout was opened; an opening is recorded once, so its "
+                                    f"thresholds cannot be re-registered (fix: restore the opening record and the lock, "
+                                    f"`git show {commit[:12]}:{rel}`)")]
+        return []
+    return []
+
+
 def uncommitted_files(root: Path) -> list[str]:
     """Tracked files whose working-tree version differs from HEAD (all of them before the first commit)."""
     proc = subprocess.run(["git", "status", "--porcelain", "-z", "--untracked-files=no"], cwd=root, env=_env(),
@@ -318,5 +352,6 @@ def _verify(root: Path, scratch: Path, tracked: list[str], skip: dict[str, str])
             result.differences.append(Difference(rel, detail))
     for rel in APPEND_ONLY:
         result.differences += append_only_differences(root, rel)
+    result.differences += opening_differences(root)
     result.differences.sort(key=lambda d: d.path)
     return result
