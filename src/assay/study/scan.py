@@ -50,6 +50,11 @@ _URL = re.compile(r"\b(?:https?|ftp|file|s3|gs|ssh|git|smb)://[^\s\"'<>]+|\bwww\
 _EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
 _HOST = re.compile(r"\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:" + "|".join(SUFFIXES) + r")\b(?![.-]?[a-z0-9])"
                    r"|\blocalhost\b", re.I)
+# a name of three or more dotted labels under any alphabetic top-level label (files.nodinet.xyz), not a file name
+_ANY_HOST = re.compile(r"\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){2,}(?!(?:pdf|txt|md|json|jsonl|csv|tsv|png|jpe?g|gif|"
+                       r"py|html?|ya?ml|xml|docx?|xlsx?|zip|gz|tar|log|exe|js|ts|css|sh|trec|parquet)\b)[a-z]{2,24}\b"
+                       r"(?![.-]?[a-z0-9])", re.I)
+_IPV6 = re.compile(r"(?<![\w:.])[0-9a-f:]*:[0-9a-f:]*:[0-9a-f:]*(?![\w:.])", re.I)  # then checked by ipaddress
 _IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])")
 _PHONE = re.compile(r"(?<![\w+/-])(?:\+\d[\d\s().-]{7,}\d|\(?\d{2,5}\)?(?:[\s.-]\(?\d{2,5}\)?){2,5}|\d{10,15})(?![\w-])")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -115,6 +120,16 @@ def _ipv4(match: str) -> bool:
     return all(int(part) <= 255 for part in match.split("."))
 
 
+def _ipv6(match: str) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.IPv6Address(match)
+    except ValueError:
+        return False
+    return True
+
+
 def _always(_: str) -> bool:
     return True
 
@@ -122,7 +137,8 @@ def _always(_: str) -> bool:
 #: (pattern, kind, test of the matched text), in priority order: an earlier rule's match hides later overlapping ones
 RULES = ((_PRIVATE_KEY, "private_key", _always), (_API_KEYS, "api_key", _always), (_URL, "url", _always),
          (_EMAIL, "email", _always), (_PATH, "path", _always), (_HOST, "hostname", _always),
-         (_IPV4, "hostname", _ipv4), (_BD_PHONE, "phone", _always), (_PHONE, "phone", _phone),
+         (_ANY_HOST, "hostname", _always), (_IPV4, "hostname", _ipv4), (_IPV6, "hostname", _ipv6),
+         (_BD_PHONE, "phone", _always), (_PHONE, "phone", _phone),
          (_TOKEN, "high_entropy", _high_entropy), (_HONORIFIC, "personal_name", _always))
 
 
