@@ -215,7 +215,7 @@ def test_markdown_reports_escape_user_text():
         review.question = attack
     report = report_markdown(summarize(snap), {"snap": "0" * 64})
     assert "<script>" not in report and "&lt;script" in report
-    assert "\n# heading" not in report and "](javascript" not in report
+    assert "\n# heading" not in report and " [x](javascript" not in report and "\\[x\\](javascript" in report
     assert md_text("a  \n b") == "a b" and md_text(None) == ""
 
 

@@ -43,19 +43,20 @@ def exact(x: float | int | None) -> str:
     return f"{x:.10g}"
 
 
-_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]{}()#+!|~>"} | {"<": "&lt;", "&": "&amp;"})
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]|"} | {"<": "&lt;", "&": "&amp;"})
 
 
 def md_text(text: object) -> str:
     """User text (a note, an answer, a question, a name) made inert for a Markdown report, on one line.
 
-    Whitespace runs (newlines included) become one space, so text cannot start a heading, list or
-    code block; ``<`` and ``&`` become entities, so no HTML tag (``<script>``) reaches the page;
-    Markdown's punctuation is backslash-escaped, so text cannot make a link, emphasis, a table cell
-    or an image. ``None`` is ``""``.
+    Whitespace runs (newlines included) become one space, so text cannot start a heading, list,
+    quote or code block; ``<`` and ``&`` become entities, so no HTML tag (``<script>``) reaches the
+    page; ``\\``, backticks, ``*``, ``_``, brackets and ``|`` are backslash-escaped, so text cannot
+    make code, emphasis, a link or image (no ``[x](javascript:...)``) or a table cell. Other
+    punctuation is left as written. ``None`` is ``""``.
 
     >>> md_text("<script>alert(1)</script> **bold** | [x](javascript:y)")
-    '&lt;script\\\\>alert\\\\(1\\\\)&lt;/script\\\\> \\\\*\\\\*bold\\\\*\\\\* \\\\| \\\\[x\\\\]\\\\(javascript:y\\\\)'
+    '&lt;script>alert(1)&lt;/script> \\\\*\\\\*bold\\\\*\\\\* \\\\| \\\\[x\\\\](javascript:y)'
     """
     if text is None:
         return ""

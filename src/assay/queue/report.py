@@ -33,7 +33,8 @@ def report_markdown(summary: dict, inputs: dict[str, str]) -> str:
     wrote (notes, answers, questions, names) goes through :func:`assay.core.fmt.md_text`, so a
     ``<script>`` note appears as text, never as a tag."""
     q, a, c = summary["queue"], summary["agreement"], summary["counts"]
-    lines = [f"# Review queue {md_text(q['name'])}", ""]
+    name = " ".join(str(q["name"]).split()).replace("`", "'")  # a code span shows the rest as written, HTML included
+    lines = [f"# Review queue `{name}`", ""]
     if q["synthetic"]:
         lines += ["**Synthetic reviews** (demo data written by a script, not by people).", ""]
     lines += [f"- source: {md_text(q['source'])}", f"- fill: **{q['fill']}**", f"- rubric sha256: `{q['rubric_sha256']}`",
