@@ -88,3 +88,38 @@ def test_the_gate_checks_its_own_recorded_verdict(committed_repo, monkeypatch, c
     assert main(["gate", "--root", str(committed_repo), "--skip-dvc-status", "--json"]) == 2
     names = {c["name"]: c["status"] for c in json.loads(capsys.readouterr().out)["checks"]}
     assert names["gate record"] == "stale"
+
+
+def test_in_ci_a_pass_needs_verify_to_have_recomputed_this_workspace(tmp_path, monkeypatch, capsys):
+    import assay.cli.gate as gate_cli
+    import assay.release.gather as gather_module
+    from assay.release.checks import Check
+    from assay.release.witness import WITNESS, witness_problem, workspace_key, write_witness
+    from conftest import run
+
+    run(["git", "init", "-q"], tmp_path)
+    (tmp_path / "metrics").mkdir()
+    (tmp_path / "metrics/score.json").write_text('{"x": 1}\n')
+    run(["git", "add", "-A"], tmp_path)
+    monkeypatch.setattr(gather_module, "gather", lambda root: ([Check("answer_correct", "pass", "ok")], None))
+    monkeypatch.setattr(gate_cli, "dvc_status", lambda root: {})
+
+    def gate():
+        capsys.readouterr()
+        code = main(["gate", "--root", str(tmp_path), "--json"])
+        return code, {c["name"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
+
+    monkeypatch.setenv("CI", "true")
+    code, checks = gate()
+    assert code == 2 and checks["verified workspace"]["status"] == "missing"
+    assert "assay verify" in checks["verified workspace"]["detail"] and "not found" in witness_problem(tmp_path)
+    write_witness(tmp_path, workspace_key(tmp_path), ["square"], 1)
+    assert (tmp_path / WITNESS).is_file() and witness_problem(tmp_path) is None
+    code, checks = gate()
+    assert code == 0 and checks["verified workspace"]["status"] == "pass"
+    (tmp_path / "metrics/score.json").write_text('{"x": 2}\n')  # hand-edited after verify
+    code, checks = gate()
+    assert code == 2 and "written for other files" in checks["verified workspace"]["detail"]
+    monkeypatch.setenv("CI", "false")  # outside CI nothing is asked
+    code, checks = gate()
+    assert code == 0 and "verified workspace" not in checks

@@ -20,6 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--skip-dvc-status", action="store_true",
                    help="do not run `dvc status` (the recorded-hash checks and the missing-file checks still run); "
                         "refused with exit 2 when the environment variable CI is true")
+    p.epilog = ("With CI=true the gate passes (exit 0) only after `assay verify` recomputed the committed outputs in "
+                "the same workspace (its record .assay/verified.json matches the tracked files); otherwise exit 2.")
     p.add_argument("--json", action="store_true", help="print the checks as JSON")
     p.set_defaults(func=run)
 
@@ -84,6 +86,13 @@ def run(args: argparse.Namespace) -> int:
             checks.append(Check("dvc status", "pass", "pipeline up to date"))
     found = gather(root)[0]
     checks += found + _recorded(root, found)
+    if in_ci() and exit_code(checks) == 0:  # in CI a pass needs proof the outputs were recomputed here
+        from assay.release.witness import witness_problem
+
+        why = witness_problem(root)
+        checks.append(Check("verified workspace", "missing" if why else "pass",
+                            f"{why} (fix: run `assay verify` in this workspace before `assay gate`)" if why
+                            else "assay verify recomputed these committed outputs in this workspace"))
     if args.json:
         print(json.dumps({"exit_code": exit_code(checks), "checks": checks_dict(checks)}, indent=2))
     else:

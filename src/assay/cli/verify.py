@@ -3,7 +3,9 @@
 For CI, next to `assay gate`: the gate checks that outputs are fresh (recorded input hashes match),
 verify checks that they are what the inputs give (a hand-edited metric committed with `dvc commit -f`
 is fresh but not right). Needs no API key and no network: a real judge's replies are committed by
-the `judge` stage and replayed. Exit 0 when every committed output matches its recomputation,
+the `judge` stage and replayed. On success it leaves ``.assay/verified.json`` (not committed), the
+record without which ``assay gate`` under ``CI=true`` refuses to pass (:mod:`assay.release.witness`).
+Exit 0 when every committed output matches its recomputation,
 2 when one differs, is missing or cannot be recomputed.
 """
 
@@ -29,8 +31,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from assay.release.verify import verify
+    from assay.release.witness import workspace_key, write_witness
 
     print("assay verify: recomputing the pipeline from the committed inputs in a scratch copy ...", file=sys.stderr)
+    before = workspace_key(args.root)
     result = verify(args.root, args.scratch)
     for stage, reason in result.replayed.items():
         print(f"replayed  {stage}: {reason}")
@@ -41,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
     for difference in result.differences:
         print(f"DIFFERS   {difference}")
     if result.ok:
+        if workspace_key(args.root) == before:  # nothing tracked changed while verify ran
+            write_witness(args.root, before, result.stages, len(result.compared))
         print(f"verified: {len(result.compared)} committed files match a recomputation of "
               f"{len(result.stages)} stages from the committed inputs")
         return 0
