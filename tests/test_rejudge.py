@@ -71,3 +71,23 @@ def test_the_sample_is_seeded_and_the_tolerance_decides():
     assert rejudge(pairs, None, stored, live, 5, seed=1, swap=True, tolerance=0) == \
         rejudge(pairs, None, stored, live, 5, seed=1, swap=True, tolerance=0)  # same seed, same sample
     assert rejudge(pairs, None, stored, live, 0, seed=1, swap=True, tolerance=0) == Rejudged(0, 0)
+
+
+def test_stored_rows_keep_the_servers_response_id_and_a_fake_judges_rows_keep_their_bytes(tmp_path, monkeypatch):
+    from assay.judge.base import JudgeItem
+    from assay.judge.openai import OpenAIJudge, OpenAIJudgeParams
+    from assay.judge.replies import StoredReply
+    from fake_openai_server import FakeOpenAIServer, make_prompt
+
+    prompt = make_prompt(tmp_path, 1)
+    with FakeOpenAIServer() as server:
+        judge = OpenAIJudge(OpenAIJudgeParams(base_url=server.base_url, model="m", progress=False,
+                                              cache_path=str(tmp_path / "c.sqlite")))
+        [verdict] = judge.judge_many([JudgeItem("q", (), "x", "y")], prompt)
+    assert verdict.extra["response_id"] == "chatcmpl-fake" and verdict.extra["system_fingerprint"] is None
+    row = StoredReply(key="0" * 64, pair="p", order="ab", prompt_version=1, prompt_sha="s", status="ok",
+                      winner="first", response_id="chatcmpl-fake").row()
+    assert row["response_id"] == "chatcmpl-fake" and "system_fingerprint" not in row
+    committed = (ROOT / "data/derived/judge/pairwise_v2.jsonl").read_text(encoding="utf-8").splitlines()
+    assert all(json.dumps(StoredReply(**json.loads(line)).row(), sort_keys=True, ensure_ascii=False) == line
+               for line in committed)  # the fake judge's committed rows are unchanged, byte for byte

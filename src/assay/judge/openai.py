@@ -136,6 +136,8 @@ class Completion:
     finish_reason: str | None
     refusal: str | None
     model: str | None
+    response_id: str | None = None  # the server's "id": kept with the reply, as a forger cannot easily make one up
+    system_fingerprint: str | None = None  # the server's backend configuration, where it gives one
 
 
 def response_format_body(kind: str) -> dict:
@@ -196,7 +198,7 @@ def read_completion(text: str) -> Completion | None:
     """Read a chat-completion body; ``None`` when it is not one (no ``choices[0].message`` object).
 
     >>> read_completion('{"model": "m", "choices": [{"message": {"content": "x"}, "finish_reason": "stop"}]}')
-    Completion(content='x', finish_reason='stop', refusal=None, model='m')
+    Completion(content='x', finish_reason='stop', refusal=None, model='m', response_id=None, system_fingerprint=None)
     >>> read_completion("<html>bad gateway</html>") is None
     True
     """
@@ -215,7 +217,8 @@ def read_completion(text: str) -> Completion | None:
         return value if isinstance(value, str) else None
 
     return Completion(text_or_none(message.get("content")), text_or_none(choices[0].get("finish_reason")),
-                      text_or_none(message.get("refusal")), text_or_none(data.get("model")))
+                      text_or_none(message.get("refusal")), text_or_none(data.get("model")),
+                      text_or_none(data.get("id")), text_or_none(data.get("system_fingerprint")))
 
 
 def is_refusal(text: str) -> bool:
@@ -439,7 +442,9 @@ class OpenAIJudge:
                 self._models.add(completion.model)
             verdict = classify(completion, parse_verdict)
             by_key[k] = Verdict(verdict.winner, verdict.status, verdict.reason,
-                                {**verdict.extra, "cached": k not in outcomes, "reply": completion.content})
+                                {**verdict.extra, "cached": k not in outcomes, "reply": completion.content,
+                                 "response_id": completion.response_id,
+                                 "system_fingerprint": completion.system_fingerprint})
         verdicts = [by_key[k] for k in keys]
         statuses = Counter(v.status for v in verdicts)
         self.last_counts = {"items": len(items), "requests": len(unique), "cached": n_cached,
