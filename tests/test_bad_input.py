@@ -315,3 +315,13 @@ def test_ir_eval_on_sealed_holdout_files_needs_the_flag_and_the_opening_and_logs
                                                        ("ir-eval", "sealed_holdout/runs/hybrid.trec")]
     monkeypatch.delenv("ASSAY_EVIDENCE_ROOT")  # without the root nothing can be checked or logged
     assert main(args + ["--allow-sealed"]) == 2 and "outside the evidence root" in capsys.readouterr().err
+
+
+def test_two_sources_whose_names_differ_only_by_case_collide(tmp_path):
+    from assay.data.leakage.sources import SourceFolder
+
+    (tmp_path / "forum.txt").write_text("a line\n")
+    (tmp_path / "Forum.jsonl").write_text('{"question": "q?"}\n')
+    with pytest.raises(InputError, match="also used by") as info:
+        SourceFolder(tmp_path)
+    assert "ignoring case" in str(info.value)

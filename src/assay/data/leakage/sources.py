@@ -26,6 +26,7 @@ from pathlib import Path
 from assay.core.confinement import confined_file
 from assay.core.errors import MAX_PROBLEMS, InputError, Problem
 from assay.core.io import parse_json_line
+from assay.core.records import id_key
 
 LABEL = re.compile(r"^\s*(q|a|question|answer)\s*[:.)]\s*", re.IGNORECASE)
 CHUNK_LINES = 100_000
@@ -130,16 +131,19 @@ class SourceFolder:
             raise InputError([Problem(str(self.folder), None, None, "sources folder not found",
                                       "create it or set inputs.sources in params.yaml")])
         self.files = {}
+        folded: dict[object, str] = {}
         clashes = []
         for f in sorted(p for p in self.folder.iterdir() if p.is_file() and not p.name.startswith(".")):
             outside = confined_file(f)
             if outside is not None:  # a symlink out of the repository: never read what it points at
                 clashes.append(outside)
-            elif f.stem in self.files:
-                clashes.append(Problem(str(f), None, None, f"source name {f.stem!r} is also used by {self.files[f.stem].name}",
-                                       "rename one of the two files"))
+            elif id_key(f.stem) in folded:  # a.txt and A.jsonl are one name on a case-insensitive disk
+                first = self.files[folded[id_key(f.stem)]]
+                clashes.append(Problem(str(f), None, None, f"source name {f.stem!r} is also used by {first.name} "
+                                       "(names are compared ignoring case and width)", "rename one of the two files"))
             else:
                 self.files[f.stem] = f
+                folded[id_key(f.stem)] = f.stem
         if clashes:
             raise InputError(clashes)
 
