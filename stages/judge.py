@@ -37,7 +37,7 @@ def main() -> None:
     written = set()
     for version, rows in answers.items():  # nothing is written until every request has a reply
         path = replies_file(REPLIES_DIR, prompts[version])
-        write_jsonl(path, [r.model_dump() for r in rows])
+        write_jsonl(path, [r.row() for r in rows])
         written.add(path)
         print(f"judge: {status_line(prompts[version], rows)}")
     for stale in set(Path(REPLIES_DIR).glob("*.jsonl")) - written:  # a version no longer asked

@@ -18,7 +18,8 @@ content), ``length`` (truncated JSON with ``finish_reason`` length), ``429`` / `
 ``slow`` (a good reply after ``slow_seconds``), ``echo_auth`` (401 whose body repeats the
 Authorization header), ``echo_auth_ok`` (a good verdict whose reason repeats the Authorization
 header), ``echo_auth_bad`` (prose, not a verdict, that repeats the Authorization header) and
-``notcompletion`` (200 with a body that is not a chat completion).
+``notcompletion`` (200 with a body that is not a chat completion), ``echo_forms`` (prose that repeats
+the key in altered forms: see :func:`key_forms`) and ``echo_forms_ok`` (a good verdict whose reason does).
 
 The ``good`` winner is deterministic from the content: ``[[winner:first|second|tie]]`` if present;
 else if both ``[[best]]`` and ``[[plain]]`` occur, the answer holding ``[[best]]`` (``first`` when it
@@ -47,7 +48,22 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 BEHAVIOURS = ("good", "malformed", "notjson", "refuse", "refusal_field", "content_filter", "empty", "length",
-              "429", "500", "400", "401", "403", "slow", "echo_auth", "echo_auth_ok", "echo_auth_bad", "notcompletion")
+              "429", "500", "400", "401", "403", "slow", "echo_auth", "echo_auth_ok", "echo_auth_bad", "notcompletion",
+              "echo_forms", "echo_forms_ok")
+
+
+def key_forms(key: str) -> dict[str, str]:
+    """The altered echoes of an API key the red team found committed (issue 22), by name."""
+    import base64
+    import urllib.parse
+
+    return {"base64": base64.b64encode(key.encode()).decode(), "base64 in a header": base64.b64encode(
+                f"Authorization: Bearer {key}".encode()).decode(),
+            "urlsafe base64": base64.urlsafe_b64encode(key.encode()).decode(), "hex": key.encode().hex(),
+            "HEX": key.encode().hex().upper(), "url": urllib.parse.quote(f"?k={key}&x=1", safe=""),
+            "percent every byte": "".join(f"%{b:02x}" for b in key.encode()), "spaced": " ".join(key),
+            "dashed": "-".join(key), "lower": key.lower(), "upper": key.upper(), "fragment 20": key[5:25],
+            "last 8": key[-8:], "first 8": key[:8]}
 
 
 def _winner(content: str) -> str:
@@ -231,6 +247,11 @@ class FakeOpenAIServer:
             reply = self._completion(f"You sent {auth}. I think the first is better.")
         elif kind == "echo_auth_ok":
             reply = self._completion(json.dumps({**verdict, "reason": f"you sent {auth}"}))
+        elif kind in ("echo_forms", "echo_forms_ok"):
+            key = (auth or "").removeprefix("Bearer ")
+            echoed = " | ".join(key_forms(key).values())
+            reply = self._completion(f"Your key: {echoed}. The first is better." if kind == "echo_forms" else
+                                     json.dumps({**verdict, "reason": f"key forms {echoed}"}))
         elif kind == "notcompletion":
             return 200, {}, "<html>proxy says hello</html>"
         elif kind == "echo_auth":

@@ -112,3 +112,18 @@ def test_check_missing_file_names_it_without_the_root(tmp_path, capsys, monkeypa
     assert main(["relevance", "check", str(root / "development" / "judgments_B.jsonl"), "--packet", str(p)]) == 1
     err = capsys.readouterr().err
     assert err == f"assay relevance: ${ENV}/development/judgments_B.jsonl: file not found (fix: check the path)\n"
+
+
+def test_check_of_sealed_judgments_needs_the_flag_and_logs_the_read(tmp_path, capsys, monkeypatch):
+    root = tmp_path / "vault-x9"
+    monkeypatch.setenv(ENV, str(root))
+    p = packet(root / "sealed_holdout")
+    j = write(root / "sealed_holdout" / "judgments_A.jsonl", [judgment(D1), judgment(D2)])
+    assert main(["relevance", "check", str(j), "--packet", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert "--allow-sealed" in err and "vault-x9" not in err and not (root / "access.log").exists()
+    assert main(["relevance", "check", str(j), "--packet", str(p), "--allow-sealed"]) == 0  # before the opening: allowed
+    log = [json.loads(line) for line in (root / "access.log").read_text().splitlines()]
+    assert [(r["by"], r["file"]) for r in log] == [("relevance check", "sealed_holdout/judgments_A.jsonl"),
+                                                   ("relevance check", "sealed_holdout/packet_A.jsonl")]
+    assert "vault-x9" not in capsys.readouterr().out

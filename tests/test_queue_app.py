@@ -120,3 +120,40 @@ def test_page_holds_no_data_and_forbids_inline_script(api):
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp
     script = client.get("/app.js").text
     assert "innerHTML" not in script and "textContent" in script
+
+
+def test_a_body_over_the_limit_is_413_and_nothing_is_stored(api):
+    from assay.queue.app import MAX_BODY_BYTES
+
+    client, auth = api
+    item = client.post("/api/queues/q/next", headers=auth["ana"]).json()
+    huge = client.post(f"/api/items/{item['item_id']}/review", headers=auth["ana"],
+                       json=body("A", note="x" * (50 * 1024 * 1024)))  # the red team's 50 MB note
+    assert huge.status_code == 413 and "over" in huge.json()["error"]
+
+    def chunks():  # no Content-Length: the limit counts the bytes as they arrive
+        yield b'{"note": "'
+        for _ in range(MAX_BODY_BYTES // 65536 + 2):
+            yield b"x" * 65536
+        yield b'"}'
+
+    streamed = client.post(f"/api/items/{item['item_id']}/review", headers=auth["ana"], content=chunks())
+    assert streamed.status_code == 413
+    fits = client.post(f"/api/items/{item['item_id']}/review", headers=auth["ana"],
+                       json=body("A", note="y" * (MAX_BODY_BYTES // 2)))
+    assert fits.status_code == 200  # the item was still open: the refused bodies saved nothing
+
+
+def test_deep_nesting_is_422_naming_the_field_not_a_500(api):
+    client, auth = api
+    item = client.post("/api/queues/q/next", headers=auth["ana"]).json()
+    url = f"/api/items/{item['item_id']}/review"
+    red_team = '{"a":' * 100_000 + "1" + "}" * 100_000  # a RecursionError and HTTP 500 before; 600 KB: now 413
+    assert client.post(url, headers=auth["ana"], content=red_team).status_code == 413
+    bomb = '{"a":' * 40_000 + "1" + "}" * 40_000  # 240 KB: under the size limit, so the depth limit answers
+    r = client.post(url, headers=auth["ana"], content=bomb)
+    assert r.status_code == 422 and r.json()["field"] == "a.a.a.a.a.a.a.a" and "nested more than 8" in r.json()["error"]
+    note = client.post(url, headers=auth["ana"], content=json.dumps({**body("A"), "note": {"x": [[[[[[[[1]]]]]]]]}}))
+    assert note.status_code == 422 and note.json()["field"].startswith("note.x")
+    assert client.post(url, headers={"Authorization": "Bearer wrong"}, content=bomb).status_code == 401  # token first
+    assert client.post(url, headers=auth["ana"], json=body("A", note='{"a": [[[[[[[[[["')).status_code == 200  # text

@@ -249,7 +249,8 @@ def test_unknown_version_names_the_known_ones():
         params.version("cand")
 
 
-def test_answers_file_version_end_to_end(tmp_path, cases, corpus):
+def test_answers_file_version_end_to_end(tmp_path, cases, corpus, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the answers file is a params path: it must lie inside the repository (cwd)
     # precomputed replies: t1 right and supported; t2 right but cites a document it did not retrieve;
     # t3 a broken reply; t4 abstains; t5 abstains (correct); t6 answers (wrong for an abstain case)
     def row(case_id, answer, citations, abstained, retrieved):

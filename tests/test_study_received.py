@@ -157,3 +157,28 @@ def test_record_step_refuses_before_the_step_runs_and_writes_nothing(tmp_path, m
         record_step("check", lambda s, r: ran.append(2) or {"ok": 2}, received=("judgments",))
     assert ran == [1] and str(root.path) not in str(caught.value)
     assert json.loads((tmp_path / "reports/relevance/study/check.json").read_text()) == {"ok": 1}
+
+
+def test_opening_is_once_a_rewritten_opening_record_is_not_relocked(vault, tmp_path):
+    from assay.study.opening import OPENING, open_holdout
+
+    study, root = vault
+    thresholds = REPO / "data/relevance/thresholds.yaml"
+    open_holdout(root, "CRD-01", "rc frozen", thresholds)
+    lock, _ = take_in(study, root, "lock.json")
+    locked = lock["opening"][OPENING]
+    assert locked != "absent"
+    # the red team: new thresholds and their hash written into the opening record, then the intake again
+    record = json.loads((root.path / OPENING).read_text())
+    record["thresholds"]["min_ndcg"] = {"direction": ">=", "value": 0.01}
+    record["thresholds_sha256"] = "0" * 64
+    (root.path / OPENING).write_text(json.dumps(record))
+    before = Path("lock.json").read_bytes()
+    with pytest.raises(EvidenceChanged) as info:
+        take_in(study, root, "lock.json")
+    assert info.value.exit_code == 2 and "$ASSAY_EVIDENCE_ROOT/opening.json" in str(info.value)
+    assert "opened once" in str(info.value) and root.path.name not in str(info.value)
+    assert Path("lock.json").read_bytes() == before  # nothing written
+    (root.path / OPENING).unlink()  # deleting the record is no way round either
+    with pytest.raises(EvidenceChanged):
+        take_in(study, root, "lock.json")

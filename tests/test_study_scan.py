@@ -49,6 +49,9 @@ PLANTED = [
     ("mode", "hybrid fusion put it first"),
     ("mode", "the reranked list"),
     ("mode", "graph-assisted candidates"),
+    ("personal_name", "Customer Rahim Uddin of Mirpur called"),
+    ("personal_name", "signed by Dr. Nasrin Akter"),
+    ("personal_name", "গ্রাহক জনাব রহিম ফোন করেছেন"),
 ]
 
 # clean text that looks close to a hit: none of these lines names a URL, host, address, phone,

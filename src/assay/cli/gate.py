@@ -18,7 +18,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "(`dvc status` not clean or a recorded hash differs) or a metrics file is missing.")
     p.add_argument("--root", default=".", help="repository root (default: .)")
     p.add_argument("--skip-dvc-status", action="store_true",
-                   help="do not run `dvc status` (the recorded-hash checks and the missing-file checks still run)")
+                   help="do not run `dvc status` (the recorded-hash checks and the missing-file checks still run); "
+                        "refused with exit 2 when the environment variable CI is true")
+    p.epilog = ("With CI=true the gate passes (exit 0) only after `assay verify` recomputed the committed outputs in "
+                "the same workspace (its record .assay/verified.json matches the tracked files); otherwise exit 2.")
     p.add_argument("--json", action="store_true", help="print the checks as JSON")
     p.set_defaults(func=run)
 
@@ -38,12 +41,38 @@ def dvc_status(root: Path) -> dict | None:
     return json.loads(proc.stdout or "{}")
 
 
+def _recorded(root: Path, checks: list) -> list:
+    """The gate stage's record checked against ``checks`` (:func:`~assay.release.checks.recorded_verdict_checks`)."""
+    from assay.artifacts.registry import GATE
+    from assay.core.errors import AssayError
+    from assay.release.checks import Check, recorded_verdict_checks
+
+    try:
+        recorded = GATE.read_optional(root)
+    except AssayError as error:
+        return [Check("gate record", "missing", f"metrics/gate.json cannot be read: {error}")]
+    return recorded_verdict_checks(recorded, checks)
+
+
+def in_ci() -> bool:
+    """Whether the environment variable ``CI`` is set to true (``true``, ``1`` or ``yes``, any case), as CI services set it."""
+    import os
+
+    return os.environ.get("CI", "").strip().lower() in ("true", "1", "yes")
+
+
 def run(args: argparse.Namespace) -> int:
     from assay.release.checks import Check, checks_dict, checks_table, exit_code
     from assay.release.gather import gather
 
     import os
 
+    from assay.core.errors import RefusedInCI
+
+    if args.skip_dvc_status and in_ci():
+        raise RefusedInCI("--skip-dvc-status is refused when CI=true: in CI the gate must see that `dvc status` is "
+                          "clean, or hand-edited metrics would pass (fix: drop the option, and run `dvc repro` and "
+                          "commit dvc.lock before the gate)")
     os.chdir(args.root)  # params.yaml paths are relative to the repository root
     root = Path(".")
     checks: list[Check] = []
@@ -55,7 +84,15 @@ def run(args: argparse.Namespace) -> int:
             checks.append(Check("dvc status", "stale", "changed: " + ", ".join(sorted(status))))
         else:
             checks.append(Check("dvc status", "pass", "pipeline up to date"))
-    checks += gather(root)[0]
+    found = gather(root)[0]
+    checks += found + _recorded(root, found)
+    if in_ci() and exit_code(checks) == 0:  # in CI a pass needs proof the outputs were recomputed here
+        from assay.release.witness import witness_problem
+
+        why = witness_problem(root)
+        checks.append(Check("verified workspace", "missing" if why else "pass",
+                            f"{why} (fix: run `assay verify` in this workspace before `assay gate`)" if why
+                            else "assay verify recomputed these committed outputs in this workspace"))
     if args.json:
         print(json.dumps({"exit_code": exit_code(checks), "checks": checks_dict(checks)}, indent=2))
     else:

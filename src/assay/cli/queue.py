@@ -84,11 +84,13 @@ def _sub(qs, name: str, func, help: str, description: str, *positional: str) -> 
 
 def run_create(args: argparse.Namespace) -> int:
     from assay.core.errors import InputError, Problem
+    from assay.core.confinement import require_plain_name
     from assay.queue.fill import item_rows, sample
     from assay.queue.rubric import load_rubric
     from assay.queue.sources import load_source
     from assay.queue.store import open_store
 
+    require_plain_name(args.name, "assay queue create", "NAME")  # it becomes data/reviews/NAME.jsonl
     if args.reviewers_per_item < 1:
         raise InputError([Problem("--reviewers-per-item", None, None, f"{args.reviewers_per_item} is below 1", "use 1 or more")])
     rubric = load_rubric(args.rubric)
@@ -133,14 +135,17 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from assay.core.confinement import require_inside, require_plain_name
     from assay.queue.snapshot import snapshot_rows, write_snapshot
     from assay.queue.store import open_store
 
+    require_plain_name(args.name, "assay queue export", "NAME")
+    out = args.out or f"data/reviews/{args.name}.jsonl"
+    require_inside(out, "assay queue export", "--out")
     snap = snapshot_rows(open_store(args.db), args.name)
     if args.synthetic:
         snap.queue.synthetic = True
         snap.queue.note = "synthetic demo reviews written by a script, not by people"
-    out = args.out or f"data/reviews/{args.name}.jsonl"
     write_snapshot(snap, out)
     print(f"{out}: {len(snap.reviews)} review(s) of queue {args.name} (fill {snap.queue.fill})")
     return 0

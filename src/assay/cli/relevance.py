@@ -87,6 +87,8 @@ def _register_check(rs: argparse._SubParsersAction) -> None:
                                   "the packet incomplete (exit 1): return it to the annotator without reconciliation.")
     p.add_argument("judgments", metavar="JUDGMENTS", help="the annotator's judgments file (JSONL)")
     p.add_argument("--packet", required=True, metavar="PACKET", help="the packet the annotator was given (JSONL)")
+    p.add_argument("--allow-sealed", action="store_true",
+                   help="allow checking sealed-holdout judgments (each read is logged to the evidence root's access.log)")
     p.set_defaults(func=run_check)
 
 
@@ -94,9 +96,12 @@ def run_check(args: argparse.Namespace) -> int:
     from assay.core.errors import AssayError
     from assay.study.judgments import check_judgments, require_complete
 
+    from assay.study.opening import guard_sealed_reads
+
     root = _root()
     show = _show(root)
     try:
+        guard_sealed_reads([args.judgments, args.packet], "relevance check", args.allow_sealed, require_opening=False)
         checked = check_judgments(args.judgments, args.packet, show)
         rows = require_complete(checked, show(args.judgments))
     except AssayError as error:

@@ -3,7 +3,9 @@
 For CI, next to `assay gate`: the gate checks that outputs are fresh (recorded input hashes match),
 verify checks that they are what the inputs give (a hand-edited metric committed with `dvc commit -f`
 is fresh but not right). Needs no API key and no network: a real judge's replies are committed by
-the `judge` stage and replayed. Exit 0 when every committed output matches its recomputation,
+the `judge` stage and replayed. On success it leaves ``.assay/verified.json`` (not committed), the
+record without which ``assay gate`` under ``CI=true`` refuses to pass (:mod:`assay.release.witness`).
+Exit 0 when every committed output matches its recomputation,
 2 when one differs, is missing or cannot be recomputed.
 """
 
@@ -24,13 +26,59 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--scratch", default=None, metavar="DIR",
                    help="work in DIR (empty or new) and keep it, to inspect the recomputed files "
                         "(default: a temporary folder, deleted)")
+    p.add_argument("--rejudge", type=int, default=0, metavar="N",
+                   help="first re-ask a seeded random sample of N stored judge requests from the live judge (its "
+                        "endpoint and key needed) and fail (exit 2) when more than judge.rejudge_tolerance of the "
+                        "verdicts differ from the stored ones, naming them")
+    p.add_argument("--seed", type=int, default=0, help="seed of the --rejudge sample (default 0)")
     p.set_defaults(func=run)
+
+
+def _rejudge(root: str, n: int, seed: int):
+    """:func:`assay.judge.audit.rejudge` on the stored replies of ``root`` under params ``judge``."""
+    import os
+    from pathlib import Path
+
+    from assay.core.params import load_section
+    from assay.core.paths import input_paths
+    from assay.data.pairs import load_pairs
+    from assay.judge.audit import rejudge
+    from assay.judge.factory import make_judge
+    from assay.judge.params import JudgeParams
+    from assay.judge.prompts import load_prompt
+    from assay.judge.replay import ReplayJudge
+    from assay.judge.replies import REPLIES_DIR
+
+    base = Path(root)
+    here = os.getcwd()
+    os.chdir(base)  # params paths are relative to the repository root
+    try:
+        params = load_section("judge", JudgeParams)
+        paths = input_paths()
+        pairs = sorted(load_pairs(paths.pairs), key=lambda p: p.id)
+        prompt = load_prompt(params.prompt_file(paths.prompts))
+        stored = ReplayJudge.open(REPLIES_DIR, pairs)
+        return rejudge(pairs, prompt, stored, make_judge(params), n, seed, params.swap, params.rejudge_tolerance)
+    finally:
+        os.chdir(here)
 
 
 def run(args: argparse.Namespace) -> int:
     from assay.release.verify import verify
+    from assay.release.witness import workspace_key, write_witness
 
     print("assay verify: recomputing the pipeline from the committed inputs in a scratch copy ...", file=sys.stderr)
+    if args.rejudge > 0:
+        audit = _rejudge(args.root, args.rejudge, args.seed)
+        for line in audit.differed:
+            print(f"REJUDGED  {line}")
+        print(f"rejudged: {len(audit.differed)} of {audit.asked} re-asked verdicts differ from the stored replies "
+              f"(share {audit.share:.3f}, judge.rejudge_tolerance {audit.tolerance:g})")
+        if not audit.ok:
+            print("verdict: the stored judge replies are not what the judge says now (fix: run `dvc repro judge` "
+                  "and commit; if the judge varies by itself, measure that share and raise judge.rejudge_tolerance)")
+            return 2
+    before = workspace_key(args.root)
     result = verify(args.root, args.scratch)
     for stage, reason in result.replayed.items():
         print(f"replayed  {stage}: {reason}")
@@ -41,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
     for difference in result.differences:
         print(f"DIFFERS   {difference}")
     if result.ok:
+        if workspace_key(args.root) == before:  # nothing tracked changed while verify ran
+            write_witness(args.root, before, result.stages, len(result.compared))
         print(f"verified: {len(result.compared)} committed files match a recomputation of "
               f"{len(result.stages)} stages from the committed inputs")
         return 0

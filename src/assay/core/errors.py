@@ -71,6 +71,12 @@ class StaleError(AssayError):
     exit_code = 2
 
 
+class RefusedInCI(AssayError):
+    """An option that weakens a check was given where ``CI=true``: CI must run every check."""
+
+    exit_code = 2
+
+
 class MissingArtifact(AssayError):
     """A metrics or report file the command needs does not exist; run ``dvc repro`` first."""
 

@@ -41,3 +41,23 @@ def exact(x: float | int | None) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "n/a"
     return f"{x:.10g}"
+
+
+_MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]|"} | {"<": "&lt;", "&": "&amp;"})
+
+
+def md_text(text: object) -> str:
+    """User text (a note, an answer, a question, a name) made inert for a Markdown report, on one line.
+
+    Whitespace runs (newlines included) become one space, so text cannot start a heading, list,
+    quote or code block; ``<`` and ``&`` become entities, so no HTML tag (``<script>``) reaches the
+    page; ``\\``, backticks, ``*``, ``_``, brackets and ``|`` are backslash-escaped, so text cannot
+    make code, emphasis, a link or image (no ``[x](javascript:...)``) or a table cell. Other
+    punctuation is left as written. ``None`` is ``""``.
+
+    >>> md_text("<script>alert(1)</script> **bold** | [x](javascript:y)")
+    '&lt;script>alert(1)&lt;/script> \\\\*\\\\*bold\\\\*\\\\* \\\\| \\\\[x\\\\](javascript:y)'
+    """
+    if text is None:
+        return ""
+    return " ".join(str(text).split()).translate(_MD_SPECIAL)

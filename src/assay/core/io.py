@@ -8,12 +8,14 @@ two-space indent and a final newline, so a re-run with the same inputs produces 
 from __future__ import annotations
 
 import contextlib
+import functools
 import csv
 import hashlib
 import io
 import json
 import math
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,15 +24,31 @@ from typing import Any
 from assay.core.errors import InputError, Problem
 
 
+@functools.cache
+def _umask() -> int:
+    """The process umask, read once (Linux: /proc/self/status; elsewhere set and restored at once)."""
+    with contextlib.suppress(OSError, ValueError, StopIteration):
+        with open("/proc/self/status", encoding="ascii") as fh:
+            return int(next(line for line in fh if line.startswith("Umask:")).split()[1], 8)
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; on success rename it over ``path``, on error delete it."""
+    """Yield a temporary path beside ``path``; on success rename it over ``path``, on error delete it.
+
+    The file gets the mode a plain ``open`` would give a new file (``0o666`` less the umask, usually
+    0644), whatever it replaces, not the 0600 of a temporary file: every output has the same mode.
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
     try:
         yield Path(tmp)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -107,6 +125,39 @@ def _refuse_constant(name: str) -> Any:
     raise _NotJSON(f"{name} is not valid JSON")
 
 
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
+    """An object's members as a dict, refusing a key given twice (``json.loads`` would keep the last)."""
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise _NotJSON(f"key {key!r} appears twice in one object (JSON would keep only the last): keep one")
+        out[key] = value
+    return out
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(value: Any) -> str | None:
+    """The first string in ``value`` (walking lists and dicts, keys included) that holds a lone surrogate, else ``None``.
+
+    ``json.loads('"\\ud800"')`` gives such a string: it is not text, cannot be written as UTF-8,
+    and would crash whatever encodes it later.
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return item
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
 def decode_utf8(raw: bytes, path: str | os.PathLike, first_line: int = 1) -> str:
     """Decode ``raw`` as UTF-8, or raise one InputError naming the line and byte position of the bad byte.
 
@@ -144,22 +195,30 @@ def parse_json_line(text: str) -> tuple[Any, str | None]:
     """Parse one JSON text strictly: ``(value, None)``, or ``(None, why)`` when it is not JSON.
 
     Refused beyond :func:`json.loads`: ``NaN``, ``Infinity`` and ``-Infinity`` (not JSON, and a
-    number nobody can compare against), and nesting too deep for the parser (a RecursionError
-    becomes a reason, not a crash).
+    number nobody can compare against), an object with the same key twice (``json.loads`` keeps
+    the last silently), a string with a lone surrogate escape (``"\\ud800"``: not text), and
+    nesting too deep for the parser (a RecursionError becomes a reason, not a crash).
 
     >>> parse_json_line('{"a": 1}')
     ({'a': 1}, None)
     >>> parse_json_line('{"a": NaN}')
     (None, 'NaN is not valid JSON')
+    >>> parse_json_line('{"a": 1, "a": 2}')[1]
+    "key 'a' appears twice in one object (JSON would keep only the last): keep one"
     """
     try:
-        return json.loads(text, parse_constant=_refuse_constant), None
+        value = json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as error:
         return None, f"not valid JSON ({error.msg} at column {error.colno})"
     except _NotJSON as error:
         return None, str(error)
     except RecursionError:
         return None, "not valid JSON here: nested too deeply to read"
+    if ("\\ud" in text or "\\uD" in text) and (bad := lone_surrogate(value)) is not None:
+        shown = bad.encode("utf-8", "backslashreplace").decode("utf-8")[:60]
+        return None, (f"a string holds a lone surrogate escape ('{shown}'), which is not text: write the character "
+                      "itself or a valid surrogate pair")
+    return value, None
 
 
 def scan_jsonl(path: str | os.PathLike) -> tuple[list[tuple[int, dict]], list[Problem]]:
@@ -225,13 +284,41 @@ def read_table_rows(path: str | os.PathLike) -> list[tuple[int, dict]]:
     return read_jsonl(path)
 
 
-def read_yaml(path: str | os.PathLike) -> Any:
-    """Load a YAML file; a syntax error becomes an InputError naming file and line."""
+@functools.cache
+def unique_key_loader(base: type | None = None) -> type:
+    """A safe YAML loader class (subclass of ``base``, default ``yaml.SafeLoader``) that refuses a key given twice in one mapping.
+
+    PyYAML keeps the last of two equal keys silently; this loader raises a ``ConstructorError``
+    at the second key's line instead.
+    """
     import yaml
 
-    text = read_text(path)
+    class UniqueKeyLoader(base or yaml.SafeLoader):  # type: ignore[misc, valid-type]
+        def construct_mapping(self, node, deep=False):
+            seen: dict = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    first = seen.setdefault(key, key_node.start_mark.line + 1)
+                except TypeError:  # an unhashable key: let PyYAML report it
+                    continue
+                if first != key_node.start_mark.line + 1:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"key {key!r} appears twice in one mapping (first on line {first}; YAML would "
+                                    "keep only the last)", key_node.start_mark)
+            return super().construct_mapping(node, deep=deep)
+
+    return UniqueKeyLoader
+
+
+def load_yaml_text(text: str, path: str | os.PathLike) -> Any:
+    """Parse YAML ``text`` safely, refusing duplicate keys; every problem an InputError naming ``path`` and line."""
+    import yaml
+
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=unique_key_loader())  # noqa: S506 - a SafeLoader subclass
     except RecursionError:
         raise InputError([Problem(str(path), None, None, "not valid YAML here: nested too deeply to read",
                                   "flatten the nesting")]) from None
@@ -240,8 +327,14 @@ def read_yaml(path: str | os.PathLike) -> Any:
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
-        raise InputError([Problem(str(path), line, None, f"not valid YAML ({getattr(error, 'problem', error)})",
-                                  "fix the YAML syntax")]) from None
+        problem = str(getattr(error, "problem", error))
+        fix = "keep one of the two keys" if "appears twice" in problem else "fix the YAML syntax"
+        raise InputError([Problem(str(path), line, None, f"not valid YAML ({problem})", fix)]) from None
+
+
+def read_yaml(path: str | os.PathLike) -> Any:
+    """Load a YAML file (see :func:`load_yaml_text`): a syntax error or a repeated key is an InputError naming file and line."""
+    return load_yaml_text(read_text(path), path)
 
 
 def sha256_bytes(data: bytes) -> str:

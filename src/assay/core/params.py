@@ -23,7 +23,8 @@ PARAMS_FILE = "params.yaml"
 def load_section(name: str, model: type[M], path: str | Path = PARAMS_FILE) -> M:
     """Validate ``params.yaml``'s top-level section ``name`` into ``model``.
 
-    A missing section validates ``{}`` (so a model with defaults works without it). Unknown keys,
+    Paths and names are judged against the folder of ``path`` as the repository root
+    (:mod:`assay.core.confinement`). A missing section validates ``{}`` (so a model with defaults works without it). Unknown keys,
     wrong types and bad values raise :class:`~assay.core.errors.InputError` naming ``name.field``.
     """
     data = read_yaml(path) or {}
@@ -31,6 +32,6 @@ def load_section(name: str, model: type[M], path: str | Path = PARAMS_FILE) -> M
         raise InputError([Problem(str(path), None, None, "expected a mapping of sections", "see params.yaml in the README")])
     section = data.get(name, {})
     try:
-        return model.model_validate(section or {})
+        return model.model_validate(section or {}, context={"root": Path(path).parent})
     except ValidationError as error:
         raise InputError(problems_from(error, str(path), None, model, prefix=name)) from None

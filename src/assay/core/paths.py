@@ -10,18 +10,23 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from assay.core.confinement import ProjectPath
+
 
 class InputPaths(BaseModel):
-    """params.yaml section ``inputs``: repository-relative paths of every input file or folder."""
+    """params.yaml section ``inputs``: repository-relative paths of every input file or folder.
+
+    Each must resolve, symlinks followed, inside the repository (:data:`~assay.core.confinement.ProjectPath`).
+    """
 
     model_config = ConfigDict(extra="forbid")
-    plan: str = "data/plan.yaml"
-    cases: str = "data/cases.jsonl"
-    corpus: str = "data/corpus"
-    sources: str = "data/sources"
-    pairs: str = "data/pairs.jsonl"
-    guidelines: str = "data/guidelines.md"
-    prompts: str = "data/prompts"
+    plan: ProjectPath = "data/plan.yaml"
+    cases: ProjectPath = "data/cases.jsonl"
+    corpus: ProjectPath = "data/corpus"
+    sources: ProjectPath = "data/sources"
+    pairs: ProjectPath = "data/pairs.jsonl"
+    guidelines: ProjectPath = "data/guidelines.md"
+    prompts: ProjectPath = "data/prompts"
 
 
 def input_paths(params_file: str | Path = "params.yaml") -> InputPaths:

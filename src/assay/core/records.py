@@ -7,10 +7,12 @@ file, line, field, the bad value and the fix, collects them for every row, and f
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from collections.abc import Iterable
-from typing import Annotated, TypeVar, get_args
+import types
+from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
-from pydantic import AfterValidator, BaseModel, ValidationError
+from pydantic import AfterValidator, BaseModel, Strict, ValidationError
 from pydantic_core import PydanticCustomError
 
 from assay.core.errors import InputError, Problem
@@ -26,6 +28,33 @@ def _not_blank(value: str) -> str:
 
 NonBlank = Annotated[str, AfterValidator(_not_blank)]
 """A string with at least one non-whitespace character (``""`` and ``"   "`` are refused as ``blank_string``)."""
+
+
+def _is_number(annotation: object) -> bool:
+    """``int``, ``float``, or a union holding one of them (``int | None``); not a container of numbers."""
+    if annotation in (int, float):
+        return True
+    return get_origin(annotation) in (Union, types.UnionType) and any(_is_number(a) for a in get_args(annotation))
+
+
+class InputModel(BaseModel):
+    """Base of the models people write by hand (params sections, the plan, rubrics, cases, pairs): numbers are strict.
+
+    Every ``int`` or ``float`` field (or ``int | None`` ...) refuses a boolean (``max_holdout_looks:
+    true`` would otherwise be 1) and a string (``"0.6"``); a float field still takes an integer.
+    Subclasses need nothing else: the fields are made strict when the class is created.
+    """
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        changed = False
+        for info in cls.model_fields.values():
+            if _is_number(info.annotation) and not any(isinstance(m, Strict) for m in info.metadata):
+                info.metadata.append(Strict())
+                changed = True
+        if changed:
+            cls.model_rebuild(force=True, raise_errors=False)
 
 
 def suggest(name: str, known: Iterable[str]) -> str | None:
@@ -88,6 +117,8 @@ def describe(error: dict, model: type[BaseModel]) -> tuple[str, str]:
         return msg, "make the row consistent as described"
     if kind.startswith("date_"):
         return f"{value!r} is not valid: {error['msg'].lower()}", "write a real date as YYYY-MM-DD"
+    if kind in ("int_type", "float_type") and isinstance(value, bool):
+        return f"{value!r} is a boolean, not a number", "write the number itself (true is not 1)"
     if kind.endswith("_type") or kind.endswith("_parsing"):
         return f"{value!r} is not valid: {error['msg'].lower()}", "give a value of the right type"
     return f"{value!r}: {error['msg']}", "correct the value"
@@ -106,6 +137,32 @@ def problems_from(error: ValidationError, path: str, line: int | None, model: ty
     return out
 
 
+def id_key(value: object) -> object:
+    """What two ids must differ in to count as different: NFKC form, case-folded, surrounding blanks removed.
+
+    ``g01``, ``G01``, `` g01 `` and ``g\uff101`` (a full-width digit) all give ``'g01'``; a non-string is itself.
+
+    >>> id_key(" G\uff101 ")
+    'g01'
+    """
+    if not isinstance(value, str):
+        return value
+    return unicodedata.normalize("NFKC", value).casefold().strip()
+
+
+def unsafe_id(value: object) -> str | None:
+    """Why a string id cannot be used (a NUL or control character, a path separator, blanks around it), else ``None``."""
+    if not isinstance(value, str):
+        return None
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Cs") for c in value):
+        return "contains a NUL, control or invisible formatting character"
+    if "/" in value or "\\" in value:
+        return "contains a path separator ('/' or '\\')"
+    if value != value.strip():
+        return "has blanks before or after it"
+    return None
+
+
 def check_rows(path: str, rows: Iterable[tuple[int, dict]], model: type[M],
                key: str | None = "id") -> tuple[list[tuple[int, M]], list[Problem]]:
     """Validate every ``(line, dict)`` row into ``model``; return the good rows and the Problems of the rest.
@@ -113,6 +170,9 @@ def check_rows(path: str, rows: Iterable[tuple[int, dict]], model: type[M],
     Every row is checked, so one run reports all of a file's problems. The uniqueness check on
     ``key`` runs on every row that has a string or integer ``key``, including rows that fail the
     schema for another reason; a repeated value is reported at its later line, naming the first.
+    Two ids that differ only in case, surrounding blanks or Unicode width (``g01``, ``G01``,
+    ``g\uff101``; see :func:`id_key`) are a repeat too, and a string id with a NUL, control
+    character, path separator or surrounding blanks (:func:`unsafe_id`) is an error.
 
     Returns:
         ``(line, record)`` pairs in file order (a duplicate is not among them), and the Problems in
@@ -120,15 +180,22 @@ def check_rows(path: str, rows: Iterable[tuple[int, dict]], model: type[M],
     """
     good: list[tuple[int, M]] = []
     problems: list[Problem] = []
-    seen: dict[object, int] = {}
+    seen: dict[object, tuple[int, object]] = {}
     for line, raw in rows:
         value = raw.get(key) if key is not None else None
-        duplicate = isinstance(value, (str, int)) and value in seen
+        folded = id_key(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+        duplicate = folded is not None and folded in seen
+        unsafe = unsafe_id(value)
+        if unsafe is not None:
+            problems.append(Problem(path, line, key, f"{value!r} {unsafe}",
+                                    f"write the {key} with letters, digits, '-', '_' or '.' only"))
         if duplicate:
-            problems.append(Problem(path, line, key, f"duplicate {key} {value!r} (first on line {seen[value]})",
+            first_line, first = seen[folded]
+            same = "" if first == value else f" (the same as {first!r} when case, blanks and width are ignored)"
+            problems.append(Problem(path, line, key, f"duplicate {key} {value!r}{same} (first on line {first_line})",
                                     f"give every row a unique {key}"))
-        elif isinstance(value, (str, int)):
-            seen[value] = line
+        elif folded is not None:
+            seen[folded] = (line, value)
         try:
             record = model.model_validate(raw)
         except ValidationError as error:

@@ -17,18 +17,19 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from assay.core.errors import Problem, raise_problems
 from assay.core.io import scan_jsonl
 from assay.core.records import NonBlank, check_rows
+from assay.core.records import InputModel
 
 TASKS = ("lookup", "exact_term", "paraphrase", "multi_fact", "unanswerable")
 SETS = ("golden", "adversarial", "production_like")
 LANGS = ("en", "bn")
 
 
-class CaseRecord(BaseModel):
+class CaseRecord(InputModel):
     """One evaluation case. ``group`` (optional) keeps variants of one question on one side of the split."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

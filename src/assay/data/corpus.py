@@ -23,9 +23,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from assay.core.confinement import confined_file
 from assay.core.errors import InputError, Problem, raise_problems
-from assay.core.io import decode_utf8
-from assay.core.records import problems_from
+from assay.core.io import decode_utf8, unique_key_loader
+from assay.core.records import id_key, problems_from
 
 LANGS = ("en", "bn")
 
@@ -60,7 +61,7 @@ def _header_loader():
     """A safe YAML loader that leaves dates as text, so pydantic checks them and names the field."""
     import yaml
 
-    class Loader(yaml.SafeLoader):
+    class Loader(unique_key_loader()):  # a key given twice in the header is an error at its line
         pass
 
     Loader.yaml_implicit_resolvers = {
@@ -119,13 +120,18 @@ def load_corpus(folder: str | Path) -> dict[str, Document]:
     """Load every ``*.md`` file under ``folder`` (sorted by id); collect all bad files, then fail once.
 
     A ``superseded_by`` that names no file in the corpus is an error (one that names a file with
-    problems of its own is not repeated). A folder without any ``*.md`` file is an error.
+    problems of its own is not repeated). A folder without any ``*.md`` file is an error, and so is a
+    ``*.md`` symlink leading outside the repository (:func:`assay.core.confinement.confined_file`).
     """
     root = Path(folder)
     if not root.is_dir():
         raise InputError([Problem(str(folder), None, None, "corpus folder not found", "check the path")])
     docs, problems = {}, []
     for f in sorted(root.glob("*.md")):
+        outside = confined_file(f)
+        if outside is not None:  # a symlink out of the repository: never read what it points at
+            problems.append(outside)
+            continue
         try:
             d = parse_document(f)
         except InputError as error:
@@ -136,7 +142,17 @@ def load_corpus(folder: str | Path) -> dict[str, Document]:
         problems.append(Problem(str(root), None, None, "holds no documents (*.md files)",
                                 "add the documents the cases cite, one Markdown file each"))
     ids = set(document_ids(root))
+    folded: dict[object, str] = {}
+    for doc_id in sorted(ids):  # kb-A.md and kb-a.md are one file on a case-insensitive disk
+        first = folded.setdefault(id_key(doc_id), doc_id)
+        if first != doc_id:
+            problems.append(Problem(str(root / f"{doc_id}.md"), None, None, f"document id {doc_id!r} differs from "
+                                    f"{first!r} only in case, blanks or width", "rename one of the two files"))
     for d in docs.values():
+        if d.superseded_by == d.id:
+            problems.append(Problem(str(root / f"{d.id}.md"), 2, "superseded_by", f"{d.id!r} names the document itself",
+                                    "name the newer document that replaces it, or remove superseded_by"))
+            continue
         if d.superseded_by is not None and d.superseded_by not in ids:
             problems.append(Problem(str(root / f"{d.id}.md"), 2, "superseded_by",
                                     f"{d.superseded_by!r} is not a document in the corpus", "name an existing document id"))

@@ -15,18 +15,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from assay.core.errors import Problem, raise_problems
 from assay.core.io import scan_jsonl
 from assay.core.records import NonBlank, check_rows
+from assay.core.records import InputModel
 
 LABELS = ("a", "b", "tie")
 
 Label = Literal["a", "b", "tie"]
 
 
-class Pair(BaseModel):
+class Pair(InputModel):
     """One labelled pair. ``facts`` are the strings a correct answer must contain (may be empty for a tie)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -43,7 +44,7 @@ class Pair(BaseModel):
     note: str | None = None
 
 
-class AgreementParams(BaseModel):
+class AgreementParams(InputModel):
     """params.yaml section ``agreement``.
 
     ``weights``: None for Cohen's kappa on unordered labels (a/b/tie); ``linear`` or ``quadratic``
@@ -63,12 +64,15 @@ def load_pairs(path: str | Path) -> list[Pair]:
 
     Raises:
         InputError: one Problem per bad row (bad UTF-8 or JSON, wrong type, unknown field, blank
-            text, bad label, duplicate id), naming file, line, field and fix; or a whole-file
+            text, bad label, duplicate id, two answers of the same text), naming file, line, field and fix; or a whole-file
             Problem when the file holds no pairs.
     """
     rows, problems = scan_jsonl(path)
     good, found = check_rows(str(path), rows, Pair)
     problems += found
+    problems += [Problem(str(path), line, "b", "is the same text as answer a (blanks aside): a labelled pair compares "
+                         "two different answers", "write two different answers, or remove the pair")
+                 for line, p in good if " ".join(p.a.split()) == " ".join(p.b.split())]
     if not rows and not problems:
         problems.append(Problem(str(path), None, None, "holds no pairs", "add at least one labelled pair, one JSON object per line"))
     raise_problems(problems)

@@ -17,12 +17,14 @@ import math
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from assay.core.confinement import PlainName, ProjectPath
 from assay.core.errors import InputError, Problem
 from assay.core.io import read_yaml
 from assay.core.records import problems_from
+from assay.core.records import InputModel
 
 # The values a metric of each family can take, so a threshold outside them (which every value would
 # meet, or none) is refused: every family but latency is a share of cases in [0, 1]; latency is a
@@ -33,7 +35,7 @@ FAMILY_RANGES: dict[str, tuple[float, float]] = {
 }
 
 
-class Failure(BaseModel):
+class Failure(InputModel):
     """A way the assistant can fail, what it costs and the metric that shows it."""
 
     model_config = ConfigDict(extra="forbid")
@@ -43,7 +45,7 @@ class Failure(BaseModel):
     metric: str = Field(min_length=1)
 
 
-class Metric(BaseModel):
+class Metric(InputModel):
     """A metric the plan tracks. ``threshold`` is the pass line in ``direction``; ``None`` only for report metrics.
 
     The threshold must lie in the family's range (:data:`FAMILY_RANGES`): a share in [0, 1], a latency >= 0.
@@ -84,15 +86,15 @@ class Metric(BaseModel):
         return value >= self.threshold if self.direction == "higher" else value <= self.threshold
 
 
-class DatasetRef(BaseModel):
+class DatasetRef(InputModel):
     """Which case file the plan is evaluated on."""
 
     model_config = ConfigDict(extra="forbid")
-    path: str
+    path: ProjectPath
     description: str = ""
 
 
-class ReviewAgreement(BaseModel):
+class ReviewAgreement(InputModel):
     """The plan's optional ``review_agreement``: how often the judge must agree with people, per queue.
 
     ``queues`` names review snapshots (``data/reviews/NAME.jsonl``, listed in ``review.snapshots``);
@@ -104,12 +106,12 @@ class ReviewAgreement(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid")
-    queues: list[str] = Field(min_length=1)
+    queues: list[PlainName] = Field(min_length=1)
     min_agreement: float = Field(ge=0, le=1)
     use: Literal["lower_bound", "estimate"] = "lower_bound"
 
 
-class Plan(BaseModel):
+class Plan(InputModel):
     """The whole evaluation plan (``data/plan.yaml``).
 
     ``review_agreement`` (optional): the judge-versus-people agreement the release requires from
@@ -139,7 +141,7 @@ class Plan(BaseModel):
         return next((m for m in self.metrics if m.name == name), None)
 
 
-class PlanParams(BaseModel):
+class PlanParams(InputModel):
     """params.yaml section ``plan``: whether problems fail the stage (the file is ``inputs.plan``)."""
 
     model_config = ConfigDict(extra="forbid")

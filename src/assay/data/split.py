@@ -12,14 +12,15 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from assay.data.cases import CaseRecord
+from assay.core.records import InputModel
 
 SIDES = ("dev", "holdout")
 
 
-class SplitParams(BaseModel):
+class SplitParams(InputModel):
     """params.yaml section ``split``."""
 
     model_config = ConfigDict(extra="forbid")

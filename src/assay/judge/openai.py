@@ -32,7 +32,8 @@ with structured output for a reply that follows :data:`assay.judge.prompts.VERDI
 The API key is read from the environment variable named by ``api_key_env`` at each call and used
 only in the ``Authorization`` header. It is never stored on the judge, and it never reaches a
 cache key, a cache row, a log line, a verdict reason, an error message, ``repr`` or ``identity``
-(every server text is scrubbed of it before it is kept).
+(every server text is scrubbed of it before it is kept, by :class:`assay.core.redaction.Redactor`: in any
+letter case, in base64, hex and URL encodings, spaced out, and any fragment of 8 or more characters).
 """
 
 from __future__ import annotations
@@ -47,11 +48,13 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
 from assay.core.errors import AssayError
 from assay.judge.base import FAILURE_STATUSES, STATUSES, UNUSABLE_REPLY_STATUSES, JudgeItem, Verdict
+from assay.core.redaction import Redactor
 from assay.judge.cache import DEFAULT_CACHE_PATH, ResponseCache, request_key
+from assay.core.records import InputModel
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judge.http import Outcome
@@ -83,7 +86,7 @@ class MissingApiKey(AssayError):
     """The environment variable named by ``judge.api_key_env`` is unset, empty or not a header value."""
 
 
-class OpenAIJudgeParams(BaseModel):
+class OpenAIJudgeParams(InputModel):
     """The ``judge`` settings for an OpenAI-compatible endpoint (``kind: openai`` in params.yaml).
 
     ``base_url`` is the API root including the version path, as the OpenAI SDK takes it
@@ -140,6 +143,8 @@ class Completion:
     finish_reason: str | None
     refusal: str | None
     model: str | None
+    response_id: str | None = None  # the server's "id": kept with the reply, as a forger cannot easily make one up
+    system_fingerprint: str | None = None  # the server's backend configuration, where it gives one
 
 
 def response_format_body(kind: str) -> dict:
@@ -168,8 +173,7 @@ def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
     'key *** and *** and api_key=*** ok'
     """
     for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
+        text = Redactor(secret)(text)  # the secret in any case, encoding or fragment of 8+ characters
     return _SECRET.sub(lambda m: f"{m.group(0)[:m.start(1) - m.start(0)]}{m.group(1)}***" if m.group(1) else "***", text)
 
 
@@ -201,7 +205,7 @@ def read_completion(text: str) -> Completion | None:
     """Read a chat-completion body; ``None`` when it is not one (no ``choices[0].message`` object).
 
     >>> read_completion('{"model": "m", "choices": [{"message": {"content": "x"}, "finish_reason": "stop"}]}')
-    Completion(content='x', finish_reason='stop', refusal=None, model='m')
+    Completion(content='x', finish_reason='stop', refusal=None, model='m', response_id=None, system_fingerprint=None)
     >>> read_completion("<html>bad gateway</html>") is None
     True
     """
@@ -220,7 +224,8 @@ def read_completion(text: str) -> Completion | None:
         return value if isinstance(value, str) else None
 
     return Completion(text_or_none(message.get("content")), text_or_none(choices[0].get("finish_reason")),
-                      text_or_none(message.get("refusal")), text_or_none(data.get("model")))
+                      text_or_none(message.get("refusal")), text_or_none(data.get("model")),
+                      text_or_none(data.get("id")), text_or_none(data.get("system_fingerprint")))
 
 
 def is_refusal(text: str) -> bool:
@@ -418,10 +423,11 @@ class OpenAIJudge:
         try:
             texts: dict[str, str] = {}
             if cache is not None:
+                scrub = Redactor(key)
                 for k in unique:
                     hit = cache.get(k)
-                    if hit is not None:
-                        texts[k] = hit.response
+                    if hit is not None:  # scrubbed again: a row kept before the key changed form or by an older assay
+                        texts[k] = scrub(hit.response)
             n_cached = len(texts)
             todo = [(k, b) for k, b in unique.items() if k not in texts]
             outcomes = _run_sync(lambda: self._fetch(todo, cache, key)) if todo else {}
@@ -443,7 +449,9 @@ class OpenAIJudge:
                 self._models.add(completion.model)
             verdict = classify(completion, parse_verdict)
             by_key[k] = Verdict(verdict.winner, verdict.status, verdict.reason,
-                                {**verdict.extra, "cached": k not in outcomes, "reply": completion.content})
+                                {**verdict.extra, "cached": k not in outcomes, "reply": completion.content,
+                                 "response_id": completion.response_id,
+                                 "system_fingerprint": completion.system_fingerprint})
         verdicts = [by_key[k] for k in keys]
         statuses = Counter(v.status for v in verdicts)
         self.last_counts = {"items": len(items), "requests": len(unique), "cached": n_cached,
@@ -489,8 +497,7 @@ class OpenAIJudge:
 
         p = self.params
 
-        def scrub(text: str) -> str:
-            return text.replace(key, "***") if key else text
+        scrub = Redactor(key)  # the key in any case, base64/hex/URL form, spaced out, or a fragment of 8+
 
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         results: dict[str, Outcome] = {}

@@ -50,6 +50,9 @@ class JudgeParams(UsabilityRule):
     swap: bool = True
     openai: dict | None = None
     sensitivity_versions: tuple[int, int] = (1, 2)
+    #: `assay verify --rejudge N` fails when more than this share of the re-asked verdicts differ
+    #: from the stored ones (:mod:`assay.judge.audit`); measure a judge's own variation first
+    rejudge_tolerance: float = Field(default=0.0, ge=0, le=1)
 
     @property
     def rule(self) -> UsabilityRule:

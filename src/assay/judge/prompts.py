@@ -118,7 +118,10 @@ def load_prompt(path: str | Path) -> PromptVersion:
         raise InputError([Problem(where, None, None, "prompt file not found",
                                   "check inputs.prompts and judge.prompt_version in params.yaml")])
     raw = p.read_bytes()
-    text = decode_utf8(raw, where)
+    text = decode_utf8(raw, where).replace("\r\n", "\n")  # CRLF (a Windows editor) is a line end too
+    if "\0" in text:
+        raise InputError([Problem(where, _line_of(text, text.index("\0")), None, "holds a NUL byte",
+                                  "remove it: a prompt is plain text")])
     heads = list(_SECTION.finditer(text))
     names = [h.group(1) for h in heads]
     if names != ["system", "user"]:
@@ -140,6 +143,10 @@ def load_prompt(path: str | Path) -> PromptVersion:
         if _PLACEHOLDER.fullmatch(found) is None:
             problems.append(Problem(where, None, "user", f"unknown placeholder {found}",
                                     "use only {{question}}, {{first}}, {{second}}"))
+    for unclosed in re.finditer(r"\{\{(?![^{}]*\}\})", user):  # '{{question' without its '}}'
+        problems.append(Problem(where, _line_of(text, heads[1].end() + text[heads[1].end():].index(user) + unclosed.start()),
+                                "user", f"placeholder {user[unclosed.start():unclosed.start() + 20]!r} is not closed",
+                                "close it with '}}', for example {{question}}"))
     for name in PLACEHOLDERS:
         count = user.count("{{" + name + "}}")
         if count != 1:

@@ -22,6 +22,8 @@ A row::
      "status": "ok", "winner": "first", "reason": null, "reply": "{\\"winner\\": \\"first\\"}",
      "model_version": "gpt-...-2026-01"}
 
+``response_id`` and ``system_fingerprint`` are what the server returned with the reply (written
+only when it gave them): a forger cannot easily make up a response id the provider's logs hold.
 ``order`` ``ab`` shows answer a first, ``ba`` shows b first; ``winner`` is ``first``/``second``/``tie``
 as the judge saw them (``tie`` whenever ``status`` is not ``ok``); ``reply`` is the raw reply text
 cut to :data:`REPLY_CHARS` characters (``None`` for the fake judge, which writes no text, and for
@@ -39,6 +41,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.core.fmt import md_text
 from assay.data.pairs import Pair
 from assay.judge.base import STATUSES, Judge, JudgeItem, Status
 from assay.judge.orders import ask_items
@@ -64,6 +67,19 @@ class StoredReply(BaseModel):
     reason: str | None = None
     reply: str | None = None
     model_version: str | None = None
+    response_id: str | None = None
+    system_fingerprint: str | None = None
+
+    def row(self) -> dict:
+        """The row as written: ``response_id`` and ``system_fingerprint`` only when the server gave them.
+
+        So a judge without them (the fake judge, an older file) keeps its bytes.
+        """
+        data = self.model_dump()
+        for key in ("response_id", "system_fingerprint"):
+            if data[key] is None:
+                del data[key]
+        return data
 
 
 def reply_key(identity: dict, prompt_sha: str, item: JudgeItem) -> str:
@@ -132,7 +148,8 @@ def ask(judge: Judge, identity: dict, pairs: Sequence[Pair], prompt: object, bot
             key=reply_key(identity, prompt.sha, item), pair=pairs[k % len(pairs)].id, order=order,
             prompt_version=prompt.version, prompt_sha=prompt.sha, status=verdict.status, winner=verdict.winner,
             reason=verdict.reason, reply=reply[:REPLY_CHARS] if isinstance(reply, str) else None,
-            model_version=verdict.extra.get("model_version")))
+            model_version=verdict.extra.get("model_version"), response_id=verdict.extra.get("response_id"),
+            system_fingerprint=verdict.extra.get("system_fingerprint")))
     return sorted(rows, key=lambda r: (r.pair, r.order))
 
 
@@ -214,7 +231,7 @@ def run_report(counts: dict[str, int], samples: Sequence[dict]) -> str:
         lines += ["No invalid or refused reply.", ""]
     for n, s in enumerate(samples, 1):
         text = "\n".join("       " + line for line in str(s.get("reply", "")).splitlines()) or "       (empty reply)"
-        lines += [f"{n}. {s.get('status')} ({s.get('reason')}), {s.get('chars')} characters:", "", text, ""]
+        lines += [f"{n}. {s.get('status')} ({md_text(s.get('reason'))}), {s.get('chars')} characters:", "", text, ""]
     return "\n".join(lines)
 
 

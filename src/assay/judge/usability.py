@@ -25,9 +25,10 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from assay.stats.proportion import IntervalMethod
+from assay.core.records import InputModel
 
 # (slice dimension as named in reasons, record key)
 SLICE_GROUPS = (("kind", "by_kind"), ("lang", "by_lang"))
@@ -36,7 +37,7 @@ TOO_FEW = "too few pairs"
 KAPPA_UNDEFINED = "kappa undefined (one label everywhere on both sides)"
 
 
-class UsabilityRule(BaseModel):
+class UsabilityRule(InputModel):
     """Thresholds a calibration must meet; the fields are keys of the ``judge`` params section.
 
     ``interval`` names the method of every agreement interval in the record

@@ -7,7 +7,9 @@ own queue; only the coordinator sees results and exports. Endpoints:
 - ``POST /api/queues/{queue}/next``: 200 with the blind item (``item_id``, ``question``,
   ``answers`` as ``A``/``B``, ``rubric``, ``lease_expires``) or 204 when nothing is left.
 - ``POST /api/items/{item_id}/review``: 200 with the reveal (``models``, ``judge``); 409 when
-  already reviewed or the lease is not yours; 422 ``{"error", "field"}`` on a bad body.
+  already reviewed or the lease is not yours; 422 ``{"error", "field"}`` on a bad body (not JSON,
+  nested more than :data:`MAX_DEPTH` levels, naming the field where it does, or not a review);
+  413 when the body is over :data:`MAX_BODY_BYTES` (refused before it is read whole).
 - ``GET /api/queues`` and ``GET /api/queues/{queue}/results`` (coordinator): counts and results,
   with a hard-fill queue flagged as biased for overall agreement.
 
@@ -28,6 +30,7 @@ in one dedicated thread, both measured lower throughput than the worker pool
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from importlib import resources
 
@@ -38,8 +41,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from assay.core.io import dumps_json
-from assay.queue.errors import NotAllowed, QueueError
-from assay.queue.leases import DEFAULT_LEASE_SECONDS, NOT_JSON, Unauthenticated, save, take_next
+from assay.queue.errors import BodyTooLarge, NotAllowed, QueueError
+from assay.queue.leases import DEFAULT_LEASE_SECONDS, NOT_JSON, BadBody, Unauthenticated, save, take_next
 from assay.queue.review import ReviewInvalid
 from assay.queue.store import Principal, QueueStore
 
@@ -51,6 +54,62 @@ SECURITY_HEADERS = {
     "Content-Security-Policy": ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
                                 "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"),
 }
+
+
+#: the largest review body read (bytes): a review is a choice, scores, a note and a correction; a larger
+#: body is refused with 413 as soon as its Content-Length, or the bytes received, pass this
+MAX_BODY_BYTES = 256 * 1024
+#: the deepest JSON nesting a review body may have (a review needs 3: body, scores, answer)
+MAX_DEPTH = 8
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}:,]')
+
+
+async def _read_body(request: Request) -> bytes:
+    """The request body, or :class:`BodyTooLarge` once it is known to pass :data:`MAX_BODY_BYTES`."""
+    too_large = BodyTooLarge(f"the request body is over {MAX_BODY_BYTES} bytes; shorten the note or correction")
+    length = request.headers.get("content-length", "")
+    if length.isdigit() and int(length) > MAX_BODY_BYTES:
+        raise too_large
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise too_large
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_deep(text: str, limit: int) -> str | None:
+    """The dotted field where JSON ``text`` first nests deeper than ``limit`` levels, else ``None``.
+
+    A scan of the tokens (strings skipped whole), not a parse, so 100,000 nested ``{"a":`` cost one
+    pass and no recursion. ``"body"`` when the too-deep value has no key (an array at the top).
+
+    >>> _too_deep('{"note": {"a": {"a": 1}}}', 2)
+    'note.a'
+    >>> _too_deep('{"note": "{{{{"}', 2) is None
+    True
+    """
+    stack: list[list] = []
+    last = None
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        if token in ("{", "["):
+            if len(stack) >= limit:
+                return ".".join(str(key) for _, key in stack if key is not None) or "body"
+            stack.append([token, None if token == "{" else 0])
+        elif token in ("}", "]"):
+            if stack:
+                stack.pop()
+        elif token == ":":
+            if stack and stack[-1][0] == "{":
+                stack[-1][1] = last
+        elif token == ",":
+            if stack and stack[-1][0] == "[":
+                stack[-1][1] += 1
+        else:
+            last = token[1:-1]
+    return None
 
 
 _RAW_HEADERS = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in SECURITY_HEADERS.items()]
@@ -116,10 +175,12 @@ def create_app(store: QueueStore, lease_seconds: float = DEFAULT_LEASE_SECONDS) 
         return _json(item)
 
     async def review(request: Request) -> Response:
-        raw = await request.body()
+        raw = await _read_body(request)  # over MAX_BODY_BYTES: 413 before the rest is read
         try:
-            body = json.loads(raw or b"null")
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            text = raw.decode("utf-8") if raw else "null"
+            deep = _too_deep(text, MAX_DEPTH)
+            body = BadBody(deep, f"nested more than {MAX_DEPTH} levels deep") if deep else json.loads(text)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
             body = NOT_JSON  # refused after the token check, so a bad token is still 401
         return _json(await run_in_threadpool(save, store, _bearer(request), request.path_params["item_id"], body))
 

@@ -11,6 +11,12 @@ class QueueError(AssayError):
     status = 400
 
 
+class BodyTooLarge(QueueError):
+    """A request body over the web app's limit (HTTP 413); refused before it is read whole."""
+
+    status = 413
+
+
 class UnknownQueue(QueueError):
     """No queue (or item) of that name in the database."""
 

@@ -6,7 +6,7 @@ each assistant turn becoming a single-response item). Review snapshots reuse the
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -23,7 +23,7 @@ class JudgeOpinion(BaseModel):
     model_config = ConfigDict(extra="forbid")
     verdict: Literal["a", "b", "tie"] | None = None
     reason: str | None = None
-    scores: dict[Letter, dict[str, int]] | None = None
+    scores: dict[Letter, dict[str, Annotated[int, Field(strict=True, ge=1, le=5)]]] | None = None
     order_flip: bool = False
     margin: float | None = None
     identity: str | None = None

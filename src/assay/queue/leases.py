@@ -32,6 +32,7 @@ lease gets the same item back (a page reload does not leak leases).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import lru_cache
 
@@ -48,8 +49,17 @@ class Unauthenticated(Exception):
     """No valid bearer token (the web app answers 401)."""
 
 
-#: A request body that is not JSON: :func:`save` refuses it (422) once the token is checked.
-NOT_JSON = object()
+@dataclass(frozen=True)
+class BadBody:
+    """A request body the web app could not read as a review: :func:`save` refuses it (422 naming
+    ``field``) once the token is checked, so a bad token is still a 401."""
+
+    field: str
+    message: str
+
+
+#: A request body that is not JSON.
+NOT_JSON = BadBody("body", "not valid JSON")
 
 
 @lru_cache(maxsize=64)
@@ -168,12 +178,12 @@ def save(store: QueueStore, token: str | None, item_id: str, body: object) -> di
     Raises:
         Unauthenticated: no valid token.
         NotAllowed: the token is not a reviewer's.
-        ReviewInvalid: ``body`` is :data:`NOT_JSON`, or as in :func:`save_review`.
+        ReviewInvalid: ``body`` is a :class:`BadBody` (not JSON, nested too deeply), or as in :func:`save_review`.
     """
     with store.transaction() as tx:
         who = _reviewer(tx.principal(token), "saves reviews")
-        if body is NOT_JSON:
-            raise ReviewInvalid("body", "not valid JSON")
+        if isinstance(body, BadBody):
+            raise ReviewInvalid(body.field, body.message)
         return _save(tx, store, who.queue, item_id, who.pseudonym, body)
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from assay.core.fmt import md_text
+
 
 def _pct(x: float) -> str:
     return "n/a" if x is None or math.isnan(x) else f"{100 * x:.1f}%"
@@ -18,20 +20,24 @@ def _kappa(x: float) -> str:
 
 
 def _quote(text: str | None) -> str:
-    if not text:
+    """User text on one line, inert in Markdown (:func:`assay.core.fmt.md_text`); "(none given)" when empty."""
+    if not text or not text.strip():
         return "(none given)"
-    return " ".join(text.split())
+    return md_text(text)
 
 
 def report_markdown(summary: dict, inputs: dict[str, str]) -> str:
     """Markdown: the queue and its fill (with the bias warning), agreement and its reading, score
     gaps with intervals and flags, and every disagreement with the reviewer's and the judge's
-    rationale. ``inputs`` (name to SHA-256) are listed at the end."""
+    rationale. ``inputs`` (name to SHA-256) are listed at the end. Every text a person or a model
+    wrote (notes, answers, questions, names) goes through :func:`assay.core.fmt.md_text`, so a
+    ``<script>`` note appears as text, never as a tag."""
     q, a, c = summary["queue"], summary["agreement"], summary["counts"]
-    lines = [f"# Review queue `{q['name']}`", ""]
+    name = " ".join(str(q["name"]).split()).replace("`", "'")  # a code span shows the rest as written, HTML included
+    lines = [f"# Review queue `{name}`", ""]
     if q["synthetic"]:
         lines += ["**Synthetic reviews** (demo data written by a script, not by people).", ""]
-    lines += [f"- source: {q['source']}", f"- fill: **{q['fill']}**", f"- rubric sha256: `{q['rubric_sha256']}`",
+    lines += [f"- source: {md_text(q['source'])}", f"- fill: **{q['fill']}**", f"- rubric sha256: `{q['rubric_sha256']}`",
               f"- reviews: {c['reviews']} on {c['items']} items ({c['pair_reviews']} judged pairs)", ""]
     if q["biased"]:
         lines += ["> **Biased for overall agreement.** This queue was filled with hard cases (disagreements, order "
@@ -53,9 +59,9 @@ def report_markdown(summary: dict, inputs: dict[str, str]) -> str:
     lines += ["", f"## Disagreements ({len(summary['disagreements'])})", "",
               "Either a judge problem (fix the judge) or a data problem (the reference answer was wrong or out of date).", ""]
     for d in summary["disagreements"]:
-        lines += [f"### {d['item']} (reviewer {d['reviewer']})", "", f"Question: {_quote(d['question'])}", ""]
+        lines += [f"### {md_text(d['item'])} (reviewer {md_text(d['reviewer'])})", "", f"Question: {_quote(d['question'])}", ""]
         for letter in ("a", "b"):
-            lines.append(f"- answer {letter} ({d['models'].get(letter, '?')}): {_quote(d['answers'].get(letter))}")
+            lines.append(f"- answer {letter} ({md_text(d['models'].get(letter, '?'))}): {_quote(d['answers'].get(letter))}")
         lines += ["", f"Reviewer chose **{d['reviewer_choice']}**: {_quote(d['reviewer_rationale'])}",
                   f"Judge chose **{d['judge_verdict']}**: {_quote(d['judge_rationale'])}"]
         if d["correction"]:

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ConfigDict, Field, ValidationError, model_validator
 
 from assay.core.errors import AssayError, InputError
-from assay.core.io import sha256_bytes
+from assay.core.io import load_yaml_text, read_text, sha256_bytes
 from assay.core.records import problems_from
+from assay.core.records import InputModel
 
 DEFAULT_RUBRIC = "data/rubric.yaml"
 
@@ -30,12 +32,17 @@ class RubricLocked(AssayError):
     """A queue's rubric cannot change because something in the queue has been reviewed."""
 
 
-class Scale(BaseModel):
-    """The score range, inclusive at both ends (1 to 5 in data/rubric.yaml)."""
+class Scale(InputModel):
+    """The score range, inclusive at both ends: 1 to 5, the only range supported.
+
+    Judge scores (:class:`assay.queue.items.JudgeOpinion`) are on 1 to 5 and the report compares
+    reviewer and judge scores point for point (a gap of 1 is flagged), so another range would
+    compare numbers on different scales.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    min: int = 1
-    max: int = 5
+    min: Literal[1] = 1
+    max: Literal[5] = 5
 
     @model_validator(mode="after")
     def _ordered(self) -> "Scale":
@@ -44,7 +51,7 @@ class Scale(BaseModel):
         return self
 
 
-class Criterion(BaseModel):
+class Criterion(InputModel):
     """One scored criterion and the question a reviewer answers with the score."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -52,7 +59,7 @@ class Criterion(BaseModel):
     question: str = Field(min_length=1)
 
 
-class RubricSpec(BaseModel):
+class RubricSpec(InputModel):
     """The parsed rubric file; criterion names must be unique."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -94,14 +101,7 @@ def parse_rubric(text: str, where: str = "rubric") -> Rubric:
     Raises:
         InputError: not YAML, or a missing/unknown field, a bad name or repeated criteria (named).
     """
-    import yaml
-
-    from assay.core.errors import Problem
-
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise InputError([Problem(where, None, None, f"not valid YAML ({error})", "fix the YAML syntax")]) from None
+    data = load_yaml_text(text, where)  # a syntax error or a repeated key: InputError at its line
     try:
         spec = RubricSpec.model_validate(data if isinstance(data, dict) else {})
     except ValidationError as error:
@@ -116,4 +116,4 @@ def load_rubric(path: str | Path = DEFAULT_RUBRIC) -> Rubric:
     p = Path(path)
     if not p.is_file():
         raise InputError([Problem(str(path), None, None, "file not found", "pass --rubric FILE or create data/rubric.yaml")])
-    return parse_rubric(p.read_text(encoding="utf-8"), str(path))
+    return parse_rubric(read_text(p), str(path))  # invalid UTF-8: an InputError naming the line, not a traceback

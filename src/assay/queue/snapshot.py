@@ -15,22 +15,24 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from assay.core.confinement import PlainName
 from assay.core.errors import InputError, Problem
 from assay.core.io import read_jsonl, write_jsonl
 from assay.core.records import validate_rows
 from assay.queue.review import to_source
 from assay.queue.items import JudgeOpinion, Message
+from assay.core.records import InputModel
 
 Letter = Literal["a", "b"]
 SNAPSHOT_DIR = "data/reviews"
 
 
-class ReviewParams(BaseModel):
+class ReviewParams(InputModel):
     """The ``review`` section of params.yaml: the snapshots (``data/reviews/NAME.jsonl``) the
     ``review`` stage reads (one ``review@NAME`` stage each) and the ``training`` stage exports."""
 
     model_config = ConfigDict(extra="forbid")
-    snapshots: list[str] = []
+    snapshots: list[PlainName] = []  # plain names: each becomes data/reviews/NAME.jsonl and reports/review/NAME.md
 
     def path(self, name: str) -> str:
         """The snapshot file of ``name``."""

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from assay.artifacts.base import finite
 from assay.artifacts.rag import CompareMetrics
@@ -36,12 +36,13 @@ from assay.rag.metrics import rate
 from assay.stats.paired import mcnemar_exact, paired_diff_ci, sign_test
 from assay.stats.proportion import IntervalMethod
 from assay.core.records import suggest
+from assay.core.records import InputModel
 
 NO_REGRESSION = ("answer_correct", "abstain_correct", "citation_support", "format_ok")
 REQUIRED = ("id", "task", "passed", *NO_REGRESSION)
 
 
-class CompareParams(BaseModel):
+class CompareParams(InputModel):
     """The ``compare`` section of ``params.yaml``: which two versions to pair."""
 
     model_config = ConfigDict(extra="forbid")

@@ -26,7 +26,6 @@ Per-case rules (each column of the run table; ``None`` means "not defined for th
 from __future__ import annotations
 
 import json
-import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -37,16 +36,18 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, Valida
 
 from assay.data.corpus import Document
 from assay.data.cases import CaseRecord
+from assay.core.confinement import PlainName, ProjectPath
 from assay.core.errors import InputError, Problem
 from assay.stats.proportion import IntervalMethod
 from assay.core.plugins import load_callable
 from assay.rag.systems import AnswersFileSystem, CallableSystem, ReferenceSystem, SystemOutput
+from assay.core.records import InputModel
 
 #: The reference system's module: the ``source`` a reference version names (see :class:`VersionParams`).
 REFERENCE_SOURCE = "src/assay/rag/systems.py"
 
 
-class VersionParams(BaseModel):
+class VersionParams(InputModel):
     """One RAG version in ``params.yaml`` (``rag.versions.<name>``).
 
     ``chunking``, ``min_score`` and ``min_margin`` configure the reference system (and are refused
@@ -68,9 +69,9 @@ class VersionParams(BaseModel):
     chunking: Literal["paragraph", "sentence"] = "paragraph"
     min_score: float = Field(default=0.0, ge=0.0, le=1.0)
     min_margin: float = Field(default=0.0, ge=0.0, le=1.0)
-    answers: str | None = None
+    answers: ProjectPath | None = None
     callable: str | None = None
-    source: str | None = None
+    source: ProjectPath | None = None
 
     @model_validator(mode="after")
     def _plugin_fields(self) -> VersionParams:
@@ -102,19 +103,16 @@ class VersionParams(BaseModel):
         return {"system": self.system, **{key: getattr(self, key) for key in keys}}
 
 
-class RagParams(BaseModel):
+class RagParams(InputModel):
     """The ``rag`` section of ``params.yaml``: recall depth, the proportion interval and the versions."""
 
     model_config = ConfigDict(extra="forbid")
     k: int = Field(default=3, ge=1)
     interval: IntervalMethod = "wilson"
-    versions: dict[str, VersionParams] = {}
+    versions: dict[PlainName, VersionParams] = {}
 
     @model_validator(mode="after")
     def _names(self) -> RagParams:
-        bad = [n for n in self.versions if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", n)]
-        if bad:
-            raise ValueError(f"version names {bad} must be letters, digits, '_', '-', '.' (they name files)")
         unsourced = [f"{n} (source: {v.suggested_source()})" for n, v in self.versions.items() if v.source is None]
         if unsourced:
             raise ValueError(f"every version names its 'source', the file DVC re-runs evaluate@<version> on; "

@@ -25,13 +25,16 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from assay.artifacts.judge import AgreementMetrics, CalibrationMetrics
 from assay.artifacts.rag import CompareMetrics, RagMetrics
 from assay.core.fmt import exact, num
 from assay.artifacts.queue import ReviewMetrics
+from assay.artifacts.release import GateMetrics
 from assay.data.plan import Plan, ReviewAgreement
+from assay.core.records import InputModel
+from assay.judge.usability import UsabilityRule
 
 Status = Literal["pass", "warn", "fail", "missing", "stale"]
 STATUSES: tuple[str, ...] = ("pass", "warn", "fail", "missing", "stale")
@@ -42,7 +45,7 @@ VERDICTS = {0: "PASS: the candidate may ship",
             2: "NOT DECIDED: params, the plan or a metrics file is missing, broken or stale; fix it and re-run dvc repro"}
 
 
-class GateParams(BaseModel):
+class GateParams(InputModel):
     """params.yaml section ``gate``.
 
     ``max_holdout_looks``: how many distinct candidate configurations may be judged on this holdout
@@ -139,6 +142,65 @@ def judge_checks(params: GateParams, agreement: AgreementMetrics | None, calibra
             checks.append(Check("judge calibration", "pass" if usable else "fail",
                                 "usable" if usable else f"not usable: {why}", calibration.usable, 1))
     return checks
+
+
+def calibration_consistency(calibration: CalibrationMetrics | None, reasons: list[str] | None,
+                            rule: UsabilityRule | None) -> list[Check]:
+    """The calibration's usability flag checked against what it states (a hand edit is not a verdict).
+
+    Two ``stale`` checks (exit 2), each naming the file: the flag in metrics/calibration.json
+    disagrees with the reasons in reports/provenance/calibrate.json (usable with reasons, or not
+    usable with none), or with the usability rule of params ``judge`` applied again to the
+    numbers of metrics/calibration.json itself. ``[]`` when they agree, or when a file is absent
+    (other checks report that).
+    """
+    if calibration is None:
+        return []
+    usable = calibration.usable == 1
+    fix = "(fix: run `dvc repro -f calibrate`; an edited metrics or provenance file is not a verdict)"
+    out = []
+    if reasons is not None and usable == bool(reasons):
+        said = (f"lists {len(reasons)} reason(s) the judge is not usable" if reasons else "lists no reason")
+        out.append(Check("calibration consistency", "stale",
+                         f"metrics/calibration.json says usable {calibration.usable} but reports/provenance/calibrate.json "
+                         f"{said} {fix}"))
+    if rule is not None:
+        from assay.judge.usability import usability as usability_reasons
+
+        try:
+            again = usability_reasons(calibration.model_dump(), rule)
+        except (KeyError, TypeError) as error:  # a record without the numbers the rule reads
+            again = [f"metrics/calibration.json lacks {error}"]
+        if usable == bool(again):
+            out.append(Check("calibration consistency", "stale",
+                             f"metrics/calibration.json says usable {calibration.usable} but its own numbers under params "
+                             f"judge's rule say {'not usable: ' + '; '.join(again) if again else 'usable'} {fix}"))
+    return out
+
+
+def recorded_verdict_checks(recorded: GateMetrics | None, checks: list[Check]) -> list[Check]:
+    """The gate stage's own record (metrics/gate.json) against the checks computed now from the same files.
+
+    ``assay gate`` reads the committed metrics; the ``gate`` stage read them too when it wrote
+    metrics/gate.json. When the two disagree (the record says ``passed: 0`` and the checks pass,
+    or a check's 1/0 differs), something was edited after the stage ran: one ``stale`` check
+    (exit 2) naming the file and the first differences. ``[]`` without a record, or when they agree.
+    Checks that are stale or missing now are left out (they already stop the gate, and say why).
+    """
+    if recorded is None:
+        return []
+    decided = [c for c in checks if c.status in ("pass", "fail", "warn")]
+    passed_now = int(exit_code(checks) == 0)
+    differ = ([f"passed {recorded.passed} (now {passed_now})"]
+              if recorded.passed != passed_now and len(decided) == len(checks) else [])
+    now = {c.name: int(c.status == "pass") for c in decided}
+    differ += [f"{name} {recorded.checks[name]} (now {now[name]})" for name in sorted(now.keys() & recorded.checks.keys())
+               if recorded.checks[name] != now[name]]
+    if not differ:
+        return []
+    shown = "; ".join(differ[:4]) + (f"; and {len(differ) - 4} more" if len(differ) > 4 else "")
+    return [Check("gate record", "stale", f"metrics/gate.json, written by the gate stage, records {shown}: the files it "
+                  "read were changed after it ran (fix: run `dvc repro` and commit; a verdict is not edited by hand)")]
 
 
 def review_agreement_checks(requirement: ReviewAgreement | None, reviews: dict[str, ReviewMetrics | None],

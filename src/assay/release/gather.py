@@ -24,7 +24,7 @@ from assay.artifacts.registry import (AGREEMENT, BIAS, CALIBRATION, COMPARE, MET
                                       provenance_stage)
 from assay.core.errors import AssayError
 from assay.queue.snapshot import ReviewParams
-from assay.release.checks import (Check, GateParams, Status, freshness_checks, judge_checks, metric_checks,
+from assay.release.checks import (Check, GateParams, Status, calibration_consistency, freshness_checks, judge_checks, metric_checks,
                                   review_agreement_checks)
 
 
@@ -128,8 +128,9 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
     checks += metric_checks(plan, m[RAG.relpath(version=ev.versions.candidate)], m[COMPARE.relpath()], ev.versions.candidate)
     if "judge" in ev.parts:
         cal_prov = ev.provenance.get(CALIBRATION.relpath())
-        checks += judge_checks(ev.params, m[AGREEMENT.relpath()], m[CALIBRATION.relpath()],
-                               cal_prov.details.get("reasons") if cal_prov else None)
+        reasons = cal_prov.details.get("reasons") if cal_prov else None
+        checks += judge_checks(ev.params, m[AGREEMENT.relpath()], m[CALIBRATION.relpath()], reasons)
+        checks += calibration_consistency(m[CALIBRATION.relpath()], reasons, _judge_rule(params_file))
     unusable = _read_reviews(base, plan, ev)
     fresh = _freshness(base, ev)
     for name in ev.review_queues:
@@ -143,6 +144,17 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
     checks += fresh
     checks += [Check("plan", "warn", problem) for problem in ev.plan_problems]
     return checks, ev
+
+
+def _judge_rule(params_file: Path):
+    """The usability rule of params ``judge`` (None when the section does not load: check_params reported it)."""
+    from assay.core.params import load_section
+    from assay.judge.params import JudgeParams
+
+    try:
+        return load_section("judge", JudgeParams, params_file).rule
+    except AssayError:
+        return None
 
 
 def _listed_snapshots(params_file: Path) -> list[str]:

@@ -46,6 +46,25 @@ def read_ledger(path: str | Path) -> list[dict]:
     return [row for _, row in read_jsonl(path)] if Path(path).exists() else []
 
 
+def row_key(row: dict) -> str:
+    """A row as sorted-key compact JSON: two rows are the same row when their keys and values are."""
+    return json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def lost_rows(earlier: list[dict], now: list[dict]) -> list[dict]:
+    """The rows of ``earlier`` (an older version of the ledger) that ``now`` no longer holds, in ``earlier``'s order.
+
+    The ledger is append-only: a row once written stays, verdict and all.
+
+    >>> lost_rows([{"candidate": "a", "dataset": "d", "verdict": "fail"}], [])
+    [{'candidate': 'a', 'dataset': 'd', 'verdict': 'fail'}]
+    >>> lost_rows([{"candidate": "a"}], [{"candidate": "a"}, {"candidate": "b"}])
+    []
+    """
+    kept = {row_key(r) for r in now}
+    return [r for r in earlier if row_key(r) not in kept]
+
+
 def looks(rows: list[dict], dataset: str) -> int:
     """How many distinct candidates were judged on the holdout of ``dataset``."""
     return len({r["candidate"] for r in rows if r.get("dataset") == dataset})

@@ -12,7 +12,9 @@ can the gate. It reports, all in one run and each at its YAML line:
   (or when ``judge.kind`` is ``openai``);
 - ``compare.baseline`` / ``compare.candidate`` naming no version in ``rag.versions``;
 - ``parts`` naming an unknown part, and a section of a part that ``parts`` does not list (a part that
-  is not chosen has no stage, so its settings would be silently ignored).
+  is not chosen has no stage, so its settings would be silently ignored);
+- ``judge.prompt_version`` or ``judge.sensitivity_versions`` naming no ``pairwise_v<N>.md`` in
+  ``inputs.prompts`` (when that folder exists).
 """
 
 from __future__ import annotations
@@ -61,9 +63,24 @@ SECTIONS: dict[str, type[BaseModel]] = {
 
 def _validate(model: type[BaseModel], value: object, where: str, prefix: str) -> tuple[BaseModel | None, list[Problem]]:
     try:
-        return model.model_validate(value), []
+        return model.model_validate(value, context={"root": Path(where).parent}), []
     except ValidationError as error:
         return None, problems_from(error, where, None, model, prefix=prefix)
+
+
+def _prompt_problems(judge: JudgeParams, folder: Path, shown: str, where: str) -> list[Problem]:
+    """``judge.prompt_version`` and each of ``judge.sensitivity_versions`` naming no prompt file in ``inputs.prompts``."""
+    if not folder.is_dir():
+        return []  # a missing prompts folder is the stage's own error, with its path
+    known = sorted(int(p.stem.rpartition("_v")[2]) for p in folder.glob("pairwise_v*.md") if p.stem.rpartition("_v")[2].isdigit())
+    problems = []
+    for field, version in [("judge.prompt_version", judge.prompt_version),
+                           *((f"judge.sensitivity_versions.{i}", v) for i, v in enumerate(judge.sensitivity_versions))]:
+        if version not in known:
+            problems.append(Problem(where, None, field, f"{version} names no prompt: {shown}/pairwise_v{version}.md does not "
+                                    f"exist (known versions: {', '.join(map(str, known)) or 'none'})",
+                                    f"use one of {', '.join(map(str, known))}, or write {shown}/pairwise_v{version}.md"))
+    return problems
 
 
 def check_params(path: str | Path = "params.yaml") -> list[Problem]:
@@ -114,6 +131,9 @@ def check_params(path: str | Path = "params.yaml") -> list[Problem]:
     judge = valid.get("judge")
     if judge is not None and (judge.openai or judge.kind == "openai"):
         problems += _validate(OpenAIJudgeParams, judge.openai or {}, where, "judge.openai")[1]
+    inputs = valid.get("inputs")
+    if judge is not None and inputs is not None:
+        problems += _prompt_problems(judge, Path(path).parent / inputs.prompts, inputs.prompts, where)
     rag, compare = valid.get("rag"), valid.get("compare")
     if compare is not None and isinstance(data.get("rag"), dict):
         versions = rag.versions if rag is not None else data["rag"].get("versions")

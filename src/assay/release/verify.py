@@ -9,7 +9,8 @@ they are *right*: a hand-edited metrics file followed by ``dvc commit -f`` looks
 2. deletes there every output of the stages it will run, and every tracked file under ``metrics/``
    and ``reports/`` that no stage reads, so nothing committed can stand in for a recomputed file.
    Append-only logs (:data:`APPEND_ONLY`: the holdout ledger) are history, not a function of the
-   inputs: they are kept, and the recomputed run must add nothing to them;
+   inputs: they are kept, the recomputed run must add nothing to them, and every row an earlier
+   commit held must still be there (:func:`append_only_differences`);
 3. runs ``dvc repro --force --single-item`` on every stage, in dependency order, with this Python's
    ``bin`` folder first on ``PATH`` (stage commands call ``python``);
 4. compares, byte for byte, every output DVC stores in git (``cache: false``) and every tracked file
@@ -112,6 +113,72 @@ def tracked_files(root: Path) -> list[str]:
         raise RecomputeFailed(f"verify: {root} is not a git work tree ({proc.stderr.decode(errors='replace').strip()}) "
                               "(fix: run assay verify in the repository)")
     return sorted(p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p)
+
+
+def append_only_differences(root: Path, rel: str = LEDGER) -> list[Difference]:
+    """One Difference per row of ``rel`` that some earlier commit held and the working tree no longer does.
+
+    Every commit of HEAD's history that touched ``rel`` is read (``git log`` and ``git show``); a row
+    it held that the current file lacks was deleted or rewritten, and is named with that commit.
+    A file git never held, or a git history that cannot be read, gives ``[]`` (the comparison of
+    outputs still runs).
+    """
+    from assay.core.io import parse_json_line
+    from assay.release.ledger import lost_rows, read_ledger, row_key
+
+    log = subprocess.run(["git", "log", "--format=%H", "--", rel], cwd=root, env=_env(), capture_output=True, text=True)
+    if log.returncode != 0:
+        return []
+    try:
+        now = read_ledger(root / rel)
+    except AssayError as error:
+        return [Difference(rel, f"cannot be read ({error}); it is append-only (fix: restore it from git)")]
+    lost: dict[str, str] = {}  # row -> the newest commit that still held it
+    for commit in log.stdout.split():
+        shown = subprocess.run(["git", "show", f"{commit}:{rel}"], cwd=root, env=_env(), capture_output=True, text=True)
+        if shown.returncode != 0:
+            continue  # the commit deleted the file
+        parsed = [parse_json_line(line) for line in shown.stdout.splitlines() if line.strip()]
+        rows = [row for row, why in parsed if why is None and isinstance(row, dict)]
+        for row in lost_rows(rows, now):
+            lost.setdefault(row_key(row), commit)
+    return [Difference(rel, f"row {key} of commit {commit[:12]} is gone; the holdout ledger is append-only, so every "
+                            f"look stays counted (fix: restore it, `git show {commit[:12]}:{rel}`)")
+            for key, commit in sorted(lost.items(), key=lambda kv: kv[0])]
+
+
+def opening_differences(root: Path, rel: str = "data/relevance/received.json") -> list[Difference]:
+    """A Difference when the opening hash in the received-evidence lock differs from the first one git recorded.
+
+    The sealed holdout is opened once: the first commit of ``rel`` whose ``opening`` entry is a
+    hash (not ``absent``) registers it, and the working tree's lock must still hold that hash
+    (git history is the witness). ``[]`` when the holdout was never opened in a commit, or without
+    git history.
+    """
+    from assay.core.io import parse_json_line
+
+    def opening_of(text: str) -> str | None:
+        data, why = parse_json_line(" ".join(text.split()))
+        entry = data.get("opening", {}).get("opening.json") if why is None and isinstance(data, dict) else None
+        return entry if isinstance(entry, str) and entry != "absent" else None
+
+    log = subprocess.run(["git", "log", "--reverse", "--format=%H", "--", rel], cwd=root, env=_env(),
+                         capture_output=True, text=True)
+    if log.returncode != 0:
+        return []
+    for commit in log.stdout.split():
+        shown = subprocess.run(["git", "show", f"{commit}:{rel}"], cwd=root, env=_env(), capture_output=True, text=True)
+        first = opening_of(shown.stdout) if shown.returncode == 0 else None
+        if first is None:
+            continue
+        now = opening_of((root / rel).read_text(encoding="utf-8")) if (root / rel).is_file() else None
+        if now != first:
+            return [Difference(rel, f"the opening record's hash is {now or 'absent'}, but commit {commit[:12]} registered "
+                                    f"{first[:12]}... when the holdout was opened; an opening is recorded once, so its "
+                                    f"thresholds cannot be re-registered (fix: restore the opening record and the lock, "
+                                    f"`git show {commit[:12]}:{rel}`)")]
+        return []
+    return []
 
 
 def uncommitted_files(root: Path) -> list[str]:
@@ -283,4 +350,8 @@ def _verify(root: Path, scratch: Path, tracked: list[str], skip: dict[str, str])
                                                       "(fix: delete it, or make it a stage output)"))
         elif (detail := first_difference(rel, committed.read_bytes(), recomputed.read_bytes())) is not None:
             result.differences.append(Difference(rel, detail))
+    for rel in APPEND_ONLY:
+        result.differences += append_only_differences(root, rel)
+    result.differences += opening_differences(root)
+    result.differences.sort(key=lambda d: d.path)
     return result

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+
+from assay.core.confinement import ProjectPath
+from assay.core.records import InputModel
 
 MODES = ("lexical", "semantic", "hybrid", "reranked", "graph")
 
 
-class LexicalParams(BaseModel):
+class LexicalParams(InputModel):
     """BM25 (bm25s, Lucene variant) over lower-cased word tokens with English stop words removed."""
 
     model_config = ConfigDict(extra="forbid")
@@ -17,7 +20,7 @@ class LexicalParams(BaseModel):
     b: float = Field(default=0.75, ge=0, le=1)
 
 
-class SemanticParams(BaseModel):
+class SemanticParams(InputModel):
     """Dense vectors: LSA over TF-IDF by default, or ``embedding: "module:function"``.
 
     The plug-in takes a list of texts and returns one vector per text (any array-like of shape
@@ -30,14 +33,14 @@ class SemanticParams(BaseModel):
     embedding: str | None = None
 
 
-class HybridParams(BaseModel):
+class HybridParams(InputModel):
     """Reciprocal rank fusion of lexical and semantic: ``sum 1 / (k + rank)`` over the two rankings."""
 
     model_config = ConfigDict(extra="forbid")
     k: int = Field(default=60, ge=1)
 
 
-class RerankParams(BaseModel):
+class RerankParams(InputModel):
     """Second stage over the first ``top_n`` of hybrid; ``cross_encoder: "module:function"`` replaces the default."""
 
     model_config = ConfigDict(extra="forbid")
@@ -45,7 +48,7 @@ class RerankParams(BaseModel):
     cross_encoder: str | None = None
 
 
-class GraphParams(BaseModel):
+class GraphParams(InputModel):
     """Personalized PageRank over the document graph, seeded by the first ``seeds`` hybrid documents."""
 
     model_config = ConfigDict(extra="forbid")
@@ -54,7 +57,7 @@ class GraphParams(BaseModel):
     weight: float = Field(default=0.2, ge=0, le=1)
 
 
-class RelevanceParams(BaseModel):
+class RelevanceParams(InputModel):
     """``relevance:`` in params.yaml.
 
     ``thresholds``: the pre-registered thresholds file (:mod:`assay.relevance.thresholds`).
@@ -66,10 +69,10 @@ class RelevanceParams(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid")
-    corpus: str = "data/relevance/corpus.jsonl"
-    queries: str = "data/relevance/queries.jsonl"
-    qrels: str = "data/relevance/qrels.synthetic.trec"
-    thresholds: str = "data/relevance/thresholds.yaml"
+    corpus: ProjectPath = "data/relevance/corpus.jsonl"
+    queries: ProjectPath = "data/relevance/queries.jsonl"
+    qrels: ProjectPath = "data/relevance/qrels.synthetic.trec"
+    thresholds: ProjectPath = "data/relevance/thresholds.yaml"
     modes: list[Literal["lexical", "semantic", "hybrid", "reranked", "graph"]] = list(MODES)
     depth: int = Field(default=100, ge=10)
     measures: list[str] = ["R@10", "nDCG@10", "RR@10", "P@10", "AP"]

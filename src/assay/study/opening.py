@@ -115,3 +115,48 @@ def check_preregistration(root: EvidenceRoot, thresholds: str | Path) -> dict | 
                              "thresholds are fixed at opening, so a new pre-registration is needed (restore the "
                              "pre-registered file, or pre-register the new thresholds before opening a new holdout)")
     return record
+
+
+def guard_sealed_reads(paths: list[str | Path], what: str, allow_sealed: bool, environ: dict | None = None,
+                       require_opening: bool = True) -> EvidenceRoot | None:
+    """Refuse or log a command's reads of sealed-holdout files; the evidence root (for redaction) when set.
+
+    A path counts as sealed when, symlinks followed, it has a ``sealed_holdout`` folder in it. Reading
+    one needs ``allow_sealed`` (the command's ``--allow-sealed``), ``ASSAY_EVIDENCE_ROOT`` naming
+    the root the file lies under, and a recorded opening (:func:`require_open`; ``require_opening=False``
+    for the protocol's own checks before the opening, such as an annotator's completeness check);
+    each read is then appended to ``<root>/access.log``. Messages show paths as ``$ASSAY_EVIDENCE_ROOT/...``, never
+    the root's value.
+
+    Raises:
+        HoldoutRefused: a sealed path without ``allow_sealed``, outside the evidence root, or read
+            before the opening.
+        EvidenceRootError: ``ASSAY_EVIDENCE_ROOT`` is set but names no folder.
+    """
+    import os
+
+    from assay.study.evidence import ENV, SEALED, EvidenceRootError
+
+    env = os.environ if environ is None else environ
+    sealed = [Path(p).resolve() for p in paths if SEALED in Path(p).resolve().parts]
+    try:
+        root = EvidenceRoot.from_env(env) if env.get(ENV, "").strip() else None
+    except EvidenceRootError:
+        if sealed:
+            raise
+        root = None  # nothing sealed is read: a broken variable is not this command's concern
+    if not sealed:
+        return root
+    shown = root.show(sealed[0]) if root is not None else f"<{SEALED}>/{sealed[0].name}"
+    if not allow_sealed:
+        raise HoldoutRefused(f"{what}: {shown} is sealed-holdout data; reading it is an explicit decision: pass "
+                             "--allow-sealed, after `assay relevance open-holdout` (every read is logged)")
+    base = root.path.resolve() if root is not None else None
+    if root is None or base is None or any(base not in p.parents for p in sealed):
+        raise HoldoutRefused(f"{what}: {shown} lies outside the evidence root, so its opening cannot be checked nor "
+                             f"the read logged (fix: set {ENV} to the study's evidence folder, and read the files there)")
+    if require_opening:
+        require_open(root, what)
+    for p in sealed:
+        record_access(root, what, p.relative_to(base).as_posix())
+    return root

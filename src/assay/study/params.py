@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
+from assay.core.records import InputModel
 
 
-class StudyParams(BaseModel):
+class StudyParams(InputModel):
     """``study:`` in params.yaml.
 
     ``candidate``: the mode the release would ship; the study passes when it does.

@@ -38,6 +38,7 @@ from assay.study.formats import ANNOTATORS, REPORTS, judgments_name
 from assay.study.protocol import ROOT_PREFIX, Study
 
 LOCK = "data/relevance/received.json"
+OPENING = "opening.json"  # as assay.study.opening names it
 ABSENT = "absent"
 GROUPS = ("decisions", "inputs", "judgments", "opening")
 INTAKE_FIX = "run `assay relevance intake`, then `dvc repro`"
@@ -118,12 +119,26 @@ def take_in(study: Study, root: EvidenceRoot, path: str | Path = LOCK) -> tuple[
 
     A missing or broken previous lock counts as empty (every path is reported as changed).
     The file is written with sorted keys, so the same files give the same bytes.
+
+    Opening is once: when the previous lock holds the opening record's hash, an opening record
+    that now differs (or is gone) is refused and nothing is written, since a rewritten
+    ``opening.json`` would re-register other thresholds after the holdout was seen.
+
+    Raises:
+        EvidenceChanged: the locked opening record changed or is gone (exit 2).
     """
     try:
         before = read_lock(path)
     except EvidenceChanged:
         before = {}
     now = current_lock(study, root)
+    locked_opening = before.get("opening", {}).get(OPENING, ABSENT)
+    if locked_opening != ABSENT and now.get("opening", {}).get(OPENING) != locked_opening:
+        raise EvidenceChanged([Problem(root.show(root.path / OPENING), None, None,
+                                       f"differs from the opening locked in {path} (sha256 {locked_opening[:12]}...): the "
+                                       "holdout is opened once and its pre-registered thresholds are fixed then, so a "
+                                       "rewritten opening record is refused and nothing was written",
+                                       f"restore the opening record; its locked hash is in {path} and in git history")])
     write_json(path, now)
     return now, lock_differences(before, now)
 

@@ -38,7 +38,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-KINDS = ("url", "email", "hostname", "phone", "api_key", "private_key", "high_entropy", "path", "mode")
+KINDS = ("url", "email", "hostname", "phone", "api_key", "private_key", "high_entropy", "path", "mode", "personal_name")
 
 SUFFIXES = ("com", "net", "org", "edu", "gov", "mil", "int", "io", "co", "ai", "app", "dev", "cloud", "info", "biz",
             "me", "us", "uk", "de", "fr", "bd", "in", "ua", "br", "pt", "eu", "ru", "cn", "jp", "local", "localdomain",
@@ -50,9 +50,21 @@ _URL = re.compile(r"\b(?:https?|ftp|file|s3|gs|ssh|git|smb)://[^\s\"'<>]+|\bwww\
 _EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b")
 _HOST = re.compile(r"\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:" + "|".join(SUFFIXES) + r")\b(?![.-]?[a-z0-9])"
                    r"|\blocalhost\b", re.I)
+# a name of three or more dotted labels under any alphabetic top-level label (files.nodinet.xyz), not a file name
+_ANY_HOST = re.compile(r"\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){2,}(?!(?:pdf|txt|md|json|jsonl|csv|tsv|png|jpe?g|gif|"
+                       r"py|html?|ya?ml|xml|docx?|xlsx?|zip|gz|tar|log|exe|js|ts|css|sh|trec|parquet)\b)[a-z]{2,24}\b"
+                       r"(?![.-]?[a-z0-9])", re.I)
+_IPV6 = re.compile(r"(?<![\w:.])[0-9a-f:]*:[0-9a-f:]*:[0-9a-f:]*(?![\w:.])", re.I)  # then checked by ipaddress
 _IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])")
 _PHONE = re.compile(r"(?<![\w+/-])(?:\+\d[\d\s().-]{7,}\d|\(?\d{2,5}\)?(?:[\s.-]\(?\d{2,5}\)?){2,5}|\d{10,15})(?![\w-])")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+# Bangladesh mobile numbers as written locally: 01712-345678, 01712 345678, +880-1712-345678
+_BD_PHONE = re.compile(r"(?<![\w+/-])(?:\+?880[\s-]?)?0?1[3-9]\d{2}[\s-]?\d{6}(?![\w-])")
+# an honorific or a role word before a capitalised name (English), or a Bangla honorific before a word
+_NOT_NAMES = r"(?!(?:Care|Service|Services|Support|Centre|Center|Team|Portal|App|Desk|Relations|ID|Number|Account)\b)"
+_HONORIFIC = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof|Sir|Madam|Mister|Engr|Customer|Subscriber|Caller)\.?\s+"
+                        + _NOT_NAMES + r"[A-Z][a-z]+(?:\s+" + _NOT_NAMES + r"[A-Z][a-z]+)*"
+                        r"|(?:জনাব|জনাবা|মিসেস|মিস্টার|বেগম|শ্রীমতী|শ্রী|ডাঃ)\s*[\u0980-\u09FF]+")
 _API_KEYS = re.compile(
     r"\bAKIA[0-9A-Z]{16}\b|\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{30,}\b"
     r"|\bsk-(?:proj-)?[A-Za-z0-9_-]{20,}\b|\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}\b|\bxox[abposr]-[A-Za-z0-9-]{10,}\b"
@@ -76,7 +88,8 @@ class Hit:
     kind: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.column}: {self.kind}"
+        kind = "possible personal name" if self.kind == "personal_name" else self.kind
+        return f"{self.path}:{self.line}:{self.column}: {kind}"
 
 
 def entropy(token: str) -> float:
@@ -107,6 +120,16 @@ def _ipv4(match: str) -> bool:
     return all(int(part) <= 255 for part in match.split("."))
 
 
+def _ipv6(match: str) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.IPv6Address(match)
+    except ValueError:
+        return False
+    return True
+
+
 def _always(_: str) -> bool:
     return True
 
@@ -114,7 +137,9 @@ def _always(_: str) -> bool:
 #: (pattern, kind, test of the matched text), in priority order: an earlier rule's match hides later overlapping ones
 RULES = ((_PRIVATE_KEY, "private_key", _always), (_API_KEYS, "api_key", _always), (_URL, "url", _always),
          (_EMAIL, "email", _always), (_PATH, "path", _always), (_HOST, "hostname", _always),
-         (_IPV4, "hostname", _ipv4), (_PHONE, "phone", _phone), (_TOKEN, "high_entropy", _high_entropy))
+         (_ANY_HOST, "hostname", _always), (_IPV4, "hostname", _ipv4), (_IPV6, "hostname", _ipv6),
+         (_BD_PHONE, "phone", _always), (_PHONE, "phone", _phone),
+         (_TOKEN, "high_entropy", _high_entropy), (_HONORIFIC, "personal_name", _always))
 
 
 def _mode_pattern(extra: Iterable[str]) -> re.Pattern:
@@ -122,7 +147,14 @@ def _mode_pattern(extra: Iterable[str]) -> re.Pattern:
     return re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(w) for w in words) + r")(?![\w-])", re.I)
 
 
-def scan_line(text: str, modes: re.Pattern | None = None) -> list[tuple[int, str]]:
+def _names_pattern(names: Iterable[str]) -> re.Pattern | None:
+    words = sorted({" ".join(n.split()) for n in names if n and n.strip()}, key=len, reverse=True)
+    if not words:
+        return None
+    return re.compile(r"(?<!\w)(?:" + "|".join(r"\s+".join(map(re.escape, w.split())) for w in words) + r")(?!\w)", re.I)
+
+
+def scan_line(text: str, modes: re.Pattern | None = None, names: re.Pattern | None = None) -> list[tuple[int, str]]:
     """``(column, kind)`` of every hit in one line of text, in column order (1-based columns).
 
     >>> scan_line("mail ann@example.com")
@@ -145,15 +177,35 @@ def scan_line(text: str, modes: re.Pattern | None = None) -> list[tuple[int, str
                 add(m, kind)
     for m in modes.finditer(text):
         add(m, "mode")
+    for m in (names.finditer(text) if names is not None else ()):
+        add(m, "personal_name")
     return sorted(found)
 
 
-def scan_text(text: str, shown: str, modes: Iterable[str] = ()) -> list[Hit]:
-    """Every hit in ``text``, reported against the file name ``shown``."""
-    pattern = _mode_pattern(modes)
-    return [Hit(shown, number, column, kind)
-            for number, line in enumerate(text.split("\n"), start=1)
-            for column, kind in scan_line(line, pattern)]
+def scan_text(text: str, shown: str, modes: Iterable[str] = (), names: Iterable[str] = ()) -> list[Hit]:
+    """Every hit in ``text``, reported against the file name ``shown``.
+
+    Each line is scanned as written and as a person reads it (:func:`assay.study.reading.readings`:
+    JSON values decoded, Unicode normalised, look-alikes mapped, defanging undone, base64 and hex
+    blobs decoded). A kind found more often in a reading than in the raw line adds the extra hits
+    (their columns are the reading's). ``names`` (the study's participants and customers, from the
+    coordinator) are reported as ``personal_name``, like a name after an honorific.
+    """
+    from assay.study.reading import readings
+
+    pattern, people = _mode_pattern(modes), _names_pattern(names)
+    hits: list[Hit] = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        found = scan_line(line, pattern, people)
+        counts = Counter(kind for _, kind in found)
+        for reading in readings(line):
+            extra = scan_line(reading, pattern, people)
+            for kind, n in Counter(k for _, k in extra).items():
+                if n > counts[kind]:
+                    found += [(c, k) for c, k in extra if k == kind][counts[kind]:n]
+                    counts[kind] = n
+        hits += [Hit(shown, number, column, kind) for column, kind in sorted(found)]
+    return hits
 
 
 def files_under(path: str | os.PathLike) -> list[Path]:
@@ -164,7 +216,7 @@ def files_under(path: str | os.PathLike) -> list[Path]:
     return sorted(f for f in p.rglob("*") if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts))
 
 
-def scan_path(path: str | os.PathLike, show=str, modes: Iterable[str] = ()) -> tuple[list[Hit], int]:
+def scan_path(path: str | os.PathLike, show=str, modes: Iterable[str] = (), names: Iterable[str] = ()) -> tuple[list[Hit], int]:
     """Scan a file or every file under a folder: ``(hits, files scanned)``.
 
     ``show`` turns a path into the text printed for it (pass :meth:`EvidenceRoot.show` so the
@@ -179,5 +231,5 @@ def scan_path(path: str | os.PathLike, show=str, modes: Iterable[str] = ()) -> t
     hits: list[Hit] = []
     files = files_under(path)
     for f in files:
-        hits.extend(scan_text(f.read_bytes().decode("utf-8", errors="replace"), show(f), modes))
+        hits.extend(scan_text(f.read_bytes().decode("utf-8", errors="replace"), show(f), modes, names))
     return hits, len(files)

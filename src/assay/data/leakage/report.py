@@ -16,19 +16,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from assay.data.leakage.engine import LocalEngine
 from assay.data.leakage.paraphrase import BUILTIN, load_detector
 from assay.data.leakage.setjoin import build_index, near_duplicates, probe
 from assay.data.leakage.sources import CHUNK_LINES, MAX_LINE_BYTES, Chunk, SourceTexts
+from assay.core.records import InputModel
 
 LIMITATION = ("Word overlap finds copies and near-copies only. A paraphrase that shares few words "
               "(for example 'send the router back' and 'return the router') scores low and is not reported, "
               "and no word check can see what a hosted model saw in its training data.")
 
 
-class ParaphraseParams(BaseModel):
+class ParaphraseParams(InputModel):
     """params.yaml ``leakage.paraphrase``: the optional second detector."""
 
     model_config = ConfigDict(extra="forbid")
@@ -36,7 +37,7 @@ class ParaphraseParams(BaseModel):
     threshold: float = Field(gt=0, le=1)
 
 
-class LeakageParams(BaseModel):
+class LeakageParams(InputModel):
     """params.yaml section ``leakage``.
 
     ``chunk_lines``, ``engine`` and ``dask_scheduler`` change how the work is done, never the result.

@@ -18,13 +18,15 @@ handing out chunks after the first, and the caller fails once (:meth:`SourceFold
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from assay.core.confinement import confined_file
 from assay.core.errors import MAX_PROBLEMS, InputError, Problem
+from assay.core.io import parse_json_line
+from assay.core.records import id_key
 
 LABEL = re.compile(r"^\s*(q|a|question|answer)\s*[:.)]\s*", re.IGNORECASE)
 CHUNK_LINES = 100_000
@@ -46,11 +48,9 @@ def _units(raw: str, jsonl: bool, path: str, number: int, problems: list[Problem
         return [u for u in (LABEL.sub("", part).strip() for part in raw.splitlines()) if u]
     if not raw.strip():
         return []
-    try:
-        row = json.loads(raw.rstrip("\r\n"))
-    except json.JSONDecodeError as error:
-        problems.append(Problem(path, number, None, f"not valid JSON ({error.msg} at column {error.colno})",
-                                "write one JSON object per line"))
+    row, why = parse_json_line(raw.rstrip("\r\n"))  # NaN, a repeated key, a lone surrogate: refused too
+    if why is not None:
+        problems.append(Problem(path, number, None, why, "write one JSON object per line"))
         return []
     if not isinstance(row, dict):
         problems.append(Problem(path, number, None, f"expected a JSON object, got {type(row).__name__}",
@@ -116,7 +116,8 @@ class SourceFolder:
     """The sources in a folder, streamed file by file and chunk by chunk.
 
     Raises (on construction):
-        InputError: the folder does not exist, or two files share a name (``a.txt`` and ``a.jsonl``).
+        InputError: the folder does not exist, two files share a name (``a.txt`` and ``a.jsonl``), or a
+            file is a symlink leading outside the repository (:func:`assay.core.confinement.confined_file`).
     """
 
     folder: Path
@@ -130,13 +131,19 @@ class SourceFolder:
             raise InputError([Problem(str(self.folder), None, None, "sources folder not found",
                                       "create it or set inputs.sources in params.yaml")])
         self.files = {}
+        folded: dict[object, str] = {}
         clashes = []
         for f in sorted(p for p in self.folder.iterdir() if p.is_file() and not p.name.startswith(".")):
-            if f.stem in self.files:
-                clashes.append(Problem(str(f), None, None, f"source name {f.stem!r} is also used by {self.files[f.stem].name}",
-                                       "rename one of the two files"))
+            outside = confined_file(f)
+            if outside is not None:  # a symlink out of the repository: never read what it points at
+                clashes.append(outside)
+            elif id_key(f.stem) in folded:  # a.txt and A.jsonl are one name on a case-insensitive disk
+                first = self.files[folded[id_key(f.stem)]]
+                clashes.append(Problem(str(f), None, None, f"source name {f.stem!r} is also used by {first.name} "
+                                       "(names are compared ignoring case and width)", "rename one of the two files"))
             else:
                 self.files[f.stem] = f
+                folded[id_key(f.stem)] = f.stem
         if clashes:
             raise InputError(clashes)
 
