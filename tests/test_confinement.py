@@ -127,8 +127,7 @@ def test_the_review_stage_refuses_an_escaping_snapshot_and_writes_nothing_outsid
 
 def test_plan_queue_names_must_be_plain(repo):
     plan = repo / "data" / "plan.yaml"
-    plan.write_text(plan.read_text(encoding="utf-8")
-                    + "review_agreement:\n  queues: [../../outside/evil]\n  min_agreement: 0.6\n", encoding="utf-8")
+    replace_in(plan, "queues: [demo]", "queues: [../../outside/evil]")
     with pytest.raises(InputError) as info:
         load_plan(plan)
     problem = info.value.problems[0]

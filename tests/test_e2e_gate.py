@@ -24,7 +24,10 @@ def test_demo_fails_the_gate_with_exit_1(repro_copy):
     assert json.loads((repro_copy / "metrics/gate.json").read_text())["passed"] == 0
 
 
-def test_lenient_plan_and_clean_judge_pass_with_exit_0(repro_copy):
+def test_lenient_plan_and_clean_judge_pass_with_exit_0(repro_copy, monkeypatch):
+    # under CI=true a pass also needs `assay verify` in this workspace (tests/test_gate_trust.py); this
+    # test is about the thresholds on a reproduced demo, so it runs the gate as a developer would
+    monkeypatch.delenv("CI", raising=False)
     plan = repro_copy / "data/plan.yaml"
     text = re.sub(r"threshold: [0-9.]+", "threshold: 0.0", plan.read_text(encoding="utf-8"))
     text = re.sub(r"min_agreement: [0-9.]+", "min_agreement: 0.5", text)  # the demo queue's lower bound is 0.523
@@ -105,7 +108,7 @@ def test_calibration_staleness_rules(repro_copy):
     used = repro_copy / "data/prompts/pairwise_v2.md"
     original = used.read_text(encoding="utf-8")
     used.write_text(original.replace("answers", "replies", 1), encoding="utf-8")
-    assert {"probe", "calibrate", "gate"} <= changed_stages(repro_copy)
+    assert {"probe", "calibrate"} <= changed_stages(repro_copy)  # the gate follows through calibrate's provenance
     proc = run([ASSAY, "calibration-status"], repro_copy, check=False)
     assert proc.returncode == 2 and "prompt pairwise v2 sha" in proc.stderr
     used.write_text(original, encoding="utf-8")

@@ -141,7 +141,7 @@ def test_a_user_project_from_the_wheel_runs_diffs_passes_its_ci_and_fails_it_whe
     workflow = root / ".github/workflows/assay.yml"
     clone = tmp_path / "ci"
     sh(["git", "clone", "-q", str(root), str(clone)], tmp_path, env)
-    ci_env = {"HOME": str(tmp_path / "home"), "LANG": "C.UTF-8", "DVC_NO_ANALYTICS": "1"}
+    ci_env = {"HOME": str(tmp_path / "home"), "LANG": "C.UTF-8", "DVC_NO_ANALYTICS": "1", "CI": "true"}  # as GitHub sets
     base_path = [str(venv / "bin"), "/usr/bin", "/bin"]
     job = run_job(workflow, "evaluate", clone, github={"event_name": "push", "base_ref": ""}, base_path=base_path,
                   actions=emulate(venv, None), env=ci_env)

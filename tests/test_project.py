@@ -114,3 +114,5 @@ def test_init_then_repro_gate_commit_and_a_second_repro_leave_git_clean(tmp_path
     assert run([str(BIN / "dvc"), "status", "--json"], root).stdout.count("requirements.txt") >= 7  # every stage
     proc = run([str(BIN / "dvc"), "repro", "plan"], root, check=False)
     assert proc.returncode != 0 and "pins assay-eval==0.0.1" in proc.stdout + proc.stderr
+    gate = run([str(BIN / "assay"), "gate", "--skip-dvc-status"], root, check=False)
+    assert gate.returncode == 2 and "requirements.txt pins 0.0.1, assay" in gate.stdout

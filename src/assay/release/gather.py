@@ -140,6 +140,7 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
                               "run dvc repro")
     listed = _listed_snapshots(params_file) if "queue" in ev.parts else []
     checks += review_agreement_checks(plan.review_agreement, ev.reviews, listed, unusable)
+    checks += _version_check(base)
     checks += _missing_files(ev)
     checks += fresh
     checks += [Check("plan", "warn", problem) for problem in ev.plan_problems]
@@ -189,6 +190,18 @@ def _read_reviews(base: Path, plan, ev: Evidence) -> dict[str, tuple[Status, str
             key = REVIEW.relpath(name=name)
             ev.provenance[key], ev.stages[key] = prov, stage
     return unusable
+
+
+def _version_check(base: Path) -> list[Check]:
+    """A project that pins another assay version than the installed one: its outputs cannot be trusted (stale)."""
+    from assay import __version__
+    from assay.core.pin import PIN_FILE, pinned_version
+
+    pinned = pinned_version(base)
+    if pinned is None or pinned == __version__:
+        return []
+    return [Check("assay version", "stale", f"{PIN_FILE} pins {pinned}, assay {__version__} is installed (fix: "
+                                            f"`pip install -r {PIN_FILE}`, or change the pin and run dvc repro)")]
 
 
 def _missing_files(ev: Evidence) -> list[Check]:
