@@ -5,7 +5,7 @@ BIN := $(CURDIR)/$(VENV)/bin
 STAMP := $(VENV)/.installed
 export PATH := $(BIN):$(PATH)
 
-.PHONY: setup repro test bench lock clean exp metrics
+.PHONY: setup repro test test-all bench lock clean exp metrics
 
 setup: $(STAMP)
 
@@ -33,9 +33,15 @@ exp: $(STAMP)
 metrics: $(STAMP)
 	$(BIN)/dvc metrics show --md metrics/headline.json
 
+# `make test` (what CI runs) leaves out the tests marked slow (pyproject's addopts: -m 'not slow');
+# `make test-all` runs them too (among them a verify of the whole demo, minutes long).
 test: $(STAMP)
 	$(BIN)/ruff check src stages tests benchmarks examples
 	$(BIN)/python -m pytest
+
+test-all: $(STAMP)
+	$(BIN)/ruff check src stages tests benchmarks examples
+	$(BIN)/python -m pytest -m ''
 
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
