@@ -35,13 +35,19 @@ metrics: $(STAMP)
 
 # `make test` (what CI runs) leaves out the tests marked slow (pyproject's addopts: -m 'not slow');
 # `make test-all` runs them too (among them a verify of the whole demo, minutes long).
+# Both spread the test files over TEST_WORKERS processes (pytest-xdist; CI has 2 cores). A file stays in one
+# process, so a module's shared fixture is built once; each process that runs an end-to-end file reproduces
+# the demo once (conftest.reproduced). TEST_WORKERS=0 runs everything in one process.
+TEST_WORKERS ?= 2
+PYTEST_XDIST := -n $(TEST_WORKERS) --dist loadfile
+
 test: $(STAMP)
 	$(BIN)/ruff check src stages tests benchmarks examples
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_XDIST)
 
 test-all: $(STAMP)
 	$(BIN)/ruff check src stages tests benchmarks examples
-	$(BIN)/python -m pytest -m ''
+	$(BIN)/python -m pytest $(PYTEST_XDIST) -m ''
 
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
