@@ -200,7 +200,7 @@ LOGGER = """\
 import pathlib
 log = pathlib.Path("data/holdout_ledger.jsonl")
 rows = log.read_text().splitlines() if log.exists() else []
-row = "look " + pathlib.Path("inputs.txt").read_text().split()[0]
+row = '{"look": "' + pathlib.Path("inputs.txt").read_text().split()[0] + '"}'
 log.write_text("".join(r + "\\n" for r in (rows if row in rows else rows + [row])))
 """
 LOG_STAGE = """\
@@ -219,9 +219,9 @@ def test_an_append_only_ledger_is_kept_and_a_recomputation_must_add_nothing_to_i
     verify keeps its committed rows; a row the recomputation would add is named."""
     (project / "log.py").write_text(LOGGER, encoding="utf-8")
     (project / "dvc.yaml").write_text(DVC_YAML + LOG_STAGE, encoding="utf-8")
-    (project / "data/holdout_ledger.jsonl").write_text("look 0\n", encoding="utf-8")  # an earlier look, older than the stage
+    (project / "data/holdout_ledger.jsonl").write_text('{"look": "0"}\n', encoding="utf-8")  # an earlier look, older than the stage
     run([DVC, "repro", "-q", "log"], project)
-    assert (project / "data/holdout_ledger.jsonl").read_text(encoding="utf-8") == "look 0\nlook 1\n"
+    assert (project / "data/holdout_ledger.jsonl").read_text(encoding="utf-8") == '{"look": "0"}\n{"look": "1"}\n'
     commit(project, "ledger")
     code, out, _ = verify_cli(project, capsys)
     assert code == 0, out  # recomputed from nothing, the ledger would read "look 1" only
@@ -232,7 +232,7 @@ def test_an_append_only_ledger_is_kept_and_a_recomputation_must_add_nothing_to_i
     commit(project, "erased")
     code, out, _ = verify_cli(project, capsys)
     assert code == 2
-    assert "DIFFERS   data/holdout_ledger.jsonl: line 2: committed (end of file), recomputed 'look 1'" in out
+    assert 'DIFFERS   data/holdout_ledger.jsonl: row {"look":"1"} of commit ' in out and "is append-only" in out
 
 
 def test_the_demo_recomputes_its_fake_judge():
