@@ -35,6 +35,7 @@ metrics: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check src stages tests benchmarks examples
+	$(BIN)/mypy src/assay
 	$(BIN)/python -m pytest
 
 # dvc.yaml, params.yaml and examples/ci/assay.yml are generated from the templates `assay init` uses
