@@ -20,6 +20,7 @@ can the gate. It reports, all in one run and each at its YAML line:
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -44,6 +45,8 @@ from assay.relevance.params import RelevanceParams
 from assay.study.params import StudyParams
 
 # params.yaml section -> the model of the stage (or command) that reads it
+
+S = TypeVar("S", bound=BaseModel)
 
 SECTIONS: dict[str, type[BaseModel]] = {
     "inputs": InputPaths,
@@ -128,15 +131,21 @@ def check_params(path: str | Path = "params.yaml") -> list[Problem]:
         problems += found
         if record is not None:
             valid[name] = record
-    judge = valid.get("judge")
+    judge = _section(valid, "judge", JudgeParams)
     if judge is not None and (judge.openai or judge.kind == "openai"):
         problems += _validate(OpenAIJudgeParams, judge.openai or {}, where, "judge.openai")[1]
-    inputs = valid.get("inputs")
+    inputs = _section(valid, "inputs", InputPaths)
     if judge is not None and inputs is not None:
         problems += _prompt_problems(judge, Path(path).parent / inputs.prompts, inputs.prompts, where)
-    rag, compare = valid.get("rag"), valid.get("compare")
+    rag, compare = _section(valid, "rag", RagParams), _section(valid, "compare", CompareParams)
     if compare is not None and isinstance(data.get("rag"), dict):
         versions = rag.versions if rag is not None else data["rag"].get("versions")
         if isinstance(versions, dict):
             problems += version_problems(compare, versions, where)
     return [locate(p, Path(path)) for p in problems]
+
+
+def _section(valid: dict[str, BaseModel], name: str, model: type[S]) -> S | None:
+    """The section ``name`` as validated (``SECTIONS[name]`` is ``model``); ``None`` when absent or invalid."""
+    record = valid.get(name)
+    return record if isinstance(record, model) else None

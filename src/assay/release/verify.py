@@ -34,6 +34,7 @@ import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from assay.core.errors import AssayError
 from assay.core.params import load_section
@@ -246,7 +247,7 @@ def _plan(scratch: Path, skip: set[str]) -> _Plan:
         def rel(path: str) -> str:
             return Path(os.path.relpath(path, repo.root_dir)).as_posix()
 
-        def address(stage) -> str:  # what `dvc repro` run in the scratch root accepts
+        def address(stage: Any) -> str:  # a dvc.stage.Stage (DVC ships no types)  # what `dvc repro` run in the scratch root accepts
             name = getattr(stage, "name", None)
             if not name:
                 return rel(stage.path)
