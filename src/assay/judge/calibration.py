@@ -37,7 +37,7 @@ from assay.judge.base import Judge
 from assay.judge.fake import cited, n_words, own_style
 from assay.judge.orders import PairJudgement, judge_pairs, status_counts
 from assay.judge.usability import UsabilityRule, small_slices, usability
-from assay.stats.proportion import proportion_ci
+from assay.stats.proportion import IntervalMethod, proportion_ci
 
 INVALID = "invalid"  # the calibration label of a pair with a verdict that was not ok
 JUDGE_LABELS = (*LABELS, INVALID)
@@ -78,8 +78,9 @@ def _share(k: int, n: int) -> float:
     return k / n if n else math.nan
 
 
-def _slices(keys: Sequence[str], hits: Sequence[bool], method: str) -> dict[str, dict]:
-    correct, total = Counter(), Counter()
+def _slices(keys: Sequence[str], hits: Sequence[bool], method: IntervalMethod) -> dict[str, dict]:
+    correct: Counter[str] = Counter()
+    total: Counter[str] = Counter()
     for key, hit in zip(keys, hits):
         total[key] += 1
         correct[key] += hit

@@ -32,10 +32,10 @@ from pydantic import BaseModel, ConfigDict
 
 from assay.core.errors import InputError, Problem
 from assay.core.io import decode_utf8, sha256_bytes
-from assay.judge.base import Verdict
+from assay.judge.base import Verdict, Winner
 
 PLACEHOLDERS = ("question", "first", "second")
-WINNERS = ("first", "second", "tie")
+WINNERS: tuple[Winner, ...] = ("first", "second", "tie")
 REPLY_KEYS = frozenset({"winner", "reason"})
 
 # The reply contract as a JSON Schema, for servers that constrain their output to a schema
@@ -135,8 +135,8 @@ def load_prompt(path: str | Path) -> PromptVersion:
     if not criteria:
         problems.append(Problem(where, _line_of(text, heads[0].start()), "system", "no criteria found",
                                 "list them as numbered lines, '1. correctness: ...'"))
-    if _ANY_PLACEHOLDER.search(system):
-        problems.append(Problem(where, _line_of(text, heads[0].end() + _ANY_PLACEHOLDER.search(system).start()),
+    if (placeholder := _ANY_PLACEHOLDER.search(system)) is not None:
+        problems.append(Problem(where, _line_of(text, heads[0].end() + placeholder.start()),
                                 "system", "the system section holds a placeholder",
                                 "put {{question}}, {{first}} and {{second}} in the user section only"))
     for found in _ANY_PLACEHOLDER.findall(user):
@@ -236,7 +236,7 @@ def parse_verdict(reply: str) -> Verdict:
     if unknown:
         return _invalid(f"unexpected key(s) {', '.join(map(repr, unknown))}", reply)
     winner = data["winner"]
-    if not isinstance(winner, str) or winner not in WINNERS:
+    if winner not in WINNERS:
         return _invalid(f"winner {winner!r} is not one of first, second, tie", reply)
     if "reason" not in data:
         return _invalid("JSON object has no 'reason'", reply)

@@ -13,20 +13,25 @@ reason "no valid replies". The fake judge does not read the prompt, so with it t
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from assay.stats.agreement import contingency
 from assay.judge.base import STATUSES, Judge
 from assay.judge.orders import judge_pairs, status_counts
 from assay.data.pairs import LABELS, Pair
 
+if TYPE_CHECKING:
+    from assay.judge.prompts import PromptVersion
+
 NO_PAIRS = "no pairs"
 NO_VALID = "no valid replies"
 
 
-def _prompt_record(prompt: object) -> dict:
+def _prompt_record(prompt: PromptVersion) -> dict:
     return {k: getattr(prompt, k, None) for k in ("name", "version", "sha")}
 
 
-def wording_sensitivity(judge: Judge, pairs: list[Pair], prompt_a: object, prompt_b: object,
+def wording_sensitivity(judge: Judge, pairs: list[Pair], prompt_a: PromptVersion, prompt_b: PromptVersion,
                         swap: bool = True) -> dict:
     """Compare the labels one judge gives the same pairs under two prompt versions.
 
