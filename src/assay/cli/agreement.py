@@ -146,7 +146,7 @@ def label_order(first: list, second: list, order: str | None) -> tuple[list, lis
     if order is None:
         found = set(first) | set(second)
         return first, second, sorted(found) if numeric else sorted(found, key=str), "numeric" if numeric else "text"
-    items = [item.strip() for item in order.split(",")]
+    items: list = [item.strip() for item in order.split(",")]
     if any(not item for item in items):
         raise AgreementError(f"agreement: --order {order!r} has an empty item; list labels separated by commas")
     if numeric:

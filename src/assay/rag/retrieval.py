@@ -82,7 +82,7 @@ def chunk_corpus(corpus: Mapping[str, Document], chunking: Chunking) -> list[Chu
     """
     if chunking not in CHUNKINGS:
         raise RetrievalError(f"chunk_corpus: chunking {chunking!r} is not one of {', '.join(CHUNKINGS)}")
-    chunks = []
+    chunks: list[Chunk] = []
     for doc_id in sorted(corpus):
         pieces = corpus[doc_id].paragraphs()
         if chunking == "sentence":

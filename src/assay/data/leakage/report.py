@@ -98,7 +98,7 @@ def leakage_report(cases: Sequence, sides: dict[str, str], sources, threshold: f
     dev_q, hold_q, all_q = [c.question for c in dev], [c.question for c in hold], [c.question for c in cases]
     cross = _cross_rows(dev, hold, near_duplicates(dev_q, hold_q, threshold))
     detector = load_detector(paraphrase.detector) if paraphrase else None
-    shared = (build_index(all_q, threshold), detector(all_q, paraphrase.threshold) if detector else None)
+    shared = (build_index(all_q, threshold), detector(all_q, paraphrase.threshold) if detector and paraphrase else None)
     src: list[dict] = []
     para_src: list[dict] = []
     units: dict[str, int] = {}
@@ -111,7 +111,7 @@ def leakage_report(cases: Sequence, sides: dict[str, str], sources, threshold: f
     report = {"dev_holdout": cross, "sources": src, "threshold": threshold, "limitation": LIMITATION}
     if warnings := sources.warnings(units):
         report["warnings"] = warnings
-    if paraphrase:
+    if paraphrase and detector:  # detector is loaded exactly when paraphrase is set
         para_cross = _cross_rows(dev, hold, detector(dev_q, paraphrase.threshold)(hold_q))
         report.update(_paraphrase_block(paraphrase, threshold, cross, src, para_cross, para_src))
     return report
