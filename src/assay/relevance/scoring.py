@@ -73,7 +73,7 @@ def mode_scores(name: str, mode: ModeInput, qrels: Qrels, documents: list[StudyD
     judged = Qrels(qrels.table[qrels.table["qid"].isin(answerable)].reset_index(drop=True), qrels.path)
     ev = evaluate(judged, mode.run, params.measures, params.relevance_level, complete=True)
     answers = answer_table(mode.run, mode.side["heuristic"], documents, queries, params.min_support)
-    rates = rates(answers)
+    answer_figures = rates(answers)
     latency = pd.Series(mode.side["latency_ms"]).sort_index()
 
     figures = {}
@@ -83,7 +83,7 @@ def mode_scores(name: str, mode: ModeInput, qrels: Qrels, documents: list[StudyD
         measures[m] = _interval(mean, low, high, len(ev.per_query))
         figures[m] = measures[m]
     answer_figs = {}
-    for key, rate in rates.items():
+    for key, rate in answer_figures.items():
         low, high = proportion_interval(rate.hits, rate.n, params.level)
         answer_figs[key] = _interval(rate.value, low, high, rate.n)
         figures[key] = answer_figs[key]

@@ -52,7 +52,7 @@ class MeanError(AssayError):
     bounds in the wrong order, an unknown method, a level outside (0, 1)."""
 
 
-def mean_ci(values: Sequence[float], level: float = 0.95, bounds: tuple[float, float] | None = None,
+def mean_ci(values: Sequence[float] | np.ndarray, level: float = 0.95, bounds: tuple[float, float] | None = None,
             method: MeanMethod | None = None) -> tuple[float, float]:
     """Two-sided interval for the mean behind ``values``.
 

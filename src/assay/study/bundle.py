@@ -86,6 +86,11 @@ class Decision(BaseModel):
         return {f: field_value(self, f) for f in FIELDS if getattr(self, f) is not None}
 
 
+def _citations(value: object) -> tuple[str, ...]:
+    """The document ids of a citation field's value (:func:`field_value` gives them as a sorted tuple), in order."""
+    return tuple(str(d) for d in value) if isinstance(value, tuple) else ()
+
+
 def build_bundle(root: EvidenceRoot, split: str) -> list[BundleRow]:
     """The disagreements of ``split`` on any judged field, in packet order, blind to who said what.
 
@@ -102,7 +107,7 @@ def build_bundle(root: EvidenceRoot, split: str) -> list[BundleRow]:
         fields = disputed.get((p.query_id, p.document_id))
         if not fields:
             continue
-        named = sorted(set().union(*fields.get("acceptable_citation_ids", ((), ()))))
+        named = sorted({d for side in fields.get("acceptable_citation_ids", ((), ())) for d in _citations(side)})
         cited = tuple(CitedDocument(document_id=d, title=by_pair[(p.query_id, d)].title, text=by_pair[(p.query_id, d)].text)
                       for d in named if (p.query_id, d) in by_pair)
         rows.append(BundleRow(query_id=p.query_id, query=p.query, document_id=p.document_id, title=p.title, text=p.text,
@@ -154,7 +159,7 @@ def check_decisions(root: EvidenceRoot, split: str) -> dict[tuple[str, str], Dec
                              f"leave {f} out of this row; {back}") for f in FIELDS if f in decided and f not in disputed]
         problems += [Problem(shown, line, "acceptable_citation_ids", f"{cited!r} is not a document of query "
                              f"{d.query_id!r} in the packet", f"cite document_ids of the same query; {back}")
-                     for cited in decided.get("acceptable_citation_ids", ()) if cited not in documents.get(d.query_id, ())]
+                     for cited in _citations(decided.get("acceptable_citation_ids", ())) if cited not in documents.get(d.query_id, ())]
     for key, (line, _) in wanted.items():
         if key not in first:
             problems.append(Problem(root.show(bundle_path), line, None, f"pair {key} has no decision in {DECISIONS}",

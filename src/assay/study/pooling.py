@@ -95,7 +95,7 @@ def build_pool(split: str, documents: list[StudyDocument], queries: list[StudyQu
     Raises:
         PoolError: two documents of ``documents`` share an opaque id.
     """
-    ids = {}
+    ids: dict[str, str] = {}
     for d in documents:
         oid = opaque_id(salt, d.doc_id)
         if oid in ids:

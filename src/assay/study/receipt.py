@@ -86,7 +86,8 @@ def pair_judgments(root: EvidenceRoot, split: str) -> Paired:
     """
     files = {who: root.file(split, judgments_name(who)) for who in ("A", "B")}
     rows = {who: read_rows(root, path, JudgmentRow) for who, path in files.items()}
-    keyed, problems = {}, []
+    keyed: dict[str, dict[tuple[str, str], tuple[int, JudgmentRow]]] = {}
+    problems: list[Problem] = []
     for who, found in rows.items():
         keyed[who] = {}
         for line, row in found:

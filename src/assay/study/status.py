@@ -87,7 +87,8 @@ def verdict_status(base: str | Path = ".", environ: dict | None = None) -> Verdi
     if metrics.waiting:
         from assay.study.waiting import waiting_line
 
-        files = prov.details.get("waiting") if isinstance(prov.details.get("waiting"), list) else []
+        waiting = prov.details.get("waiting")
+        files = waiting if isinstance(waiting, list) else []
         return VerdictStatus("waiting", f"{waiting_line([str(f) for f in files])} (then `assay relevance intake` "
                                         "and `dvc repro`)", metrics)
     met = f"{metrics.conditions_met}/{len(metrics.conditions)} conditions, {metrics.modes_passed} mode(s) pass"

@@ -59,6 +59,8 @@ class Reranked:
         return self
 
     def _cross(self, query: str, texts: list[str]) -> np.ndarray:
+        if self.cross is None:
+            raise PluginError("relevance.reranked.cross_encoder: no cross-encoder is configured")
         try:
             out = np.asarray(self.cross(query, texts), dtype=float)
         except Exception as error:

@@ -25,7 +25,7 @@ from assay.relevance.modes.reranked import Reranked
 from assay.relevance.modes.semantic import Semantic
 from assay.relevance.params import RelevanceParams
 from assay.relevance.study import StudyDocument, StudyQuery
-from assay.relevance.trec import run_from_rankings
+from assay.relevance.trec import Run, run_from_rankings
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class ModeRun:
     """One mode's output: the run, latency per query (ms), heuristic docnos per query, a readable label."""
 
     mode: str
-    run: object
+    run: Run
     latency_ms: dict[str, float]
     latency_kind: str
     heuristic: dict[str, list[str]]
@@ -87,7 +87,7 @@ def run_mode(mode: str, params: RelevanceParams, documents: list[StudyDocument],
         heuristic[q.query_id] = sorted(ids[i] for i in keep if i in graph_only)
         if params.latency == "measured":
             latency[q.query_id] = round(elapsed, 3)
-        else:
+        elif lexical is not None:  # latency "modelled"
             hits = int((lexical.search(q.text)[0] > 0).sum())
             latency[q.query_id] = modelled_ms(mode, hits, len(documents), params, edges)
     return ModeRun(mode, run_from_rankings(rankings, mode), latency, params.latency, heuristic, searcher.label)
