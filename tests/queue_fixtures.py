@@ -165,7 +165,7 @@ class QueueServer:
     def base(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> "QueueServer":
+    def start(self) -> QueueServer:
         self.proc = subprocess.Popen([sys.executable, "-c", SERVE, "queue", "serve", "--db", self.db, "--port",
                                       str(self.port), "--lease-seconds", str(self.lease_seconds)], cwd=self.cwd,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

@@ -40,8 +40,8 @@ X10 = ["y"] * 5 + ["n"] * 5
 Z10 = ["y"] * 4 + ["n"] + ["y"] * 2 + ["n"] * 3
 
 # The evaluation-design notes' exercise 2: eight pairs labelled by two annotators.
-ANN1_8 = "a a b b tie tie a b".split()
-ANN2_8 = "a b b b tie a a b".split()
+ANN1_8 = ["a", "a", "b", "b", "tie", "tie", "a", "b"]
+ANN2_8 = ["a", "b", "b", "b", "tie", "a", "a", "b"]
 
 
 def seed_thirty() -> tuple[list[str], list[str]]:
@@ -145,7 +145,7 @@ def test_standard_error_and_interval_match_statsmodels(seed, wt):
     assert kappa(a, b, wt) == pytest.approx(ref.kappa, abs=1e-12)
     assert kappa_se(a, b, wt) == pytest.approx(ref.std_kappa, rel=1e-9)
     low, high = kappa_ci(a, b, wt, method="wald")
-    assert -1 < ref.kappa_low and ref.kappa_upp < 1  # so no clipping applies here
+    assert ref.kappa_low > -1 and ref.kappa_upp < 1  # so no clipping applies here
     assert (low, high) == pytest.approx((ref.kappa_low, ref.kappa_upp), rel=1e-9)
     # the default hybrid is the union of that interval and Wilson's for po mapped through kappa
     po, pe = contingency(a, b).weighted_shares(wt)

@@ -8,8 +8,8 @@ import pytest
 
 from assay.cli import build_parser, main
 
-ANN1 = "a a b b tie tie a b".split()
-ANN2 = "a b b b tie a a b".split()
+ANN1 = ["a", "a", "b", "b", "tie", "tie", "a", "b"]
+ANN2 = ["a", "b", "b", "b", "tie", "a", "a", "b"]
 
 
 @pytest.fixture

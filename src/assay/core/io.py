@@ -30,9 +30,8 @@ if TYPE_CHECKING:
 @functools.cache
 def _umask() -> int:
     """The process umask, read once (Linux: /proc/self/status; elsewhere set and restored at once)."""
-    with contextlib.suppress(OSError, ValueError, StopIteration):
-        with open("/proc/self/status", encoding="ascii") as fh:
-            return int(next(line for line in fh if line.startswith("Umask:")).split()[1], 8)
+    with contextlib.suppress(OSError, ValueError, StopIteration), open("/proc/self/status", encoding="ascii") as fh:
+        return int(next(line for line in fh if line.startswith("Umask:")).split()[1], 8)
     mask = os.umask(0o022)
     os.umask(mask)
     return mask

@@ -34,7 +34,7 @@ def unit_hash(salt: str, key: str) -> float:
     >>> 0 <= unit_hash("s", "g01") < 1
     True
     """
-    digest = hashlib.sha256(f"{salt}:{key}".encode("utf-8")).digest()
+    digest = hashlib.sha256(f"{salt}:{key}".encode()).digest()
     return int.from_bytes(digest[:8], "big") / 2**64
 
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from functools import lru_cache
 
 from assay.queue.errors import NotAllowed, ReviewConflict, UnknownQueue
@@ -78,7 +78,7 @@ def iso(ts: float) -> str:
     >>> iso(0.0)
     '1970-01-01T00:00:00.000Z'
     """
-    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{int(ts * 1000) % 1000:03d}Z"
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{int(ts * 1000) % 1000:03d}Z"
 
 
 # Plain SQL with :name parameters (PostgreSQL gets %(name)s); ``{lock}`` parts are PostgreSQL-only.

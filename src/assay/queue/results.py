@@ -195,7 +195,7 @@ class AgreementEvidence:
     agreed: int = 0
 
     @classmethod
-    def from_metrics(cls, m) -> "AgreementEvidence":
+    def from_metrics(cls, m) -> AgreementEvidence:
         """From a review metrics record (:class:`~assay.artifacts.queue.ReviewMetrics`, as the gate reads
         metrics/review/NAME.json through the registry); ``None`` fields become nan."""
         def num(x):

@@ -158,7 +158,7 @@ class QueueStore:
         return self.engine.connect()
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator["Transaction"]:
+    def transaction(self) -> Iterator[Transaction]:
         """One writing transaction on the driver's connection: committed on success, rolled back on error.
 
         SQLite: one connection kept for these transactions, used under the write lock, each

@@ -70,7 +70,7 @@ class TrainingSet:
 
 def example_id(queue: str, item: str, reviewer: str) -> str:
     """Stable id of the example made from one review."""
-    return hashlib.sha256(f"{queue}\0{item}\0{reviewer}".encode("utf-8")).hexdigest()[:20]
+    return hashlib.sha256(f"{queue}\0{item}\0{reviewer}".encode()).hexdigest()[:20]
 
 
 def _mean(scores: dict[str, int]) -> float:

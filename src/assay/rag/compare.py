@@ -174,7 +174,7 @@ def pair_rows(b_ids, c_ids, names: tuple[str, str] = ("baseline", "candidate")):
                        "(fix: a run holds one row per case)")
 
 
-def _holdout_mask(ids, sides) -> "np.ndarray":
+def _holdout_mask(ids, sides) -> np.ndarray:
     """Which of ``ids`` (sorted) are on the holdout side of ``sides`` (a mapping or the split table).
 
     The split table (columns ``id``, ``side``, sorted by id as the split stage writes it) pairs by

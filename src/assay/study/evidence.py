@@ -57,7 +57,7 @@ class EvidenceRoot:
         self.path = Path(path)
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> "EvidenceRoot":
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> EvidenceRoot:
         """The root named by ``ASSAY_EVIDENCE_ROOT``.
 
         Raises:
