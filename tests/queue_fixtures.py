@@ -79,7 +79,8 @@ class Postgres:
         self.proc = subprocess.Popen(
             [str(bindir / "postgres"), "-D", str(data), "-h", "127.0.0.1", "-p", str(self.port),
              "-k", str(self.dir), "-c", "fsync=off", "-c", "max_connections=200"],
-            stdout=subprocess.DEVNULL, stderr=open(self.dir / "server.log", "wb"), **self._as_user())
+            # the server writes its log for its whole life, longer than any with-block here
+            stdout=subprocess.DEVNULL, stderr=open(self.dir / "server.log", "wb"), **self._as_user())  # noqa: SIM115
         wait_for(self._ready, 60, "PostgreSQL to accept connections", 0.1)
 
     def _as_user(self) -> dict:

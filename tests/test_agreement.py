@@ -56,7 +56,7 @@ def seed_thirty() -> tuple[list[str], list[str]]:
 def reference_kappa(a: list, b: list) -> float:
     """The notes' definition, written out with Counter as an independent check."""
     n, ca, cb = len(a), Counter(a), Counter(b)
-    po = sum(x == y for x, y in zip(a, b)) / n
+    po = sum(x == y for x, y in zip(a, b, strict=True)) / n
     pe = sum(ca[k] / n * cb[k] / n for k in ca.keys() | cb.keys())
     return (po - pe) / (1 - pe)
 
@@ -122,7 +122,7 @@ def test_kappa_matches_sklearn(seed, weights):
 def test_weighted_kappa_uses_given_label_order(weights):
     # Graded labels whose sorted order (high, low, medium, none) is not their meaning's order.
     order = ["none", "low", "medium", "high"]
-    grade = dict(zip("0123", order))
+    grade = dict(zip("0123", order, strict=True))
     a = [grade[c] for c in "3210311230"]
     b = [grade[c] for c in "3300211023"]
     assert kappa(a, b, weights, labels=order) == pytest.approx(
@@ -370,7 +370,7 @@ def test_kappa_matches_seed_formula_property(pairs):
 
 def write_pairs(path: Path, ann1: list[str], ann2: list[str]) -> None:
     rows = []
-    for i, (x, y) in enumerate(zip(ann1, ann2)):
+    for i, (x, y) in enumerate(zip(ann1, ann2, strict=True)):
         rows.append({"id": f"p{i:02d}", "case_question": "How long is the return window?", "facts": ["30 days"],
                      "a": "30 days.", "b": "Thirty days, from delivery.", "kind": "clear" if i % 2 else "tie",
                      "lang": "bn" if i % 3 == 0 else "en", "ann1": x, "ann2": y, "final": x})

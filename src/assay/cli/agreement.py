@@ -151,7 +151,7 @@ def label_order(first: list, second: list, order: str | None) -> tuple[list, lis
         raise AgreementError(f"agreement: --order {order!r} has an empty item; list labels separated by commas")
     if numeric:
         parsed = [_number(item) for item in items]
-        bad = [item for item, x in zip(items, parsed) if x is None]
+        bad = [item for item, x in zip(items, parsed, strict=True) if x is None]
         if bad:
             raise AgreementError(f"agreement: --order item {bad[0]!r} is not a number, but every label in the "
                                  "file is; list the numbers in the order you want")
@@ -186,9 +186,9 @@ def render(path: str, a: str, b: str, report: dict) -> str:
     counts = [[str(c) for c in row.values()] for row in report["confusion"].values()]
     first = max(map(len, labels))
     widths = [max(len(lab), *(len(r[j]) for r in counts)) for j, lab in enumerate(labels)]
-    out.append(" " * first + "".join(f"  {lab:>{w}}" for lab, w in zip(labels, widths)))
-    for lab, row in zip(labels, counts):
-        out.append(f"{lab:<{first}}" + "".join(f"  {c:>{w}}" for c, w in zip(row, widths)))
+    out.append(" " * first + "".join(f"  {lab:>{w}}" for lab, w in zip(labels, widths, strict=True)))
+    for lab, row in zip(labels, counts, strict=True):
+        out.append(f"{lab:<{first}}" + "".join(f"  {c:>{w}}" for c, w in zip(row, widths, strict=True)))
     return "\n".join(out) + "\n"
 
 

@@ -75,4 +75,4 @@ def read_split_table(path: str):
 def read_split(path: str) -> dict[str, str]:
     """The id -> side table written by the split stage (Parquet with columns ``id`` and ``side``)."""
     table = read_split_table(path).to_pydict()
-    return dict(zip(table["id"], table["side"]))
+    return dict(zip(table["id"], table["side"], strict=True))

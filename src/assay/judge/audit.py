@@ -65,5 +65,5 @@ def rejudge(pairs: Sequence[Pair], prompt: PromptVersion, stored: Judge, live: J
     sample = [items[i] for i in chosen]
     before, now = stored.judge_many(sample, prompt), live.judge_many(sample, prompt)
     differed = [f"pair {names[i][0]} order {names[i][1]}: stored {b.winner} ({b.status}), now {a.winner} ({a.status})"
-                for i, b, a in zip(chosen, before, now) if (b.winner, b.status) != (a.winner, a.status)]
+                for i, b, a in zip(chosen, before, now, strict=True) if (b.winner, b.status) != (a.winner, a.status)]
     return Rejudged(len(chosen), tolerance, differed)

@@ -419,7 +419,7 @@ class OpenAIJudge:
         key = self._api_key()
         bodies = [self.request_body(item, prompt) for item in items]
         keys = [request_key(self.url, self.params.model, body) for body in bodies]
-        unique = dict(zip(keys, bodies))
+        unique = dict(zip(keys, bodies, strict=True))
         cache = ResponseCache(self.params.cache_path) if self.params.cache_path else None
         try:
             texts: dict[str, str] = {}

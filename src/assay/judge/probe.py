@@ -59,7 +59,7 @@ def bias_probes(judge: Judge, pairs: Sequence[Pair], prompt: PromptVersion) -> d
     results = judge_pairs(judge, pairs, prompt, swap=True)
     decisive = first = flips = 0
     long_n = long_hits = self_n = self_hits = 0
-    for pair, r in zip(pairs, results):
+    for pair, r in zip(pairs, results, strict=True):
         for verdict in (r.forward, r.backward):  # swap=True: both are verdicts
             if verdict is not None and verdict.status == "ok" and verdict.winner != "tie":
                 decisive += 1

@@ -128,7 +128,7 @@ class ReplayJudge:
             return []
         rows = self._replies(prompt)
         keys = [reply_key(self._identity, prompt.sha, item) for item in items]
-        missing = [item for item, key in zip(items, keys) if key not in rows]
+        missing = [item for item, key in zip(items, keys, strict=True) if key not in rows]
         if missing:
             named = "; ".join(self._describe(item) for item in missing[:MAX_NAMED])
             more = f" and {len(missing) - MAX_NAMED} more" if len(missing) > MAX_NAMED else ""

@@ -145,7 +145,7 @@ def ask(judge: Judge, identity: dict, pairs: Sequence[Pair], prompt: PromptVersi
     items, verdicts = ask_items(judge, pairs, prompt, both_orders)
     orders = [ORDERS[k // len(pairs)] for k in range(len(items))]
     rows = []
-    for k, (item, verdict, order) in enumerate(zip(items, verdicts, orders)):
+    for k, (item, verdict, order) in enumerate(zip(items, verdicts, orders, strict=True)):
         reply = verdict.extra.get("reply")
         rows.append(StoredReply(
             key=reply_key(identity, prompt.sha, item), pair=pairs[k % len(pairs)].id, order=order,

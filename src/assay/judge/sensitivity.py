@@ -67,8 +67,8 @@ def wording_sensitivity(judge: Judge, pairs: list[Pair], prompt_a: PromptVersion
     """
     results_a = judge_pairs(judge, pairs, prompt_a, swap)
     results_b = judge_pairs(judge, pairs, prompt_b, swap)
-    valid = [all(s == "ok" for s in (*x.statuses, *y.statuses)) for x, y in zip(results_a, results_b)]
-    kept = [(p, x.label, y.label) for p, x, y, ok in zip(pairs, results_a, results_b, valid) if ok]
+    valid = [all(s == "ok" for s in (*x.statuses, *y.statuses)) for x, y in zip(results_a, results_b, strict=True)]
+    kept = [(p, x.label, y.label) for p, x, y, ok in zip(pairs, results_a, results_b, valid, strict=True) if ok]
     table = contingency([x for _, x, _ in kept], [y for _, _, y in kept], LABELS)
     undefined = NO_PAIRS if not pairs else NO_VALID if not kept else None
     return {
@@ -86,7 +86,7 @@ def wording_sensitivity(judge: Judge, pairs: list[Pair], prompt_a: PromptVersion
         "order_disagreements": {"a": sum(r.order_disagreement for r in results_a),
                                 "b": sum(r.order_disagreement for r in results_b)},
         "changed": sorted(({"id": p.id, "a": x, "b": y} for p, x, y in kept if x != y), key=lambda row: row["id"]),
-        "not_valid": sorted(p.id for p, ok in zip(pairs, valid) if not ok),
+        "not_valid": sorted(p.id for p, ok in zip(pairs, valid, strict=True) if not ok),
     }
 
 

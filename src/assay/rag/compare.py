@@ -169,7 +169,7 @@ def pair_rows(b_ids, c_ids, names: tuple[str, str] = ("baseline", "candidate")):
                  for name, only in ((names[0], only_b), (names[1], only_c)) if only]
         raise PairingError(f"compare: the runs hold different cases; {'; '.join(parts)} "
                            "(fix: evaluate both versions on the same data/cases.jsonl)")
-    name, ids = next((n, i) for n, i in zip(names, (b_ids, c_ids)) if _repeated(i))
+    name, ids = next((n, i) for n, i in zip(names, (b_ids, c_ids), strict=True) if _repeated(i))
     raise PairingError(f"compare: {name} repeats case id(s) {_name_ids(_repeated(ids))} "
                        "(fix: a run holds one row per case)")
 

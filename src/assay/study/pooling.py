@@ -67,7 +67,7 @@ def ranked_ids(run: Run) -> dict[str, list[str]]:
     """Each query's document ids in trec_eval order (score descending, then docno descending)."""
     t = run.table.iloc[order(run.table)]
     out: dict[str, list[str]] = {}
-    for qid, docno in zip(t["qid"], t["docno"]):
+    for qid, docno in zip(t["qid"], t["docno"], strict=True):
         out.setdefault(qid, []).append(docno)
     return out
 

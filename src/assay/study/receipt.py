@@ -58,7 +58,7 @@ class Paired:
     @property
     def disagreements(self) -> list[int]:
         """Positions of the pairs whose two relevance grades differ."""
-        return [i for i, (x, y) in enumerate(zip(self.a, self.b)) if x.relevance != y.relevance]
+        return [i for i, (x, y) in enumerate(zip(self.a, self.b, strict=True)) if x.relevance != y.relevance]
 
     def disputed(self, i: int) -> dict[str, tuple[object, object]]:
         """``{field: (A's value, B's value)}`` for every judged field the two rows of pair ``i`` differ on.

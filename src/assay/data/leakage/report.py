@@ -104,7 +104,7 @@ def leakage_report(cases: Sequence, sides: dict[str, str], sources, threshold: f
     units: dict[str, int] = {}
     for name, first, n, i, j, s, para in engine.map(_join_chunk, shared, sources.chunks()):
         units[name] = units.get(name, 0) + n
-        src += _source_rows(cases, name, first, zip(i.tolist(), j.tolist(), s.tolist()))
+        src += _source_rows(cases, name, first, zip(i.tolist(), j.tolist(), s.tolist(), strict=True))
         para_src += _source_rows(cases, name, first, para)
     cross.sort(key=lambda r: (r["dev"], r["holdout"]))
     src.sort(key=lambda r: (r["case"], r["source"], r["line"]))

@@ -23,7 +23,7 @@ from assay.relevance.params import RelevanceParams
 
 
 def _bigrams(words: list[str]) -> set[tuple[str, str]]:
-    return set(zip(words, words[1:]))
+    return set(zip(words, words[1:], strict=False))
 
 
 def overlap_score(query: str, document: str) -> float:
