@@ -29,15 +29,14 @@ not given.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from assay.core.errors import InputError, Problem
 from assay.core.io import write_jsonl
 from assay.study.evidence import EvidenceRoot
-from assay.study.formats import (FIELDS, REASONS, RELEVANCE, TEMPORAL, PacketRow, field_value, no_boolean_grade,
-                                 packet_name)
+from assay.study.formats import (FIELDS, PacketRow, Reason, Relevance, Temporal, field_value,
+                                 no_boolean_grade, packet_name)
 from assay.study.receipt import pair_judgments, receipt_is_current
 from assay.study.rows import read_rows, scan_rows
 
@@ -73,11 +72,11 @@ class Decision(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     query_id: str = Field(pattern=r"^\S+$")
     document_id: str = Field(pattern=r"^\S+$")
-    reason: Literal[REASONS]  # type: ignore[valid-type]
-    relevance: Literal[RELEVANCE] | None = None  # type: ignore[valid-type]
+    reason: Reason
+    relevance: Relevance | None = None
     abstention_correct: StrictBool | None = None
     acceptable_citation_ids: tuple[str, ...] | None = None
-    temporal_classification: Literal[TEMPORAL] | None = None  # type: ignore[valid-type]
+    temporal_classification: Temporal | None = None
 
     _no_boolean_grade = field_validator("relevance", mode="before")(no_boolean_grade)
 
