@@ -96,4 +96,4 @@ def verdict_step(study: Study, root: EvidenceRoot, params: StudyParams, evaluati
     metrics = verdict_metrics(outcome, splits, receipts, study.synthetic, opened)
     page = verdict_markdown(outcome, splits, receipts, thresholds, params.candidate, study.synthetic, hashes, level)
     return {"metrics": metrics, "page": page,
-            "conditions": {c.key: {"holds": c.ok, "detail": c.detail} for c in outcome["conditions"]}}
+            "conditions": {c.key: {"holds": c.ok, "detail": c.detail} for c in outcome.conditions}}
