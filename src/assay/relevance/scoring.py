@@ -164,7 +164,7 @@ def comparison_metrics(tests: list[dict]) -> dict:
     return out
 
 
-def _fmt(x, spec: str = ".3f") -> str:
+def _fmt(x: float | None, spec: str = ".3f") -> str:
     return "n/a" if x is None or x != x else format(x, spec)
 
 

@@ -21,6 +21,7 @@ and B at once, a file not returned yet counting as one ``missing`` fault.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from assay.core.errors import InputError, Problem
@@ -81,7 +82,7 @@ def read_packet(path: str, shown: str) -> list[tuple[int, PacketRow]]:
     return good
 
 
-def check_judgments(judgments: str, packet: str, show=str) -> Checked:
+def check_judgments(judgments: str, packet: str, show: Callable[[str], str] = str) -> Checked:
     """Compare a judgments file with its packet (see the module docstring); ``show`` names files in messages.
 
     Raises:

@@ -22,10 +22,13 @@ in one file only is refused with the file and line. Every grade equal: both meas
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from importlib import metadata
 from pathlib import Path
+
+import numpy as np
 
 import assay
 from assay.artifacts.base import finite
@@ -108,7 +111,8 @@ def pair_judgments(root: EvidenceRoot, split: str) -> Paired:
     return Paired(pairs, [keyed["A"][k][1] for k in pairs], [keyed["B"][k][1] for k in pairs])
 
 
-def _measure(name: str, formula: str, statistic, observed, per_query, resamples: int, seed: int, level: float) -> dict:
+def _measure(name: str, formula: str, statistic: Callable[[np.ndarray], np.ndarray], observed: np.ndarray, per_query: np.ndarray,
+             resamples: int, seed: int, level: float) -> dict:
     value = float(statistic(observed))
     low, high = cluster_bootstrap(per_query, statistic, resamples, seed, level)
     return {"name": name, "formula": formula, "value": finite(value),

@@ -40,7 +40,7 @@ class ModeRun:
     label: str
 
 
-def build(mode: str, params: RelevanceParams, documents: list[StudyDocument]):
+def build(mode: str, params: RelevanceParams, documents: list[StudyDocument]) -> Lexical | Semantic | Hybrid | Reranked | Graph:
     """The fitted searcher of ``mode``."""
     texts, ids = [d.text for d in documents], [d.doc_id for d in documents]
     if mode == "lexical":
@@ -74,7 +74,7 @@ def run_mode(mode: str, params: RelevanceParams, documents: list[StudyDocument],
     ids = np.asarray([d.doc_id for d in documents], dtype=object)
     ids_desc = np.argsort(np.argsort(ids)[::-1])
     lexical = Lexical(params.lexical).fit([d.text for d in documents]) if params.latency == "modelled" else None
-    edges = searcher.graph.number_of_edges() if mode == "graph" else 0
+    edges = searcher.graph.number_of_edges() if isinstance(searcher, Graph) else 0
     rankings, latency, heuristic = {}, {}, {}
     for q in queries:
         start = time.perf_counter()
