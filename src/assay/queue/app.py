@@ -192,7 +192,7 @@ def create_app(store: QueueStore, lease_seconds: float = DEFAULT_LEASE_SECONDS) 
         from assay.queue.snapshot import snapshot_rows
         from assay.queue.results import summarize
 
-        return _json(summarize(snapshot_rows(store, request.path_params["queue"])))
+        return _json(summarize(snapshot_rows(store, request.path_params["queue"])).as_json())
 
     routes = [  # the two every reviewer calls over and over first: routes are matched in order
         Route("/api/queues/{queue}/next", next_item, methods=["POST"]),
