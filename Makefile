@@ -43,10 +43,12 @@ PYTEST_XDIST := -n $(TEST_WORKERS) --dist loadfile
 
 test: $(STAMP)
 	$(BIN)/ruff check src stages tests benchmarks examples
+	$(BIN)/mypy src/assay
 	$(BIN)/python -m pytest $(PYTEST_XDIST)
 
 test-all: $(STAMP)
 	$(BIN)/ruff check src stages tests benchmarks examples
+	$(BIN)/mypy src/assay
 	$(BIN)/python -m pytest $(PYTEST_XDIST) -m ''
 
 # dvc.yaml, params.yaml and examples/ci/assay.yml are generated from the templates `assay init` uses

@@ -51,7 +51,7 @@ def synthetic(n: int, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, dict[s
                              "abstain_correct": pd.Series(np.where(answer, None, p), dtype=object),
                              "citation_support": col, "format_ok": np.ones(n, dtype=bool)})
 
-    sides = dict(zip(ids.tolist(), np.where(rng.random(n) < 0.4, "holdout", "dev").tolist()))
+    sides = dict(zip(ids.tolist(), np.where(rng.random(n) < 0.4, "holdout", "dev").tolist(), strict=True))
     return table(base, np.arange(n)), table(cand, rng.permutation(n)), sides
 
 
@@ -122,7 +122,7 @@ def main() -> None:
             base.to_parquet(Path(tmp) / "b.parquet")
             c.to_parquet(Path(tmp) / "c.parquet")
             b_run, c_run = read_run(Path(tmp) / "b.parquet"), read_run(Path(tmp) / "c.parquet")
-        t_compare, (metrics, _) = best_of(args.repeats, lambda: compare_runs(b_run, c_run, split))
+        t_compare, (metrics, _) = best_of(args.repeats, lambda b_run=b_run, c_run=c_run: compare_runs(b_run, c_run, split))
         if out[2] != metrics.p_sign or out[3][0] != metrics.baseline_pass_rate.ci_low:
             raise SystemExit("direct and compare disagree")
         print(f"compare_runs ({layout:8}): {t_compare * 1000:8.1f} ms  {t_compare / t_direct:6.2f}x direct, "

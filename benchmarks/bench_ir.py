@@ -33,9 +33,9 @@ def write_files(n_queries: int = 10_000, depth: int = 100, seed: int = 0) -> tup
         docs = rng.choice(1000, size=depth, replace=False)
         judged = rng.choice(docs[:40], size=20, replace=False)
         grades = rng.choice([-1, 0, 0, 1, 2, 3], size=20)
-        q_lines += [f"q{q} 0 d{d} {g}\n" for d, g in zip(judged, grades)]
+        q_lines += [f"q{q} 0 d{d} {g}\n" for d, g in zip(judged, grades, strict=True)]
         scores = np.round(rng.random(depth) * 20) / 2  # 41 distinct scores: many ties
-        r_lines += [f"q{q} Q0 d{d} {i + 1} {s} bench\n" for i, (d, s) in enumerate(zip(docs, scores))]
+        r_lines += [f"q{q} Q0 d{d} {i + 1} {s} bench\n" for i, (d, s) in enumerate(zip(docs, scores, strict=True))]
     qrels.write_text("".join(q_lines))
     run.write_text("".join(r_lines))
     return qrels, run

@@ -93,7 +93,7 @@ def reference_join(left: list[str], right: list[str], t: float, block: int = 409
         i, j, a, b = i[ok], j[ok], a[ok], b[ok]
         inter = np.asarray(L[i].multiply(R[j]).sum(axis=1)).ravel()
         keep = inter / (a + b - inter) >= t - 1e-12
-        out |= set(zip(i[keep].tolist(), j[keep].tolist()))
+        out |= set(zip(i[keep].tolist(), j[keep].tolist(), strict=True))
     return out
 
 

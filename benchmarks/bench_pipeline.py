@@ -35,10 +35,8 @@ def synth(n_cases: int, n_source: int, seed: int = 7):
 
     rows = []
     for i in range(n_cases):
-        if i % 2000 == 1:  # planted near-duplicate of the previous case: one word appended
-            q = rows[-1][1]["question"].rstrip("?") + " please?"
-        else:
-            q = question()
+        # every 2000th case is a planted near-duplicate of the previous one: one word appended
+        q = rows[-1][1]["question"].rstrip("?") + " please?" if i % 2000 == 1 else question()
         rows.append((i + 1, {"id": f"c{i:06d}", "question": q, "task": TASKS[i % 4], "set": SETS[i % 3], "lang": "en",
                              "expect": "answer", "doc_ids": [f"d{i % 2000}"], "facts": ["14 days"], "why": "synthetic scale case"}))
     source = [question() for _ in range(n_source)]
@@ -58,7 +56,7 @@ def brute_block(left: list[str], right: list[str], t: float) -> set[tuple[int, i
     union = a.sum(1)[:, None] + b.sum(1)[None, :] - inter
     with np.errstate(invalid="ignore", divide="ignore"):
         score = np.where(union > 0, inter / union, 0)
-    return {(int(i), int(j)) for i, j in zip(*np.nonzero(score >= t - 1e-12))}
+    return {(int(i), int(j)) for i, j in zip(*np.nonzero(score >= t - 1e-12), strict=True)}
 
 
 def main() -> None:

@@ -130,7 +130,7 @@ def main() -> None:
           f"p99 {np.percentile(ms, 99):.1f} ms, max {ms.max():.1f} ms (target p95 < 50 ms)")
     print(f"server CPU per review (next+review): {1000 * server_cpu / max(len(latencies), 1):.2f} ms; "
           f"the clients' CPU per review: {1000 * client_cpu / max(len(latencies), 1):.2f} ms; "
-          f"load average at the end: {open('/proc/loadavg').read().split()[0]} on {__import__('os').cpu_count()} cores")
+          f"load average at the end: {Path('/proc/loadavg').read_text().split()[0]} on {__import__('os').cpu_count()} cores")
 
 
 if __name__ == "__main__":

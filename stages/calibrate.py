@@ -29,7 +29,7 @@ def main() -> None:
     write_record(CALIBRATION, *outputs(run.record))
     write_text("reports/calibration.md", report_markdown(run.record))
     write_jsonl("reports/judge_dimensions.jsonl", pair_rows(pairs, run.labels))
-    write_csv("reports/plots/confusion_judge.csv", ("final", "judge"), ((p.final, j) for p, j in zip(pairs, run.labels)))
+    write_csv("reports/plots/confusion_judge.csv", ("final", "judge"), ((p.final, j) for p, j in zip(pairs, run.labels, strict=True)))
 
 
 if __name__ == "__main__":

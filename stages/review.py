@@ -33,7 +33,7 @@ def main() -> None:
     summary = summarize(read_snapshot(path))
     digest = sha256_file(path)
     write_record(REVIEW, ReviewMetrics(**review_metrics(summary)),
-                 provenance(settings={"name": name, "fill": summary["queue"]["fill"]}, snapshot=digest), name=name)
+                 provenance(settings={"name": name, "fill": summary.queue["fill"]}, snapshot=digest), name=name)
     write_text(f"reports/review/{name}.md", report_markdown(summary, {path: digest}))
 
 

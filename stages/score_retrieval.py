@@ -30,23 +30,23 @@ def main() -> None:
     modes = read_modes(params.modes)
     thresholds = load_thresholds(params.thresholds)
     result = score_modes(modes, qrels, documents, queries, params, synthetic, thresholds)
-    for mode, metrics in result["metrics"].items():
+    for mode, metrics in result.metrics.items():
         RETRIEVAL_MODE.write(ModeMetrics(**metrics), mode=mode)
-    MODE_COMPARISON.write(ModeComparison(by_measure=comparison_metrics(result["comparison"])))
-    table = result["per_query"]
+    MODE_COMPARISON.write(ModeComparison(by_measure=comparison_metrics(result.comparison)))
+    table = result.per_query
     write_csv(f"{OUT}/per_query.csv", tuple(table.columns),
               table.astype(object).where(table.notna(), "").itertuples(index=False, name=None))
     write_json(f"{OUT}/provenance.json",
-               {**provenance(qrels=sha256_file(params.qrels), corpus=result["manifest"]["corpus_sha256"],
-                             queries=result["manifest"]["queries_sha256"]),
-                "manifest": result["manifest"], "labels": result["labels"], "heuristic_candidates": result["heuristic"],
-                "synthetic_qrels": synthetic, "qrels": params.qrels, "missing_query_semantics": result["note"],
-                "comparison": result["comparison"]})
+               {**provenance(qrels=sha256_file(params.qrels), corpus=result.manifest["corpus_sha256"],
+                             queries=result.manifest["queries_sha256"]),
+                "manifest": result.manifest, "labels": result.labels, "heuristic_candidates": result.heuristic,
+                "synthetic_qrels": synthetic, "qrels": params.qrels, "missing_query_semantics": result.note,
+                "comparison": result.comparison})
     write_text(f"{OUT}/summary.md", summary_markdown(result, params, synthetic, thresholds))
     for measure in params.measures:
         slug = measure.replace("@", "_at_")
         write_csv(f"{OUT}/plots/{slug}.csv", ("mode", measure),
-                  [(mode, round(m["measures"][measure]["value"], 6)) for mode, m in sorted(result["metrics"].items())])
+                  [(mode, round(m["measures"][measure]["value"], 6)) for mode, m in sorted(result.metrics.items())])
 
 
 if __name__ == "__main__":

@@ -224,9 +224,30 @@ class FakeOpenAIServer:
             self.behaviours[behaviour.split(":")[0]] += 1
         self._stopping.wait(self.slow_seconds if behaviour == "slow" else self.latency)
         kind, _, arg = behaviour.partition(":")
-        verdict = {"winner": _winner(content), "reason": "deterministic fake verdict"}
+        failure = self._failure(kind, arg, auth)
+        if failure is not None:
+            return failure
+        reply = self._reply(kind, {"winner": _winner(content), "reason": "deterministic fake verdict"}, auth)
+        if reply is None:
+            raise ValueError(f"unknown fake behaviour {behaviour!r}; use one of {', '.join(BEHAVIOURS)}")
+        return 200, {}, json.dumps(reply)
+
+    @staticmethod
+    def _failure(kind: str, arg: str, auth: str | None) -> tuple[int, dict[str, str], str] | None:
+        """The status, headers and body of a behaviour that is not a chat completion; ``None`` for the others."""
         error = {"error": {"message": f"fake {kind}", "type": "fake", "code": kind}}
-        headers: dict[str, str] = {}
+        if kind == "notcompletion":
+            return 200, {}, "<html>proxy says hello</html>"
+        if kind == "echo_auth":
+            return 401, {}, json.dumps({"error": {"message": f"Incorrect API key provided: {auth}"}})
+        if kind == "429":
+            return 429, ({"Retry-After": arg} if arg else {}), json.dumps(error)
+        if kind in ("500", "400", "401", "403"):
+            return int(kind), {}, json.dumps(error)
+        return None
+
+    def _reply(self, kind: str, verdict: dict, auth: str | None) -> dict | None:
+        """The chat completion a behaviour answers with; ``None`` for an unknown behaviour."""
         if kind in ("good", "slow"):
             reply = self._completion(json.dumps(verdict))
         elif kind == "malformed":
@@ -252,19 +273,9 @@ class FakeOpenAIServer:
             echoed = " | ".join(key_forms(key).values())
             reply = self._completion(f"Your key: {echoed}. The first is better." if kind == "echo_forms" else
                                      json.dumps({**verdict, "reason": f"key forms {echoed}"}))
-        elif kind == "notcompletion":
-            return 200, {}, "<html>proxy says hello</html>"
-        elif kind == "echo_auth":
-            return 401, {}, json.dumps({"error": {"message": f"Incorrect API key provided: {auth}"}})
-        elif kind == "429":
-            if arg:
-                headers["Retry-After"] = arg
-            return 429, headers, json.dumps(error)
-        elif kind in ("500", "400", "401", "403"):
-            return int(kind), {}, json.dumps(error)
         else:
-            raise ValueError(f"unknown fake behaviour {behaviour!r}; use one of {', '.join(BEHAVIOURS)}")
-        return 200, headers, json.dumps(reply)
+            return None
+        return reply
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -79,7 +79,8 @@ class Postgres:
         self.proc = subprocess.Popen(
             [str(bindir / "postgres"), "-D", str(data), "-h", "127.0.0.1", "-p", str(self.port),
              "-k", str(self.dir), "-c", "fsync=off", "-c", "max_connections=200"],
-            stdout=subprocess.DEVNULL, stderr=open(self.dir / "server.log", "wb"), **self._as_user())
+            # the server writes its log for its whole life, longer than any with-block here
+            stdout=subprocess.DEVNULL, stderr=open(self.dir / "server.log", "wb"), **self._as_user())  # noqa: SIM115
         wait_for(self._ready, 60, "PostgreSQL to accept connections", 0.1)
 
     def _as_user(self) -> dict:
@@ -165,7 +166,7 @@ class QueueServer:
     def base(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> "QueueServer":
+    def start(self) -> QueueServer:
         self.proc = subprocess.Popen([sys.executable, "-c", SERVE, "queue", "serve", "--db", self.db, "--port",
                                       str(self.port), "--lease-seconds", str(self.lease_seconds)], cwd=self.cwd,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

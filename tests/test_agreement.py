@@ -40,8 +40,8 @@ X10 = ["y"] * 5 + ["n"] * 5
 Z10 = ["y"] * 4 + ["n"] + ["y"] * 2 + ["n"] * 3
 
 # The evaluation-design notes' exercise 2: eight pairs labelled by two annotators.
-ANN1_8 = "a a b b tie tie a b".split()
-ANN2_8 = "a b b b tie a a b".split()
+ANN1_8 = ["a", "a", "b", "b", "tie", "tie", "a", "b"]
+ANN2_8 = ["a", "b", "b", "b", "tie", "a", "a", "b"]
 
 
 def seed_thirty() -> tuple[list[str], list[str]]:
@@ -56,7 +56,7 @@ def seed_thirty() -> tuple[list[str], list[str]]:
 def reference_kappa(a: list, b: list) -> float:
     """The notes' definition, written out with Counter as an independent check."""
     n, ca, cb = len(a), Counter(a), Counter(b)
-    po = sum(x == y for x, y in zip(a, b)) / n
+    po = sum(x == y for x, y in zip(a, b, strict=True)) / n
     pe = sum(ca[k] / n * cb[k] / n for k in ca.keys() | cb.keys())
     return (po - pe) / (1 - pe)
 
@@ -122,7 +122,7 @@ def test_kappa_matches_sklearn(seed, weights):
 def test_weighted_kappa_uses_given_label_order(weights):
     # Graded labels whose sorted order (high, low, medium, none) is not their meaning's order.
     order = ["none", "low", "medium", "high"]
-    grade = dict(zip("0123", order))
+    grade = dict(zip("0123", order, strict=True))
     a = [grade[c] for c in "3210311230"]
     b = [grade[c] for c in "3300211023"]
     assert kappa(a, b, weights, labels=order) == pytest.approx(
@@ -145,7 +145,7 @@ def test_standard_error_and_interval_match_statsmodels(seed, wt):
     assert kappa(a, b, wt) == pytest.approx(ref.kappa, abs=1e-12)
     assert kappa_se(a, b, wt) == pytest.approx(ref.std_kappa, rel=1e-9)
     low, high = kappa_ci(a, b, wt, method="wald")
-    assert -1 < ref.kappa_low and ref.kappa_upp < 1  # so no clipping applies here
+    assert ref.kappa_low > -1 and ref.kappa_upp < 1  # so no clipping applies here
     assert (low, high) == pytest.approx((ref.kappa_low, ref.kappa_upp), rel=1e-9)
     # the default hybrid is the union of that interval and Wilson's for po mapped through kappa
     po, pe = contingency(a, b).weighted_shares(wt)
@@ -370,7 +370,7 @@ def test_kappa_matches_seed_formula_property(pairs):
 
 def write_pairs(path: Path, ann1: list[str], ann2: list[str]) -> None:
     rows = []
-    for i, (x, y) in enumerate(zip(ann1, ann2)):
+    for i, (x, y) in enumerate(zip(ann1, ann2, strict=True)):
         rows.append({"id": f"p{i:02d}", "case_question": "How long is the return window?", "facts": ["30 days"],
                      "a": "30 days.", "b": "Thirty days, from delivery.", "kind": "clear" if i % 2 else "tie",
                      "lang": "bn" if i % 3 == 0 else "en", "ann1": x, "ann2": y, "final": x})

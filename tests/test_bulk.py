@@ -11,13 +11,12 @@ from assay.core.bulk import bulk
 
 def test_pause_restores_the_collector_even_after_an_error():
     assert gc.isenabled()
-    with pytest.raises(ValueError):
-        with bulk():
-            assert not gc.isenabled() and gc.get_freeze_count() > 0
-            with bulk():  # nested: the inner block must not switch the collector back on
-                pass
-            assert not gc.isenabled()
-            raise ValueError("boom")
+    with pytest.raises(ValueError), bulk():
+        assert not gc.isenabled() and gc.get_freeze_count() > 0
+        with bulk():  # nested: the inner block must not switch the collector back on
+            pass
+        assert not gc.isenabled()
+        raise ValueError("boom")
     assert gc.isenabled() and gc.get_freeze_count() == 0
 
 

@@ -117,7 +117,7 @@ def test_kappa_its_interval_and_confusion_match_scikit_learn_and_statsmodels(nam
     table = confusion_matrix(finals, run.labels, labels=list(JUDGE_LABELS))
     assert [[run.record["confusion"][h][j] for j in JUDGE_LABELS] for h in LABELS] == table[:3].tolist()
     assert (run.record["kappa_ci_low"], run.record["kappa_ci_high"]) == pytest.approx(hybrid_interval(table), abs=1e-9)
-    hits = sum(f == j for f, j in zip(finals, run.labels))
+    hits = sum(f == j for f, j in zip(finals, run.labels, strict=True))
     assert run.record["agreement"] == pytest.approx(hits / len(PAIRS))
     ci = binomtest(hits, len(PAIRS)).proportion_ci(0.95, method="wilson")
     assert (run.record["agreement_ci_low"], run.record["agreement_ci_high"]) == pytest.approx((ci.low, ci.high), abs=1e-12)
@@ -193,7 +193,7 @@ def mixed_label(p: Pair, swap: bool) -> str:
 def test_demo_kappa_and_bn_slice_from_a_restated_judge(swap, confusion, bn_hit):
     finals = [p.final for p in PAIRS]
     labels = [mixed_label(p, swap) for p in PAIRS]
-    assert {h: {j: sum(f == h and x == j for f, x in zip(finals, labels)) for j in LABELS} for h in LABELS} == confusion
+    assert {h: {j: sum(f == h and x == j for f, x in zip(finals, labels, strict=True)) for j in LABELS} for h in LABELS} == confusion
     hits = sum(confusion[x][x] for x in LABELS)
     # the human labels are balanced (a 14, b 14, tie 14), so chance agreement is 14 * 42 / 42**2 = 1/3
     # whatever the judge's marginals, and kappa = (hits / 42 - 1/3) / (2/3) = (hits - 14) / 28:
@@ -202,8 +202,8 @@ def test_demo_kappa_and_bn_slice_from_a_restated_judge(swap, confusion, bn_hit):
     assert cohen_kappa_score(finals, labels) == pytest.approx(kappa)
     # the bn slice: 7 pairs, one hit, since the Bangla answers are judged by length only: without swap
     # clear-7 (human a, shown first), with swap tie-7 (human tie)
-    bn = [p for p, x in zip(PAIRS, labels) if p.lang == "bn"]
-    assert len(bn) == 7 and [p.id for p, x in zip(PAIRS, labels) if p.lang == "bn" and p.final == x] == [bn_hit]
+    bn = [p for p, x in zip(PAIRS, labels, strict=True) if p.lang == "bn"]
+    assert len(bn) == 7 and [p.id for p, x in zip(PAIRS, labels, strict=True) if p.lang == "bn" and p.final == x] == [bn_hit]
     rec = calibrate(PAIRS, PRESETS["mixed"], PROMPT, swap=swap)
     assert rec["kappa"] == pytest.approx(kappa)
     assert {h: {j: rec["confusion"][h][j] for j in LABELS} for h in LABELS} == confusion
@@ -393,8 +393,8 @@ def test_labels_hash_ignores_order_and_sees_every_edit():
     assert labels_hash(reworded) != labels_hash(PAIRS)
 
 
-def settings_for(judge, swap=True, rule=UsabilityRule()):
-    return judge_settings(judge.identity, swap=swap, rule=rule)
+def settings_for(judge, swap=True, rule=None):
+    return judge_settings(judge.identity, swap=swap, rule=rule or UsabilityRule())
 
 
 def test_staleness(tmp_path):

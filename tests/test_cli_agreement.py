@@ -8,15 +8,15 @@ import pytest
 
 from assay.cli import build_parser, main
 
-ANN1 = "a a b b tie tie a b".split()
-ANN2 = "a b b b tie a a b".split()
+ANN1 = ["a", "a", "b", "b", "tie", "tie", "a", "b"]
+ANN2 = ["a", "b", "b", "b", "tie", "a", "a", "b"]
 
 
 @pytest.fixture
 def labels_jsonl(tmp_path):
     path = tmp_path / "labels.jsonl"
     path.write_text("".join(json.dumps({"id": f"p{i}", "ann1": x, "ann2": y}) + "\n"
-                            for i, (x, y) in enumerate(zip(ANN1, ANN2), start=1)))
+                            for i, (x, y) in enumerate(zip(ANN1, ANN2, strict=True), start=1)))
     return path
 
 
@@ -71,7 +71,7 @@ def test_grades_one_to_ten_sort_numerically(tmp_path, capsys, weights):
     from sklearn.metrics import cohen_kappa_score
 
     path = tmp_path / "grades.csv"
-    path.write_text("r1,r2\n" + "".join(f"{x}, {y} \n" for x, y in zip(GRADES_1, GRADES_2)))  # padded on purpose
+    path.write_text("r1,r2\n" + "".join(f"{x}, {y} \n" for x, y in zip(GRADES_1, GRADES_2, strict=True)))  # padded on purpose
     assert main(["agreement", str(path), "--a", "r1", "--b", "r2", "--weights", weights, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     expected = cohen_kappa_score(GRADES_1, GRADES_2, weights=weights)
@@ -88,7 +88,7 @@ def test_negative_grades_and_jsonl_numbers(tmp_path, capsys):
 
     a, b = [-1, 0, 2, 1, -1, 2, 0, 1], [-1, 1, 2, 1, 0, 2, -1, 1]
     path = tmp_path / "rel.jsonl"
-    path.write_text("".join(json.dumps({"x": x, "y": str(y)}) + "\n" for x, y in zip(a, b)))  # y as strings
+    path.write_text("".join(json.dumps({"x": x, "y": str(y)}) + "\n" for x, y in zip(a, b, strict=True)))  # y as strings
     assert main(["agreement", str(path), "--a", "x", "--b", "y", "--weights", "linear", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["label_order"] == [-1, 0, 1, 2]
@@ -100,7 +100,7 @@ def test_order_option(tmp_path, capsys):
 
     a, b = ["bad", "fair", "good", "fair", "good", "bad"], ["fair", "fair", "good", "good", "good", "bad"]
     path = tmp_path / "q.csv"
-    path.write_text("a,b\n" + "".join(f"{x},{y}\n" for x, y in zip(a, b)))
+    path.write_text("a,b\n" + "".join(f"{x},{y}\n" for x, y in zip(a, b, strict=True)))
     assert main(["agreement", str(path), "--a", "a", "--b", "b", "--weights", "quadratic",
                  "--order", "bad, fair ,good", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

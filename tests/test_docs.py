@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import shlex
 from dataclasses import dataclass
@@ -182,10 +183,8 @@ def test_every_console_block_prints_what_it_shows(shown, capsys, monkeypatch):
     monkeypatch.setenv("COLUMNS", "80")  # argparse wraps help text at the terminal width
     for name in ("ASSAY_EVIDENCE_ROOT", "ASSAY_QUEUE_DB", "ASSAY_DASK_SCHEDULER"):
         monkeypatch.delenv(name, raising=False)
-    try:
+    with contextlib.suppress(SystemExit):  # --help
         main(argv[1:])
-    except SystemExit:  # --help
-        pass
     out, err = capsys.readouterr()
     assert out + err == shown.output, f"{shown.page}: `{shown.command}` printed something else"
 

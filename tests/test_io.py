@@ -11,10 +11,9 @@ from assay.core.io import atomic_path, dumps_json, read_jsonl, read_table_rows, 
 def test_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path):
     target = tmp_path / "m.json"
     write_json(target, {"a": 1})
-    with pytest.raises(RuntimeError):
-        with atomic_path(target) as tmp:
-            tmp.write_text("half")
-            raise RuntimeError("boom")
+    with pytest.raises(RuntimeError), atomic_path(target) as tmp:
+        tmp.write_text("half")
+        raise RuntimeError("boom")
     assert json.loads(target.read_text()) == {"a": 1}
     assert [p.name for p in tmp_path.iterdir()] == ["m.json"]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 import yaml
@@ -84,7 +85,7 @@ def test_a_server_serving_several_at_once_gets_that_concurrency_and_json_schema(
 
 def test_base_url_and_model_check_a_server_the_fake_judge_params_do_not_name(project, capsys, tmp_path):
     params = project("http://127.0.0.1:9/v1")
-    data = yaml.safe_load(open(params, encoding="utf-8"))
+    data = yaml.safe_load(Path(params).read_text(encoding="utf-8"))
     data["judge"] = {"kind": "fake", "prompt_version": 2}
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(data), encoding="utf-8")
     code, _, err = doctor(capsys, params)

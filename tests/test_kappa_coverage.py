@@ -86,7 +86,7 @@ def cells():
                     for target in KAPPAS:
                         if true_kappa(population(prevalence, 1.0, invalid, errors)) < target:
                             continue  # not reachable with this much invalid and this prevalence
-                        right = brentq(lambda r: true_kappa(population(prevalence, r, invalid, errors)) - target, 0, 1)
+                        right = brentq(lambda r, p=prevalence, i=invalid, e=errors, t=target: true_kappa(population(p, r, i, e)) - t, 0, 1)
                         yield n, prevalence, invalid, errors, target, population(prevalence, right, invalid, errors)
 
 

@@ -59,7 +59,7 @@ def test_both_levels_are_used_and_agree():
     assert [level.ell for level in index.levels] == [1, 2]
     assert index.levels[1].max_size < 30 and PAIR_CAP < 30 * 29 // 2
     i, j, s = probe(index, ["k l m n o p", big + " extra", "k l"])
-    assert list(zip(i.tolist(), j.tolist())) == [(0, 0), (1, 1)]
+    assert list(zip(i.tolist(), j.tolist(), strict=True)) == [(0, 0), (1, 1)]
     assert s.tolist() == pytest.approx([5 / 6, 30 / 31])
 
 

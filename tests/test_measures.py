@@ -48,7 +48,7 @@ def cut(run: Run, k: int) -> dict:
     """The first k documents of each query in trec_eval order, as a pytrec_eval run."""
     t = run.table.iloc[order(run.table)]
     t = t[t.groupby("qid").cumcount() < k]
-    return nested(zip(t["qid"], t["docno"], t["score"]))
+    return nested(zip(t["qid"], t["docno"], t["score"], strict=True))
 
 
 @pytest.mark.parametrize("seed", range(40))

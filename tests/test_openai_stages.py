@@ -143,7 +143,7 @@ def test_the_judge_record_counts_requests_cache_hits_retries_and_samples_invalid
     statuses = {"ok": 168 - invalid, "invalid": invalid, "refused": 0, "failed": 0}
     assert first == {"items": 168, "requests": 168, "failures": 0, **statuses}
     assert "cache" not in report and "attempts" not in report
-    assert "| invalid | %d |" % invalid in report and "## Invalid or refused replies (a sample)" in report
+    assert f"| invalid | {invalid} |" in report and "## Invalid or refused replies (a sample)" in report
     assert "The first answer is better because it cites a source." in report
     assert "You sent *** I think the first is better." in report and KEY not in report  # the echoed key is redacted
     assert report.count(" invalid (") == 2  # distinct replies only: the two kinds of bad reply

@@ -5,7 +5,7 @@ example; the sign test and McNemar against scipy and statsmodels."""
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 import pytest
@@ -125,7 +125,7 @@ def _log_multinomial(counts: np.ndarray, probs) -> np.ndarray:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _tango_limits(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every (better, worse) with better + worse <= n, and the library's Tango limits for each."""
     pairs = np.array([(b, c) for b in range(n + 1) for c in range(n + 1 - b)])
@@ -202,7 +202,7 @@ def test_bounds_within_minus_one_and_one(table):
     assert -1.0 <= low <= diff <= high <= 1.0
 
 
-@lru_cache(maxsize=None)
+@cache
 def _covers(table: tuple[int, int, int, int], delta: float) -> bool:
     _, low, high = paired_diff_ci(*table, method="newcombe")
     return low <= delta <= high

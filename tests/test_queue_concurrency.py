@@ -45,6 +45,34 @@ class Client:
         self.conn = None
 
 
+def _review_until_empty(shared: dict, token: str, up: threading.Event, confirmed: dict[str, str], errors: list[str],
+                        lock: threading.Lock) -> None:
+    """One reviewer's loop: take and review items until the queue is empty, riding out a killed server."""
+    client = Client(shared, token)
+    while True:
+        try:
+            status, item = client.call("POST", "/api/queues/q/next")
+            if status == 204:
+                return
+            if status != 200:
+                errors.append(f"next {status} {item}")
+                return
+            status, reply = client.call("POST", f"/api/items/{item['item_id']}/review", body("A"))
+            if status == 200:
+                with lock:
+                    if item["item_id"] in confirmed:
+                        errors.append(f"{item['item_id']} confirmed twice")
+                    confirmed[item["item_id"]] = token
+            elif status != 409:  # 409: the lease ran out first; the item goes back to the queue
+                errors.append(f"review {status} {reply}")
+                return
+        except (OSError, http.client.HTTPException):
+            client.reset()  # the server was killed: wait (bounded) until it is back
+            if not up.wait(120):
+                errors.append("server did not come back")
+                return
+
+
 def test_sixteen_reviewers_every_item_once_through_a_kill_9(db_url, tmp_path):
     store = open_store(db_url)
     make_queue(store, n=N_ITEMS)
@@ -60,32 +88,7 @@ def test_sixteen_reviewers_every_item_once_through_a_kill_9(db_url, tmp_path):
     errors: list[str] = []
     lock = threading.Lock()
 
-    def work(token: str) -> None:
-        client = Client(shared, token)
-        while True:
-            try:
-                status, item = client.call("POST", "/api/queues/q/next")
-                if status == 204:
-                    return
-                if status != 200:
-                    errors.append(f"next {status} {item}")
-                    return
-                status, reply = client.call("POST", f"/api/items/{item['item_id']}/review", body("A"))
-                if status == 200:
-                    with lock:
-                        if item["item_id"] in confirmed:
-                            errors.append(f"{item['item_id']} confirmed twice")
-                        confirmed[item["item_id"]] = token
-                elif status != 409:  # 409: the lease ran out first; the item goes back to the queue
-                    errors.append(f"review {status} {reply}")
-                    return
-            except (OSError, http.client.HTTPException):
-                client.reset()  # the server was killed: wait (bounded) until it is back
-                if not up.wait(120):
-                    errors.append("server did not come back")
-                    return
-
-    threads = [threading.Thread(target=work, args=(t,)) for t in tokens]
+    threads = [threading.Thread(target=_review_until_empty, args=(shared, t, up, confirmed, errors, lock)) for t in tokens]
     for t in threads:
         t.start()
     try:

@@ -86,7 +86,7 @@ def test_trl_rows_are_conversational_preferences_with_the_dpo_examples_answers()
     real, _ = mixed_snapshots()
     ts = training_set([("mine", real)])
     for seed_shape, trl in zip(ts.rows("dpo"), ts.rows("trl"), strict=True):
-        assert TRL_PREFERENCE_COLUMNS <= set(trl) and trl_is_conversational(trl)
+        assert set(trl) >= TRL_PREFERENCE_COLUMNS and trl_is_conversational(trl)
         assert all(trl_is_conversational({k: trl[k]}) for k in TRL_PREFERENCE_COLUMNS)
         assert trl["prompt"] == seed_shape["messages"][:-1]
         assert trl["chosen"] == [{"role": "assistant", "content": seed_shape["messages"][-1]["content"]}]
@@ -106,7 +106,7 @@ def test_the_trl_file_loads_with_the_datasets_library_as_message_lists(tmp_path,
     ts = training_set([("mine", snap([row(0, "a", "a"), r]))])
     write_jsonl(tmp_path / "dpo_trl.jsonl", ts.rows("trl"))
     ds = Dataset.from_json(str(tmp_path / "dpo_trl.jsonl"), cache_dir=str(tmp_path / "cache"))
-    assert ds.num_rows == 2 and TRL_PREFERENCE_COLUMNS <= set(ds.column_names)
+    assert ds.num_rows == 2 and set(ds.column_names) >= TRL_PREFERENCE_COLUMNS
     message = {"content": "string", "role": "string"}
     for column in TRL_PREFERENCE_COLUMNS:
         feature = ds.features[column]

@@ -117,7 +117,7 @@ def test_search_documents_equals_grouping_the_full_chunk_ranking():
     for chunking in ("paragraph", "sentence"):
         index = LexicalIndex(chunk_corpus(corpus, chunking))
         full = index.search(questions, k=len(index))
-        for (docs, n_docs), (chunks, n_chunks) in zip(index.search_documents(questions, 3), full):
+        for (docs, n_docs), (chunks, n_chunks) in zip(index.search_documents(questions, 3), full, strict=True):
             # the full chunk ranking, keeping each document's first (best) chunk, is the document ranking
             expected = list({h.doc_id: h for h in reversed(chunks)}.values())[::-1]
             expected = sorted(expected, key=lambda h: chunks.index(h))[:3]

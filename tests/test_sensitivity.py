@@ -42,21 +42,21 @@ def test_a_misleading_wording_flips_every_decisive_label(tmp_path):
     # "bad" gets an unparseable reply under both wordings: left out, so 9 pairs are compared
     under_a = ["a"] * 4 + ["b"] * 3 + ["tie"] * 2
     under_b = ["b"] * 4 + ["a"] * 3 + ["tie"] * 2
-    assert report["n"] == 10 and report["n_valid"] == 9 and report["swap"] is True
-    assert report["not_valid"] == ["bad"] and report["agreement_undefined"] is None
+    assert report.n == 10 and report.n_valid == 9 and report.swap is True
+    assert report.not_valid == ["bad"] and report.agreement_undefined is None
     # 2 of 9 agree (the ties): 0.222; sklearn's accuracy_score is the same share
-    assert report["agreement"] == pytest.approx(2 / 9) == accuracy_score(under_a, under_b)
+    assert report.agreement == pytest.approx(2 / 9) == accuracy_score(under_a, under_b)
     # hand: pe = (4*3 + 3*4 + 2*2) / 81 = 28/81; kappa = (18/81 - 28/81) / (53/81) = -10/53
-    assert report["kappa"] == pytest.approx(-10 / 53) == pytest.approx(cohen_kappa_score(under_a, under_b))
-    assert report["kappa_undefined"] is None
+    assert report.kappa == pytest.approx(-10 / 53) == pytest.approx(cohen_kappa_score(under_a, under_b))
+    assert report.kappa_undefined is None
     table = confusion_matrix(under_a, under_b, labels=list(LABELS))
-    assert report["confusion"] == {r: {c: int(table[i][j]) for j, c in enumerate(LABELS)} for i, r in enumerate(LABELS)}
-    assert report["statuses"] == {"a": {"ok": 18, "invalid": 2, "refused": 0, "failed": 0},
+    assert report.confusion == {r: {c: int(table[i][j]) for j, c in enumerate(LABELS)} for i, r in enumerate(LABELS)}
+    assert report.statuses == {"a": {"ok": 18, "invalid": 2, "refused": 0, "failed": 0},
                                   "b": {"ok": 18, "invalid": 2, "refused": 0, "failed": 0}}
-    assert report["order_disagreements"] == {"a": 0, "b": 0}
-    assert [row["id"] for row in report["changed"]] == ["a0", "a1", "a2", "a3", "b0", "b1", "b2"]
-    assert report["prompts"]["b"] == {"name": "pairwise", "version": 2, "sha": misleading.sha}
-    assert report["judge"]["model_version"] == "fake-judge-2026-01"
+    assert report.order_disagreements == {"a": 0, "b": 0}
+    assert [row["id"] for row in report.changed] == ["a0", "a1", "a2", "a3", "b0", "b1", "b2"]
+    assert report.prompts["b"] == {"name": "pairwise", "version": 2, "sha": misleading.sha}
+    assert report.judge["model_version"] == "fake-judge-2026-01"
 
 
 def test_the_fake_judge_ignores_wording():
@@ -64,14 +64,14 @@ def test_the_fake_judge_ignores_wording():
     pairs = [pair("p1", "14 days [source: kb-1]", "7 days"), pair("p2", "7 days", "It is 14 days."),
              pair("p3", "14 days", "14 days, as the policy says")]
     report = wording_sensitivity(FakeJudge.from_preset("mixed"), pairs, *prompts, swap=False)
-    assert report["agreement"] == 1.0 and report["changed"] == []
-    assert report["statuses"]["a"] == {"ok": 3, "invalid": 0, "refused": 0, "failed": 0}
+    assert report.agreement == 1.0 and report.changed == []
+    assert report.statuses["a"] == {"ok": 3, "invalid": 0, "refused": 0, "failed": 0}
 
 
 def test_no_pairs_gives_undefined_statistics():
     report = wording_sensitivity(FakeJudge.from_preset("clean"), [], "v1", "v2")
-    assert math.isnan(report["agreement"]) and math.isnan(report["kappa"])
-    assert report["kappa_undefined"] == report["agreement_undefined"] == "no pairs" and report["n"] == 0
+    assert math.isnan(report.agreement) and math.isnan(report.kappa)
+    assert report.kappa_undefined == report.agreement_undefined == "no pairs" and report.n == 0
 
 
 class Unparseable:
@@ -85,9 +85,9 @@ def test_no_valid_replies_is_said_not_scored_as_perfect_stability():
     # before issue 9 every unparseable reply was a tie under both wordings, so stability read 1.000
     pairs = [pair("p1", "x", "y"), pair("p2", "y", "x")]
     report = wording_sensitivity(Unparseable(), pairs, "v1", "v2")
-    assert (report["n"], report["n_valid"], report["not_valid"]) == (2, 0, ["p1", "p2"])
-    assert math.isnan(report["agreement"]) and report["agreement_undefined"] == "no valid replies"
-    assert report["kappa_undefined"] == "no valid replies"
+    assert (report.n, report.n_valid, report.not_valid) == (2, 0, ["p1", "p2"])
+    assert math.isnan(report.agreement) and report.agreement_undefined == "no valid replies"
+    assert report.kappa_undefined == "no valid replies"
     text = sensitivity_markdown(report)
     assert "- Agreement between the two label lists: no valid replies." in text
     assert "1.000" not in text
@@ -114,18 +114,18 @@ class HashJudge:
 def test_report_invariants(answers, swap, other):
     pairs = [pair(f"p{i}", a, b) for i, (a, b) in enumerate(answers)]
     report = wording_sensitivity(HashJudge(), pairs, "v1", other, swap=swap)
-    n, valid = len(pairs), report["n_valid"]
-    cells = report["confusion"]
-    assert sum(sum(row.values()) for row in cells.values()) == valid == n - len(report["not_valid"])
+    n, valid = len(pairs), report.n_valid
+    cells = report.confusion
+    assert sum(sum(row.values()) for row in cells.values()) == valid == n - len(report.not_valid)
     diagonal = sum(cells[label][label] for label in LABELS)
     if valid:
-        assert report["agreement"] == pytest.approx(diagonal / valid)
+        assert report.agreement == pytest.approx(diagonal / valid)
     else:
-        assert math.isnan(report["agreement"]) and report["agreement_undefined"] == "no valid replies"
-    assert len(report["changed"]) == valid - diagonal
+        assert math.isnan(report.agreement) and report.agreement_undefined == "no valid replies"
+    assert len(report.changed) == valid - diagonal
     for side in ("a", "b"):
-        assert sum(report["statuses"][side].values()) == n * (2 if swap else 1)
+        assert sum(report.statuses[side].values()) == n * (2 if swap else 1)
     numbers, prov = outputs(report, pairs="h")  # the model refuses anything but numbers
-    assert numbers.n == report["n"] and prov.details["changed"] == report["changed"]
+    assert numbers.n == report.n and prov.details["changed"] == report.changed
     if other == "v1" and valid:  # the same wording twice: a deterministic judge agrees with itself
-        assert report["agreement"] == 1.0 and report["changed"] == []
+        assert report.agreement == 1.0 and report.changed == []

@@ -34,7 +34,7 @@ def split_stage(folder: Path, cases: list[CaseRecord], salt: str = "s", share: f
         mp.chdir(folder)
         runpy.run_path(str(ROOT / "stages" / "split.py"), run_name="__main__")
     table = pq.read_table(folder / "data" / "derived" / "split.parquet").to_pydict()
-    return list(zip(table["id"], table["side"]))
+    return list(zip(table["id"], table["side"], strict=True))
 
 
 def test_unit_hash_matches_sha256sum():

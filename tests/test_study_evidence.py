@@ -11,17 +11,15 @@ from assay.study.evidence import ENV, EvidenceRoot, EvidenceRootError, file_hash
 
 def test_an_assay_error_inside_is_scrubbed(tmp_path):
     root = EvidenceRoot(tmp_path / "vault-q7")
-    with pytest.raises(EvidenceRootError) as error:
-        with redacting(root):
-            raise EvidenceRootError(f"cannot read {root.path}/salt.json")
+    with pytest.raises(EvidenceRootError) as error, redacting(root):
+        raise EvidenceRootError(f"cannot read {root.path}/salt.json")
     assert str(error.value) == f"cannot read ${ENV}/salt.json"
 
 
 def test_an_os_error_under_the_root_is_one_scrubbed_line(tmp_path):
     root = EvidenceRoot(tmp_path / "vault-q7")
-    with pytest.raises(EvidenceRootError) as error:
-        with redacting(root):
-            open(root.path / "development" / "pool.jsonl", encoding="utf-8")
+    with pytest.raises(EvidenceRootError) as error, redacting(root), open(root.path / "development" / "pool.jsonl", encoding="utf-8"):
+        pass
     assert "vault-q7" not in str(error.value) and f"${ENV}/development/pool.jsonl" in str(error.value)
 
 

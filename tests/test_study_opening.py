@@ -14,7 +14,7 @@ from assay.study.evidence import EvidenceRoot
 from assay.study.opening import HoldoutRefused, check_preregistration, open_holdout, record_access, require_open
 
 THRESHOLDS = Path(__file__).resolve().parents[1] / "data/relevance/thresholds.yaml"
-NOON = dt.datetime(2026, 12, 1, 12, 0, tzinfo=dt.timezone.utc)
+NOON = dt.datetime(2026, 12, 1, 12, 0, tzinfo=dt.UTC)
 
 
 @pytest.fixture

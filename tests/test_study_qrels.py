@@ -51,7 +51,7 @@ def test_frozen_rows_keep_every_grade_and_the_trec_file_the_final_one(tmp_path):
     assert c1["relevance"] == {"a": 1, "b": 1, "c": None, "final": 1} and c1["reason"] == "temporal"
     assert by_pair[("q-003", "doc-00000000c2")]["relevance"]["final"] == -1
     qrels = read_qrels(folder / "qrels.trec").table
-    assert dict(zip(qrels["docno"], qrels["grade"])) == {"pol-1": 2, "pol-2": 1, "pol-3": -1, "pol-4": 1, "pol-5": 0,
+    assert dict(zip(qrels["docno"], qrels["grade"], strict=True)) == {"pol-1": 2, "pol-2": 1, "pol-3": -1, "pol-4": 1, "pol-5": 0,
                                                          "pol-6": 2, "pol-7": 1, "pol-8": -1}
     assert (folder / "qrels.trec").read_text().startswith("# frozen qrels of the development split")
     after = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.glob("judgments_*.jsonl")}

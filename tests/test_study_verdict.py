@@ -34,21 +34,21 @@ def conditions(failing: str | None = None) -> list[Condition]:
 
 def test_passes_when_every_condition_and_threshold_holds():
     outcome = decide(conditions(), evaluation(), "hybrid")
-    assert outcome["passed"] and all(m["passed"] for m in outcome["modes"].values())
-    assert [c.key for c in outcome["conditions"]] == list(GIVEN) + ["same_runtime", "all_published"]
-    assert set(CONDITIONS) == {c.key for c in outcome["conditions"]}
+    assert outcome.passed and all(m["passed"] for m in outcome.modes.values())
+    assert [c.key for c in outcome.conditions] == list(GIVEN) + ["same_runtime", "all_published"]
+    assert set(CONDITIONS) == {c.key for c in outcome.conditions}
 
 
 def test_one_failed_condition_fails_every_mode():
     for key in GIVEN:
         outcome = decide(conditions(failing=key), evaluation(), "hybrid")
-        assert not outcome["passed"] and not any(m["passed"] for m in outcome["modes"].values())
+        assert not outcome.passed and not any(m["passed"] for m in outcome.modes.values())
 
 
 def test_one_unmet_threshold_fails_that_mode_and_is_published():
     outcome = decide(conditions(), evaluation(hybrid={"ndcg_at_10": 0.69}, lexical={"p95_latency_ms": 1600}), "hybrid")
-    assert not outcome["passed"]
-    assert {m: v["passed"] for m, v in outcome["modes"].items()} == {"graph": 1, "hybrid": 0, "lexical": 0,
+    assert not outcome.passed
+    assert {m: v["passed"] for m, v in outcome.modes.items()} == {"graph": 1, "hybrid": 0, "lexical": 0,
                                                                        "reranked": 1, "semantic": 1}
     page = verdict_markdown(outcome, evaluation(hybrid={"ndcg_at_10": 0.69}), {}, THRESHOLDS, "hybrid", False, {}, 0.95)
     assert "**Verdict: NOT PASSED** for the candidate mode `hybrid` (3 of 5 modes pass)" in page
@@ -60,18 +60,18 @@ def test_one_unmet_threshold_fails_that_mode_and_is_published():
 
 def test_an_undefined_figure_or_a_missing_mode_fails_the_conditions():
     outcome = decide(conditions(), evaluation(graph={"abstention_quality": None}), "hybrid")
-    published = {c.key: c for c in outcome["conditions"]}["all_published"]
+    published = {c.key: c for c in outcome.conditions}["all_published"]
     assert not published.ok and "graph: abstention_quality" in published.detail
     ev = evaluation()
     del ev["sealed_holdout"]["modes"]["graph"]
-    same = {c.key: c for c in decide(conditions(), ev, "hybrid")["conditions"]}["same_runtime"]
+    same = {c.key: c for c in decide(conditions(), ev, "hybrid").conditions}["same_runtime"]
     assert not same.ok
 
 
 def test_sealed_holdout_not_evaluated_is_not_a_pass_and_the_page_says_so():
     ev = {"development": evaluation()["development"], "sealed_holdout": {}}
     outcome = decide(conditions(), ev, "hybrid")
-    assert not outcome["passed"] and outcome["modes"] == {}
+    assert not outcome.passed and outcome.modes == {}
     page = verdict_markdown(outcome, ev, {}, THRESHOLDS, "hybrid", True, {"thresholds.yaml": "ab"}, 0.95)
     assert "**Synthetic evidence.**" in page and "has not been opened" in page and "- thresholds.yaml: `ab`" in page
 

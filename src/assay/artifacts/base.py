@@ -52,7 +52,7 @@ class Metrics(Record):
     """
 
     @model_validator(mode="after")
-    def _only_numbers(self):
+    def _only_numbers(self) -> Metrics:
         _numbers_only(self.model_dump(), "")
         return self
 

@@ -8,7 +8,7 @@ of metrics files is :data:`METRICS`; the plan's metric names are validated again
 
 from __future__ import annotations
 
-from assay.artifacts.base import Artifact
+from assay.artifacts.base import M, Artifact
 from assay.artifacts.data import DatasetMetrics, LeakageMetrics, PlanMetrics, SplitMetrics
 from assay.artifacts.estimate import Estimate
 from assay.artifacts.judge import (AgreementMetrics, BiasMetrics, CalibrationMetrics, JudgeClientMetrics, JudgeRunMetrics,
@@ -59,7 +59,7 @@ def provenance_stage(artifact: Artifact, **fields: str) -> str:
     return artifact.stage.format(**fields).replace("@", "_")
 
 
-def write_record(artifact: Artifact, metrics, prov: Provenance, root: str = ".", **fields: str) -> None:
+def write_record(artifact: Artifact[M], metrics: M, prov: Provenance, root: str = ".", **fields: str) -> None:
     """Write a stage's metrics and its provenance file (``reports/provenance/<stage>.json``)."""
     artifact.write(metrics, root, **fields)
     PROVENANCE.write(prov, root, stage=provenance_stage(artifact, **fields))

@@ -13,6 +13,10 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Hashable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assay.core.errors import Problem
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -57,21 +61,8 @@ def read_columns(path: str, a: str, b: str, id_col: str | None) -> tuple[list[in
         for col in (a, b, id_col):
             if col is None:
                 continue
-            if col not in row:
-                has = ", ".join(sorted(row)) or "no columns"
-                problems.append(Problem(path, line, col, f"column is absent; this row has {has}",
-                                        "add the column to every row, or name an existing column"))
-            elif row[col] is None or row[col] == "":
-                problems.append(Problem(path, line, col, "is null" if row[col] is None else "is empty",
-                                        "label every row, or remove unlabelled rows"))
-            elif isinstance(row[col], (list, dict)):
-                problems.append(Problem(path, line, col, f"{row[col]!r} is a {type(row[col]).__name__}, not a label",
-                                        "give a string or number"))
-            elif _not_finite(row[col]):
-                problems.append(Problem(path, line, col, f"{row[col]!r} is not a label (NaN or infinite)",
-                                        "give a label, or remove the row if it is unlabelled"))
-            elif isinstance(row[col], str) and not row[col].strip():
-                problems.append(Problem(path, line, col, "is blank", "label every row, or remove unlabelled rows"))
+            if (problem := _cell_problem(path, line, row, col)) is not None:
+                problems.append(problem)
             else:
                 values[col] = row[col].strip() if isinstance(row[col], str) else row[col]
         if len(values) < len({a, b, id_col} - {None}):
@@ -90,6 +81,28 @@ def read_columns(path: str, a: str, b: str, id_col: str | None) -> tuple[list[in
     if problems:
         raise InputError(problems)
     return lines, ids, first, second
+
+
+def _cell_problem(path: str, line: int, row: dict, col: str) -> Problem | None:
+    """What is wrong with column ``col`` of ``row`` as a label or id (absent, null, empty, non-scalar,
+    NaN or infinite, blank), or ``None`` when it is usable."""
+    from assay.core.errors import Problem
+
+    value = row.get(col)
+    if col not in row:
+        has = ", ".join(sorted(row)) or "no columns"
+        return Problem(path, line, col, f"column is absent; this row has {has}",
+                       "add the column to every row, or name an existing column")
+    if value is None or value == "":
+        return Problem(path, line, col, "is null" if value is None else "is empty", "label every row, or remove unlabelled rows")
+    if isinstance(value, (list, dict)):
+        return Problem(path, line, col, f"{value!r} is a {type(value).__name__}, not a label", "give a string or number")
+    if _not_finite(value):
+        return Problem(path, line, col, f"{value!r} is not a label (NaN or infinite)",
+                       "give a label, or remove the row if it is unlabelled")
+    if isinstance(value, str) and not value.strip():
+        return Problem(path, line, col, "is blank", "label every row, or remove unlabelled rows")
+    return None
 
 
 def _number(value) -> int | float | None:
@@ -146,12 +159,12 @@ def label_order(first: list, second: list, order: str | None) -> tuple[list, lis
     if order is None:
         found = set(first) | set(second)
         return first, second, sorted(found) if numeric else sorted(found, key=str), "numeric" if numeric else "text"
-    items = [item.strip() for item in order.split(",")]
+    items: list = [item.strip() for item in order.split(",")]
     if any(not item for item in items):
         raise AgreementError(f"agreement: --order {order!r} has an empty item; list labels separated by commas")
     if numeric:
         parsed = [_number(item) for item in items]
-        bad = [item for item, x in zip(items, parsed) if x is None]
+        bad = [item for item, x in zip(items, parsed, strict=True) if x is None]
         if bad:
             raise AgreementError(f"agreement: --order item {bad[0]!r} is not a number, but every label in the "
                                  "file is; list the numbers in the order you want")
@@ -186,9 +199,9 @@ def render(path: str, a: str, b: str, report: dict) -> str:
     counts = [[str(c) for c in row.values()] for row in report["confusion"].values()]
     first = max(map(len, labels))
     widths = [max(len(lab), *(len(r[j]) for r in counts)) for j, lab in enumerate(labels)]
-    out.append(" " * first + "".join(f"  {lab:>{w}}" for lab, w in zip(labels, widths)))
-    for lab, row in zip(labels, counts):
-        out.append(f"{lab:<{first}}" + "".join(f"  {c:>{w}}" for c, w in zip(row, widths)))
+    out.append(" " * first + "".join(f"  {lab:>{w}}" for lab, w in zip(labels, widths, strict=True)))
+    for lab, row in zip(labels, counts, strict=True):
+        out.append(f"{lab:<{first}}" + "".join(f"  {c:>{w}}" for c, w in zip(row, widths, strict=True)))
     return "\n".join(out) + "\n"
 
 

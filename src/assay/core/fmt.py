@@ -18,7 +18,7 @@ def num(x: float | int | None, digits: int = 3) -> str:
     """
     if x is None or (isinstance(x, float) and math.isnan(x)):
         return "n/a"
-    if isinstance(x, bool) or isinstance(x, int):
+    if isinstance(x, (bool, int)):
         return str(int(x))
     return f"{x:.{digits}f}"
 

@@ -17,19 +17,21 @@ import math
 import os
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from assay.core.errors import InputError, Problem
+
+if TYPE_CHECKING:
+    from yaml import MappingNode, SafeLoader
 
 
 @functools.cache
 def _umask() -> int:
     """The process umask, read once (Linux: /proc/self/status; elsewhere set and restored at once)."""
-    with contextlib.suppress(OSError, ValueError, StopIteration):
-        with open("/proc/self/status", encoding="ascii") as fh:
-            return int(next(line for line in fh if line.startswith("Umask:")).split()[1], 8)
+    with contextlib.suppress(OSError, ValueError, StopIteration), open("/proc/self/status", encoding="ascii") as fh:
+        return int(next(line for line in fh if line.startswith("Umask:")).split()[1], 8)
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
@@ -90,7 +92,7 @@ def write_jsonl(path: str | os.PathLike, rows: list[dict]) -> None:
     write_text(path, "".join(json.dumps(_clean(r), sort_keys=True, ensure_ascii=False) + "\n" for r in rows))
 
 
-def write_csv(path: str | os.PathLike, header: tuple[str, ...], rows) -> None:
+def write_csv(path: str | os.PathLike, header: tuple[str, ...], rows: Iterable[Sequence[object]]) -> None:
     """Write a CSV with a header row and ``\\n`` line ends, atomically (plot data for ``dvc plots``)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -285,7 +287,7 @@ def read_table_rows(path: str | os.PathLike) -> list[tuple[int, dict]]:
 
 
 @functools.cache
-def unique_key_loader(base: type | None = None) -> type:
+def unique_key_loader(base: type[SafeLoader] | None = None) -> type[SafeLoader]:
     """A safe YAML loader class (subclass of ``base``, default ``yaml.SafeLoader``) that refuses a key given twice in one mapping.
 
     PyYAML keeps the last of two equal keys silently; this loader raises a ``ConstructorError``
@@ -293,9 +295,10 @@ def unique_key_loader(base: type | None = None) -> type:
     """
     import yaml
 
-    class UniqueKeyLoader(base or yaml.SafeLoader):  # type: ignore[misc, valid-type]
-        def construct_mapping(self, node, deep=False):
-            seen: dict = {}
+    # the base is chosen at run time, which mypy cannot check as a class's base
+    class UniqueKeyLoader(base or yaml.SafeLoader):  # type: ignore[misc]
+        def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
+            seen: dict[Any, int] = {}
             for key_node, _ in node.value:
                 if key_node.tag == "tag:yaml.org,2002:merge":
                     continue

@@ -13,7 +13,7 @@ import types
 from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 
 from pydantic import AfterValidator, BaseModel, Strict, ValidationError
-from pydantic_core import PydanticCustomError
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 from assay.core.errors import InputError, Problem
 
@@ -99,7 +99,7 @@ def _model_at(model: type[BaseModel], loc: tuple) -> type[BaseModel]:
     return current
 
 
-def describe(error: dict, model: type[BaseModel]) -> tuple[str, str]:
+def describe(error: ErrorDetails, model: type[BaseModel]) -> tuple[str, str]:
     """Message and fix for one pydantic error dict, repeating the bad value and the valid set."""
     kind, value, ctx = error["type"], error.get("input"), error.get("ctx") or {}
     model = _model_at(model, tuple(error["loc"])[:-1])

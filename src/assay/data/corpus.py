@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -27,6 +27,9 @@ from assay.core.confinement import confined_file
 from assay.core.errors import InputError, Problem, raise_problems
 from assay.core.io import decode_utf8, unique_key_loader
 from assay.core.records import id_key, problems_from
+
+if TYPE_CHECKING:
+    from yaml import SafeLoader
 
 LANGS = ("en", "bn")
 
@@ -57,11 +60,12 @@ class Document(BaseModel):
         return [p.strip() for p in self.text.split("\n\n") if p.strip()]
 
 
-def _header_loader():
+def _header_loader() -> type[SafeLoader]:
     """A safe YAML loader that leaves dates as text, so pydantic checks them and names the field."""
     import yaml
 
-    class Loader(unique_key_loader()):  # a key given twice in the header is an error at its line
+    # a key given twice in the header is an error at its line; the base comes from a function, which mypy cannot check
+    class Loader(unique_key_loader()):  # type: ignore[misc]
         pass
 
     Loader.yaml_implicit_resolvers = {

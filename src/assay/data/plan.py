@@ -177,9 +177,9 @@ def plan_problems(plan: Plan) -> list[str]:
         if family not in families:
             problems.append(f"no {family} metric")
     for f in plan.failures:
-        m = names.get(f.metric)
-        if f.cost == "high" and m is not None and not (m.gate == "block" and m.threshold is not None):
-            problems.append(f"high-cost failure '{f.name}' is not guarded by a blocking metric ({m.name} is {m.gate})")
+        guard = names.get(f.metric)
+        if f.cost == "high" and guard is not None and not (guard.gate == "block" and guard.threshold is not None):
+            problems.append(f"high-cost failure '{f.name}' is not guarded by a blocking metric ({guard.name} is {guard.gate})")
     return problems
 
 
@@ -211,10 +211,10 @@ def locate(problem: Problem, path: Path) -> Problem:
     line = None
     for part in problem.field.split("."):
         if isinstance(node, yaml.MappingNode):
-            match = next((v for k, v in node.value if k.value == part), None)
-            key = next((k for k, v in node.value if k.value == part), None)
-            if match is None:
+            found = next(((k, v) for k, v in node.value if k.value == part), None)
+            if found is None:
                 break
+            key, match = found
             line, node = key.start_mark.line + 1, match
         elif isinstance(node, yaml.SequenceNode) and part.isdigit() and int(part) < len(node.value):
             node = node.value[int(part)]

@@ -34,7 +34,7 @@ def unit_hash(salt: str, key: str) -> float:
     >>> 0 <= unit_hash("s", "g01") < 1
     True
     """
-    digest = hashlib.sha256(f"{salt}:{key}".encode("utf-8")).digest()
+    digest = hashlib.sha256(f"{salt}:{key}".encode()).digest()
     return int.from_bytes(digest[:8], "big") / 2**64
 
 
@@ -75,4 +75,4 @@ def read_split_table(path: str):
 def read_split(path: str) -> dict[str, str]:
     """The id -> side table written by the split stage (Parquet with columns ``id`` and ``side``)."""
     table = read_split_table(path).to_pydict()
-    return dict(zip(table["id"], table["side"]))
+    return dict(zip(table["id"], table["side"], strict=True))

@@ -19,10 +19,14 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from assay.data.pairs import Pair
 from assay.judge.base import Judge
 from assay.judge.orders import items_for
+
+if TYPE_CHECKING:
+    from assay.judge.prompts import PromptVersion
 
 
 @dataclass(frozen=True)
@@ -44,7 +48,7 @@ class Rejudged:
         return self.share <= self.tolerance
 
 
-def rejudge(pairs: Sequence[Pair], prompt: object, stored: Judge, live: Judge, n: int, seed: int, swap: bool,
+def rejudge(pairs: Sequence[Pair], prompt: PromptVersion, stored: Judge, live: Judge, n: int, seed: int, swap: bool,
             tolerance: float) -> Rejudged:
     """Re-ask ``n`` seeded requests of ``items_for(pairs, swap)`` from ``live`` and compare with ``stored``.
 
@@ -61,5 +65,5 @@ def rejudge(pairs: Sequence[Pair], prompt: object, stored: Judge, live: Judge, n
     sample = [items[i] for i in chosen]
     before, now = stored.judge_many(sample, prompt), live.judge_many(sample, prompt)
     differed = [f"pair {names[i][0]} order {names[i][1]}: stored {b.winner} ({b.status}), now {a.winner} ({a.status})"
-                for i, b, a in zip(chosen, before, now) if (b.winner, b.status) != (a.winner, a.status)]
+                for i, b, a in zip(chosen, before, now, strict=True) if (b.winner, b.status) != (a.winner, a.status)]
     return Rejudged(len(chosen), tolerance, differed)

@@ -9,7 +9,10 @@ Judging both orders is done by the caller, which sends (a, b) and (b, a) as two 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, get_args, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, get_args, runtime_checkable
+
+if TYPE_CHECKING:
+    from assay.judge.prompts import PromptVersion
 
 Winner = Literal["first", "second", "tie"]
 # ok: a parsed verdict; invalid: the reply broke the output contract; refused: the model declined;
@@ -54,6 +57,6 @@ class Judge(Protocol):
     @property
     def identity(self) -> dict: ...
 
-    def judge_many(self, items: list[JudgeItem], prompt: "object") -> list[Verdict]:
+    def judge_many(self, items: list[JudgeItem], prompt: PromptVersion) -> list[Verdict]:
         """Verdicts for ``items`` in the same order, using ``prompt`` (an ``assay.judge.prompts.PromptVersion``)."""
         ...

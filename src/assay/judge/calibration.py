@@ -37,7 +37,7 @@ from assay.judge.base import Judge
 from assay.judge.fake import cited, n_words, own_style
 from assay.judge.orders import PairJudgement, judge_pairs, status_counts
 from assay.judge.usability import UsabilityRule, small_slices, usability
-from assay.stats.proportion import proportion_ci
+from assay.stats.proportion import IntervalMethod, proportion_ci
 
 INVALID = "invalid"  # the calibration label of a pair with a verdict that was not ok
 JUDGE_LABELS = (*LABELS, INVALID)
@@ -78,9 +78,10 @@ def _share(k: int, n: int) -> float:
     return k / n if n else math.nan
 
 
-def _slices(keys: Sequence[str], hits: Sequence[bool], method: str) -> dict[str, dict]:
-    correct, total = Counter(), Counter()
-    for key, hit in zip(keys, hits):
+def _slices(keys: Sequence[str], hits: Sequence[bool], method: IntervalMethod) -> dict[str, dict]:
+    correct: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    for key, hit in zip(keys, hits, strict=True):
         total[key] += 1
         correct[key] += hit
     out = {}
@@ -99,7 +100,7 @@ def calibration_label(result: PairJudgement) -> str:
 
 def _error_shape(pairs: Sequence[Pair], labels: Sequence[str]) -> dict[str, int]:
     shape = dict.fromkeys(ERROR_SHAPES, 0)
-    for pair, label in zip(pairs, labels):
+    for pair, label in zip(pairs, labels, strict=True):
         if label == pair.final or label == INVALID:  # invalid pairs are counted in invalid_share
             continue
         if label == "tie":
@@ -147,7 +148,7 @@ def _calibration_run(pairs, judge, prompt, swap, rule, labels_sha) -> Calibratio
     results = judge_pairs(judge, pairs, prompt, swap)
     labels = [calibration_label(r) for r in results]
     finals = [p.final for p in pairs]
-    hits = [j == f for j, f in zip(labels, finals)]
+    hits = [j == f for j, f in zip(labels, finals, strict=True)]
     n = len(pairs)
     table = contingency(finals, labels, labels=JUDGE_LABELS)
     kappa_low, kappa_high = table.kappa_ci(level=LEVEL)
@@ -287,7 +288,7 @@ def pair_rows(pairs: Sequence[Pair], labels: Sequence[str]) -> list[dict]:
     from assay.judge.dimensions import dimensions
 
     return [{"id": p.id, "kind": p.kind, "lang": p.lang, "final": p.final, "judge": label, **dimensions(p)}
-            for p, label in zip(pairs, labels)]
+            for p, label in zip(pairs, labels, strict=True)]
 
 
 def _pct(x: float) -> str:

@@ -46,8 +46,5 @@ def dimensions(pair: Pair) -> dict[str, str]:
     correctness = _pick(fact_share(pair.a, pair.facts), fact_share(pair.b, pair.facts))
     evidence = _pick(float(cited(pair.a)), float(cited(pair.b)))
     wa, wb = _words_without_citations(pair.a), _words_without_citations(pair.b)
-    if max(wa, wb) >= CONCISION_RATIO * min(wa, wb) and wa != wb:
-        concision = _pick(wa, wb, higher_wins=False)
-    else:
-        concision = "tie"
+    concision = _pick(wa, wb, higher_wins=False) if max(wa, wb) >= CONCISION_RATIO * min(wa, wb) and wa != wb else "tie"
     return {"correctness": correctness, "evidence": evidence, "concision": concision}

@@ -110,10 +110,7 @@ class FakeJudge:
         if hit is None:
             words = n_words(text)
             length = min(words / WORDS_CAP, 1.0)
-            if self.bangla_blind and is_bangla(text):
-                base = length
-            else:
-                base = fact_share(text, facts) + CITE_BONUS * cited(text)
+            base = length if self.bangla_blind and is_bangla(text) else fact_share(text, facts) + CITE_BONUS * cited(text)
             hit = cache[key] = (base, length, own_style(text))
         return hit
 

@@ -172,7 +172,7 @@ class ClientPool:
         self.proxy = proxy
         self.concurrency = concurrency
         self._slots = asyncio.Semaphore(concurrency)
-        self._session = None
+        self._session: aiohttp.ClientSession | None = None
         self.stopped = False
 
     def stop(self) -> None:

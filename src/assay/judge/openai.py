@@ -58,6 +58,7 @@ from assay.core.records import InputModel
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judge.http import Outcome
+    from assay.judge.prompts import PromptVersion
 
 AUTH_STATUSES = (401, 403)
 # secrets a server might echo besides the key itself: bearer tokens and key-like strings
@@ -365,7 +366,7 @@ class OpenAIJudge:
         """A sample of the invalid or refused replies seen so far (see :func:`invalid_replies`); never the key."""
         return invalid_replies(self._bad_replies, limit, width)
 
-    def request_body(self, item: JudgeItem, prompt: object) -> dict:
+    def request_body(self, item: JudgeItem, prompt: PromptVersion) -> dict:
         """The exact JSON body sent for ``item`` (and hashed into its cache key); no secret in it.
 
         ``response_format`` is included only when ``params.response_format`` is set, so bodies (and
@@ -395,7 +396,7 @@ class OpenAIJudge:
         return (f"{reason} (fix: the server rejected the key: check the key in environment variable {name} "
                 "(judge.openai.api_key_env) and that it may use this model)")
 
-    def judge_many(self, items: list[JudgeItem], prompt: object) -> list[Verdict]:
+    def judge_many(self, items: list[JudgeItem], prompt: PromptVersion) -> list[Verdict]:
         """Verdicts for ``items`` in order; requests not in the cache go to the endpoint concurrently.
 
         Identical request bodies are sent once. An empty ``items`` returns ``[]`` without a request.
@@ -418,7 +419,7 @@ class OpenAIJudge:
         key = self._api_key()
         bodies = [self.request_body(item, prompt) for item in items]
         keys = [request_key(self.url, self.params.model, body) for body in bodies]
-        unique = dict(zip(keys, bodies))
+        unique = dict(zip(keys, bodies, strict=True))
         cache = ResponseCache(self.params.cache_path) if self.params.cache_path else None
         try:
             texts: dict[str, str] = {}
@@ -512,13 +513,13 @@ class OpenAIJudge:
                     if out.permanent:  # the same answer for every request: stop them all, say it once
                         pool.stop()  # before any await: no request waiting for a slot is sent after this
                         raise self._format_refused(out)
-                    if out.text is not None:
-                        completion = read_completion(out.text)
+                    if (text := out.text) is not None:
+                        completion = read_completion(text)
                         if completion is None:
                             out = Outcome(out.status_code, None, f"HTTP {out.status_code}: response is not a chat "
-                                          f"completion: {out.text[:200]!r}", out.attempts)
+                                          f"completion: {text[:200]!r}", out.attempts)
                         elif cache is not None:
-                            cache.put(k, out.text, completion.model)
+                            cache.put(k, text, completion.model)
                     results[k] = out
                     bar.update(1)
 
@@ -528,5 +529,5 @@ class OpenAIJudge:
                             group.create_task(one(k, b))
                 except BaseExceptionGroup as group:  # raise as gather did: one exception, a refusal first
                     refused = [e for e in group.exceptions if isinstance(e, ResponseFormatRefused)]
-                    raise (refused or list(group.exceptions))[0] from None
+                    raise (refused[0] if refused else group.exceptions[0]) from None
         return results

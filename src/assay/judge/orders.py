@@ -13,10 +13,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from assay.core.errors import AssayError
 from assay.judge.base import FAILURE_STATUSES, Judge, JudgeItem, Status, Verdict
 from assay.data.pairs import Pair
+
+if TYPE_CHECKING:
+    from assay.judge.prompts import PromptVersion
 
 _FORWARD = {"first": "a", "second": "b", "tie": "tie"}  # a shown first
 _BACKWARD = {"first": "b", "second": "a", "tie": "tie"}  # b shown first
@@ -68,7 +72,7 @@ def items_for(pairs: Sequence[Pair], swap: bool) -> list[JudgeItem]:
     return forward + [JudgeItem(i.question, i.facts, i.second, i.first) for i in forward]
 
 
-def ask_items(judge: Judge, pairs: Sequence[Pair], prompt: object, swap: bool) -> tuple[list[JudgeItem], list[Verdict]]:
+def ask_items(judge: Judge, pairs: Sequence[Pair], prompt: PromptVersion, swap: bool) -> tuple[list[JudgeItem], list[Verdict]]:
     """The items of :func:`items_for` and the judge's verdicts on them, from one ``judge_many`` call.
 
     Raises:
@@ -82,7 +86,7 @@ def ask_items(judge: Judge, pairs: Sequence[Pair], prompt: object, swap: bool) -
     return items, verdicts
 
 
-def judge_pairs(judge: Judge, pairs: Sequence[Pair], prompt: object, swap: bool) -> list[PairJudgement]:
+def judge_pairs(judge: Judge, pairs: Sequence[Pair], prompt: PromptVersion, swap: bool) -> list[PairJudgement]:
     """Judge every pair, in one order or both, with one ``judge_many`` call.
 
     Returns one :class:`PairJudgement` per pair, in the order of ``pairs``; an empty list for no pairs.

@@ -20,11 +20,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from assay.judge.base import Judge
 from assay.judge.fake import PRESETS, n_words, own_style
 from assay.judge.orders import judge_pairs
 from assay.data.pairs import Pair
+
+if TYPE_CHECKING:
+    from assay.judge.prompts import PromptVersion
 
 PROBES = ("first_pick", "order_flip", "longer_wins", "self_wins")
 
@@ -43,7 +47,7 @@ def _own(pair: Pair) -> str | None:
     return None if sa == sb else ("a" if sa else "b")
 
 
-def bias_probes(judge: Judge, pairs: Sequence[Pair], prompt: object) -> dict:
+def bias_probes(judge: Judge, pairs: Sequence[Pair], prompt: PromptVersion) -> dict:
     """The four probe shares for ``judge`` on ``pairs``, plus the counts behind them.
 
     Returns:
@@ -55,9 +59,9 @@ def bias_probes(judge: Judge, pairs: Sequence[Pair], prompt: object) -> dict:
     results = judge_pairs(judge, pairs, prompt, swap=True)
     decisive = first = flips = 0
     long_n = long_hits = self_n = self_hits = 0
-    for pair, r in zip(pairs, results):
-        for verdict in (r.forward, r.backward):
-            if verdict.status == "ok" and verdict.winner != "tie":
+    for pair, r in zip(pairs, results, strict=True):
+        for verdict in (r.forward, r.backward):  # swap=True: both are verdicts
+            if verdict is not None and verdict.status == "ok" and verdict.winner != "tie":
                 decisive += 1
                 first += verdict.winner == "first"
         flips += r.forward_label != r.backward_label
@@ -79,7 +83,7 @@ def bias_probes(judge: Judge, pairs: Sequence[Pair], prompt: object) -> dict:
     }
 
 
-def preset_table(pairs: Sequence[Pair], prompt: object) -> dict[str, dict]:
+def preset_table(pairs: Sequence[Pair], prompt: PromptVersion) -> dict[str, dict]:
     """:func:`bias_probes` for every fake preset, keyed by preset name (in :data:`PRESETS` order)."""
     return {name: bias_probes(judge, pairs, prompt) for name, judge in PRESETS.items()}
 

@@ -32,10 +32,10 @@ from pydantic import BaseModel, ConfigDict
 
 from assay.core.errors import InputError, Problem
 from assay.core.io import decode_utf8, sha256_bytes
-from assay.judge.base import Verdict
+from assay.judge.base import Verdict, Winner
 
 PLACEHOLDERS = ("question", "first", "second")
-WINNERS = ("first", "second", "tie")
+WINNERS: tuple[Winner, ...] = ("first", "second", "tie")
 REPLY_KEYS = frozenset({"winner", "reason"})
 
 # The reply contract as a JSON Schema, for servers that constrain their output to a schema
@@ -98,6 +98,26 @@ def _line_of(text: str, index: int) -> int:
     return text.count("\n", 0, index) + 1
 
 
+def _user_problems(where: str, text: str, start: int, user: str) -> list[Problem]:
+    """Unknown, unclosed and missing or repeated placeholders of the user section (``user``, which
+    follows ``text[start]``)."""
+    problems = []
+    for found in _ANY_PLACEHOLDER.findall(user):
+        if _PLACEHOLDER.fullmatch(found) is None:
+            problems.append(Problem(where, None, "user", f"unknown placeholder {found}",
+                                    "use only {{question}}, {{first}}, {{second}}"))
+    for unclosed in re.finditer(r"\{\{(?![^{}]*\}\})", user):  # '{{question' without its '}}'
+        problems.append(Problem(where, _line_of(text, start + text[start:].index(user) + unclosed.start()),
+                                "user", f"placeholder {user[unclosed.start():unclosed.start() + 20]!r} is not closed",
+                                "close it with '}}', for example {{question}}"))
+    for name in PLACEHOLDERS:
+        count = user.count("{{" + name + "}}")
+        if count != 1:
+            problems.append(Problem(where, None, "user", f"placeholder {{{{{name}}}}} appears {count} times",
+                                    "use it exactly once"))
+    return problems
+
+
 def load_prompt(path: str | Path) -> PromptVersion:
     """Read and check one prompt file.
 
@@ -135,23 +155,11 @@ def load_prompt(path: str | Path) -> PromptVersion:
     if not criteria:
         problems.append(Problem(where, _line_of(text, heads[0].start()), "system", "no criteria found",
                                 "list them as numbered lines, '1. correctness: ...'"))
-    if _ANY_PLACEHOLDER.search(system):
-        problems.append(Problem(where, _line_of(text, heads[0].end() + _ANY_PLACEHOLDER.search(system).start()),
+    if (placeholder := _ANY_PLACEHOLDER.search(system)) is not None:
+        problems.append(Problem(where, _line_of(text, heads[0].end() + placeholder.start()),
                                 "system", "the system section holds a placeholder",
                                 "put {{question}}, {{first}} and {{second}} in the user section only"))
-    for found in _ANY_PLACEHOLDER.findall(user):
-        if _PLACEHOLDER.fullmatch(found) is None:
-            problems.append(Problem(where, None, "user", f"unknown placeholder {found}",
-                                    "use only {{question}}, {{first}}, {{second}}"))
-    for unclosed in re.finditer(r"\{\{(?![^{}]*\}\})", user):  # '{{question' without its '}}'
-        problems.append(Problem(where, _line_of(text, heads[1].end() + text[heads[1].end():].index(user) + unclosed.start()),
-                                "user", f"placeholder {user[unclosed.start():unclosed.start() + 20]!r} is not closed",
-                                "close it with '}}', for example {{question}}"))
-    for name in PLACEHOLDERS:
-        count = user.count("{{" + name + "}}")
-        if count != 1:
-            problems.append(Problem(where, None, "user", f"placeholder {{{{{name}}}}} appears {count} times",
-                                    "use it exactly once"))
+    problems += _user_problems(where, text, heads[1].end(), user)
     if problems:
         raise InputError(problems)
     return PromptVersion(name=match["name"], version=int(match["version"]), path=where, text=text,
@@ -193,6 +201,20 @@ def _no_duplicates(pairs: list[tuple[str, object]]) -> dict:
     return dict(pairs)
 
 
+def _why_not_json(text: str, error: ValueError) -> str:
+    """Why a reply ``json.loads`` refused is invalid: a repeated key, text around an object, or no JSON."""
+    if "duplicate key" in str(error):
+        return f"JSON object has a {error}"
+    start = text.find("{")
+    if start >= 0:
+        try:
+            json.JSONDecoder().raw_decode(text[start:])
+            return "extra text around the JSON object"
+        except ValueError:
+            pass
+    return "reply is not JSON"
+
+
 def parse_verdict(reply: str) -> Verdict:
     """Parse a judge reply under the strict contract; never raises on a bad reply.
 
@@ -218,16 +240,7 @@ def parse_verdict(reply: str) -> Verdict:
     try:
         data = json.loads(text, object_pairs_hook=_no_duplicates)
     except ValueError as error:
-        if "duplicate key" in str(error):
-            return _invalid(f"JSON object has a {error}", reply)
-        start = text.find("{")
-        if start >= 0:
-            try:
-                json.JSONDecoder().raw_decode(text[start:])
-                return _invalid("extra text around the JSON object", reply)
-            except ValueError:
-                pass
-        return _invalid("reply is not JSON", reply)
+        return _invalid(_why_not_json(text, error), reply)
     if not isinstance(data, dict):
         return _invalid(f"JSON is a {type(data).__name__}, not an object", reply)
     if "winner" not in data:
@@ -236,7 +249,7 @@ def parse_verdict(reply: str) -> Verdict:
     if unknown:
         return _invalid(f"unexpected key(s) {', '.join(map(repr, unknown))}", reply)
     winner = data["winner"]
-    if not isinstance(winner, str) or winner not in WINNERS:
+    if winner not in WINNERS:
         return _invalid(f"winner {winner!r} is not one of first, second, tie", reply)
     if "reason" not in data:
         return _invalid("JSON object has no 'reason'", reply)

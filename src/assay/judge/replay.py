@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay.core.errors import InputError, MissingArtifact, Problem
 from assay.core.io import read_jsonl
@@ -26,6 +27,9 @@ from assay.core.records import validate_rows
 from assay.data.pairs import Pair
 from assay.judge.base import JudgeItem, Verdict
 from assay.judge.replies import IDENTITY_FILE, REPLIES_DIR, STAGE, StoredReply, replies_file, reply_key
+
+if TYPE_CHECKING:
+    from assay.judge.prompts import PromptVersion
 
 MAX_NAMED = 5
 _FIX = f"run `dvc repro {STAGE}` to ask the judge, then commit {REPLIES_DIR}/"
@@ -94,7 +98,7 @@ class ReplayJudge:
             return dict(self._identity)
         return {**self._identity, "model_version": ", ".join(sorted(self._models))}
 
-    def _replies(self, prompt: object) -> dict[str, StoredReply]:
+    def _replies(self, prompt: PromptVersion) -> dict[str, StoredReply]:
         path = replies_file(self.folder, prompt)
         if path not in self._rows:
             if not path.is_file():
@@ -110,7 +114,7 @@ class ReplayJudge:
             return f"pair {named[0]} order {named[1]}"
         return f"an item not in the pairs file (question {item.question[:60]!r})"
 
-    def judge_many(self, items: list[JudgeItem], prompt: object) -> list[Verdict]:
+    def judge_many(self, items: list[JudgeItem], prompt: PromptVersion) -> list[Verdict]:
         """The stored verdicts for ``items``, in order; ``[]`` for no items.
 
         ``extra`` of each verdict carries ``model_version`` (or ``None``) and ``replayed: True``.
@@ -124,7 +128,7 @@ class ReplayJudge:
             return []
         rows = self._replies(prompt)
         keys = [reply_key(self._identity, prompt.sha, item) for item in items]
-        missing = [item for item, key in zip(items, keys) if key not in rows]
+        missing = [item for item, key in zip(items, keys, strict=True) if key not in rows]
         if missing:
             named = "; ".join(self._describe(item) for item in missing[:MAX_NAMED])
             more = f" and {len(missing) - MAX_NAMED} more" if len(missing) > MAX_NAMED else ""

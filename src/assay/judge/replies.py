@@ -37,7 +37,7 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -45,6 +45,9 @@ from assay.core.fmt import md_text
 from assay.data.pairs import Pair
 from assay.judge.base import STATUSES, Judge, JudgeItem, Status
 from assay.judge.orders import ask_items
+
+if TYPE_CHECKING:
+    from assay.judge.prompts import PromptVersion
 
 STAGE = "judge"
 REPLIES_DIR = "data/derived/judge"
@@ -114,12 +117,12 @@ def requested(prompt_version: int, sensitivity_versions: Sequence[int], swap: bo
     return dict(sorted(wanted.items()))
 
 
-def replies_file(folder: str | Path, prompt: object) -> Path:
+def replies_file(folder: str | Path, prompt: PromptVersion) -> Path:
     """``<folder>/<prompt name>_v<version>.jsonl``: the replies to one prompt version."""
     return Path(folder) / f"{prompt.name}_v{prompt.version}.jsonl"
 
 
-def ask(judge: Judge, identity: dict, pairs: Sequence[Pair], prompt: object, both_orders: bool) -> list[StoredReply]:
+def ask(judge: Judge, identity: dict, pairs: Sequence[Pair], prompt: PromptVersion, both_orders: bool) -> list[StoredReply]:
     """Ask ``judge`` about every pair under ``prompt`` in one ``judge_many`` call; one row per request.
 
     Args:
@@ -142,7 +145,7 @@ def ask(judge: Judge, identity: dict, pairs: Sequence[Pair], prompt: object, bot
     items, verdicts = ask_items(judge, pairs, prompt, both_orders)
     orders = [ORDERS[k // len(pairs)] for k in range(len(items))]
     rows = []
-    for k, (item, verdict, order) in enumerate(zip(items, verdicts, orders)):
+    for k, (item, verdict, order) in enumerate(zip(items, verdicts, orders, strict=True)):
         reply = verdict.extra.get("reply")
         rows.append(StoredReply(
             key=reply_key(identity, prompt.sha, item), pair=pairs[k % len(pairs)].id, order=order,
@@ -166,7 +169,8 @@ def client_counts(judge: Judge) -> dict[str, int]:
     >>> client_counts(object())
     {'requests': 0, 'cache_hits': 0, 'http_attempts': 0, 'failures': 0}
     """
-    client = judge.counts() if callable(getattr(judge, "counts", None)) else {}
+    counts = getattr(judge, "counts", None)
+    client = counts() if callable(counts) else {}
     return {k: int(client.get(k, 0)) for k in CLIENT_COUNTS}
 
 
@@ -235,7 +239,7 @@ def run_report(counts: dict[str, int], samples: Sequence[dict]) -> str:
     return "\n".join(lines)
 
 
-def status_line(prompt: object, rows: Sequence[StoredReply]) -> str:
+def status_line(prompt: PromptVersion, rows: Sequence[StoredReply]) -> str:
     """``pairwise v2: 84 replies (ok 84, invalid 0, refused 0, failed 0)``, for the stage's log."""
     counts = Counter(r.status for r in rows)
     shown = ", ".join(f"{s} {counts.get(s, 0)}" for s in STATUSES)

@@ -13,21 +13,49 @@ reason "no valid replies". The fake judge does not read the prompt, so with it t
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from assay.stats.agreement import contingency
 from assay.judge.base import STATUSES, Judge
 from assay.judge.orders import judge_pairs, status_counts
 from assay.data.pairs import LABELS, Pair
 
+if TYPE_CHECKING:
+    from assay.artifacts.judge import SensitivityMetrics
+    from assay.artifacts.provenance import Provenance
+    from assay.judge.prompts import PromptVersion
+
 NO_PAIRS = "no pairs"
 NO_VALID = "no valid replies"
 
 
-def _prompt_record(prompt: object) -> dict:
+def _prompt_record(prompt: PromptVersion) -> dict:
     return {k: getattr(prompt, k, None) for k in ("name", "version", "sha")}
 
 
-def wording_sensitivity(judge: Judge, pairs: list[Pair], prompt_a: object, prompt_b: object,
-                        swap: bool = True) -> dict:
+@dataclass(frozen=True)
+class SensitivityReport:
+    """One judge's labels of the same pairs under two prompt versions, compared (see :func:`wording_sensitivity`)."""
+
+    n: int
+    n_valid: int
+    swap: bool
+    judge: dict
+    prompts: dict[str, dict]
+    agreement: float
+    agreement_undefined: str | None
+    kappa: float
+    kappa_undefined: str | None
+    confusion: dict[str, dict[str, int]]
+    statuses: dict[str, dict[str, int]]
+    order_disagreements: dict[str, int]
+    changed: list[dict[str, str]]
+    not_valid: list[str]
+
+
+def wording_sensitivity(judge: Judge, pairs: list[Pair], prompt_a: PromptVersion, prompt_b: PromptVersion,
+                        swap: bool = True) -> SensitivityReport:
     """Compare the labels one judge gives the same pairs under two prompt versions.
 
     Args:
@@ -37,7 +65,7 @@ def wording_sensitivity(judge: Judge, pairs: list[Pair], prompt_a: object, promp
         swap: judge both orders and count an order flip as a tie (``assay.judge.orders.judge_pairs``).
 
     Returns:
-        A report dict: ``n`` (all pairs); ``n_valid`` (pairs whose every verdict was ok under both
+        A :class:`SensitivityReport`: ``n`` (all pairs); ``n_valid`` (pairs whose every verdict was ok under both
         wordings: the only pairs the figures below count); ``swap``; ``judge`` (identity);
         ``prompts`` (name, version, sha of ``a`` and ``b``); ``agreement`` (observed: share of the
         valid pairs with the same label under both) with ``agreement_undefined`` (``"no pairs"``,
@@ -57,35 +85,35 @@ def wording_sensitivity(judge: Judge, pairs: list[Pair], prompt_a: object, promp
     >>> p = Pair(id="p1", case_question="q", facts=[], a="x", b="y", kind="tie", lang="en",
     ...          ann1="tie", ann2="tie", final="tie")
     >>> r = wording_sensitivity(Always(), [p], "v1", "v2", swap=False)
-    >>> r["agreement"], r["n_valid"], r["confusion"]["a"]["a"]
+    >>> r.agreement, r.n_valid, r.confusion["a"]["a"]
     (1.0, 1, 1)
     """
     results_a = judge_pairs(judge, pairs, prompt_a, swap)
     results_b = judge_pairs(judge, pairs, prompt_b, swap)
-    valid = [all(s == "ok" for s in (*x.statuses, *y.statuses)) for x, y in zip(results_a, results_b)]
-    kept = [(p, x.label, y.label) for p, x, y, ok in zip(pairs, results_a, results_b, valid) if ok]
+    valid = [all(s == "ok" for s in (*x.statuses, *y.statuses)) for x, y in zip(results_a, results_b, strict=True)]
+    kept = [(p, x.label, y.label) for p, x, y, ok in zip(pairs, results_a, results_b, valid, strict=True) if ok]
     table = contingency([x for _, x, _ in kept], [y for _, _, y in kept], LABELS)
     undefined = NO_PAIRS if not pairs else NO_VALID if not kept else None
-    return {
-        "n": len(pairs),
-        "n_valid": table.n,
-        "swap": swap,
-        "judge": judge.identity,
-        "prompts": {"a": _prompt_record(prompt_a), "b": _prompt_record(prompt_b)},
-        "agreement": table.observed(),
-        "agreement_undefined": undefined,
-        "kappa": table.kappa(),
-        "kappa_undefined": undefined or table.undefined(),
-        "confusion": table.confusion(),
-        "statuses": {"a": status_counts(results_a, STATUSES), "b": status_counts(results_b, STATUSES)},
-        "order_disagreements": {"a": sum(r.order_disagreement for r in results_a),
-                                "b": sum(r.order_disagreement for r in results_b)},
-        "changed": sorted(({"id": p.id, "a": x, "b": y} for p, x, y in kept if x != y), key=lambda row: row["id"]),
-        "not_valid": sorted(p.id for p, ok in zip(pairs, valid) if not ok),
-    }
+    return SensitivityReport(
+        n=len(pairs),
+        n_valid=table.n,
+        swap=swap,
+        judge=judge.identity,
+        prompts={"a": _prompt_record(prompt_a), "b": _prompt_record(prompt_b)},
+        agreement=table.observed(),
+        agreement_undefined=undefined,
+        kappa=table.kappa(),
+        kappa_undefined=undefined or table.undefined(),
+        confusion=table.confusion(),
+        statuses={"a": status_counts(results_a, STATUSES), "b": status_counts(results_b, STATUSES)},
+        order_disagreements={"a": sum(r.order_disagreement for r in results_a),
+                             "b": sum(r.order_disagreement for r in results_b)},
+        changed=sorted(({"id": p.id, "a": x, "b": y} for p, x, y in kept if x != y), key=lambda row: row["id"]),
+        not_valid=sorted(p.id for p, ok in zip(pairs, valid, strict=True) if not ok),
+    )
 
 
-def outputs(report: dict, **inputs: str):
+def outputs(report: SensitivityReport, **inputs: str) -> tuple[SensitivityMetrics, Provenance]:
     """Split a report into its numbers (metrics/sensitivity.json) and its provenance.
 
     The provenance ``settings`` hold ``judge``, ``prompts`` and ``swap``; its ``details`` hold
@@ -94,36 +122,37 @@ def outputs(report: dict, **inputs: str):
     from assay.artifacts.judge import SensitivityMetrics
     from assay.artifacts.provenance import provenance
 
-    numbers = {k: v for k, v in report.items() if k in SensitivityMetrics.model_fields}
+    fields = vars(report)
+    numbers = {k: v for k, v in fields.items() if k in SensitivityMetrics.model_fields}
     return SensitivityMetrics(**numbers), provenance(
-        settings={k: report[k] for k in ("judge", "prompts", "swap")},
-        details={k: report[k] for k in ("kappa_undefined", "agreement_undefined", "changed", "not_valid")}, **inputs)
+        settings={k: fields[k] for k in ("judge", "prompts", "swap")},
+        details={k: fields[k] for k in ("kappa_undefined", "agreement_undefined", "changed", "not_valid")}, **inputs)
 
 
-def sensitivity_markdown(report: dict) -> str:
+def sensitivity_markdown(report: SensitivityReport) -> str:
     """The wording-sensitivity report as a page a person reads."""
-    a, b = report["prompts"]["a"], report["prompts"]["b"]
-    kappa = "undefined (" + report["kappa_undefined"] + ")" if report["kappa_undefined"] else f"{report['kappa']:.3f}"
-    if report["agreement_undefined"]:
-        stability = f"- Agreement between the two label lists: {report['agreement_undefined']}."
+    a, b = report.prompts["a"], report.prompts["b"]
+    kappa = "undefined (" + report.kappa_undefined + ")" if report.kappa_undefined else f"{report.kappa:.3f}"
+    if report.agreement_undefined:
+        stability = f"- Agreement between the two label lists: {report.agreement_undefined}."
     else:
-        stability = (f"- Agreement between the two label lists: {report['agreement']:.3f} over the {report['n_valid']} "
-                     f"of {report['n']} pairs with valid replies under both wordings; kappa {kappa}.")
+        stability = (f"- Agreement between the two label lists: {report.agreement:.3f} over the {report.n_valid} "
+                     f"of {report.n} pairs with valid replies under both wordings; kappa {kappa}.")
     lines = [f"# Prompt-wording sensitivity: v{a['version']} vs v{b['version']}", "",
-             f"The same judge labelled {report['n']} pairs under two wordings of the rubric "
-             f"(v{a['version']} sha {str(a['sha'])[:10]}, v{b['version']} sha {str(b['sha'])[:10]}; both orders: {report['swap']}).", "",
+             f"The same judge labelled {report.n} pairs under two wordings of the rubric "
+             f"(v{a['version']} sha {str(a['sha'])[:10]}, v{b['version']} sha {str(b['sha'])[:10]}; both orders: {report.swap}).", "",
              stability,
-             f"- Pairs left out because a reply was not ok under either wording: {len(report['not_valid'])}.",
-             f"- Labels that changed with the wording: {len(report['changed'])}.", "",
+             f"- Pairs left out because a reply was not ok under either wording: {len(report.not_valid)}.",
+             f"- Labels that changed with the wording: {len(report.changed)}.", "",
              "| prompt | ok | invalid | refused | failed | order disagreements |", "|---|---:|---:|---:|---:|---:|"]
     for side, p in (("a", a), ("b", b)):
-        st = report["statuses"][side]
+        st = report.statuses[side]
         lines.append(f"| v{p['version']} | {st['ok']} | {st['invalid']} | {st['refused']} | {st['failed']} | "
-                     f"{report['order_disagreements'][side]} |")
+                     f"{report.order_disagreements[side]} |")
     lines += ["", "A judge that reads the answers gives the same labels under both wordings; one that changes its mind is "
               "reading the wording. The fake judge does not read prompts, so with it agreement is 1 by construction: "
               "measure a real judge (judge.kind: openai).", ""]
-    if report["changed"]:
+    if report.changed:
         lines += ["| pair | label under a | label under b |", "|---|---|---|"]
-        lines += [f"| {r['id']} | {r['a']} | {r['b']} |" for r in report["changed"]]
+        lines += [f"| {r['id']} | {r['a']} | {r['b']} |" for r in report.changed]
     return "\n".join(lines) + "\n"

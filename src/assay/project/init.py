@@ -194,10 +194,7 @@ def add_part(root: str | Path, part: str, example: str = "minimal") -> InitResul
                            "(fix: move your own stages to another file, then run `assay pipeline`)")
     text = params.read_text(encoding="utf-8")
     parts_value = _values(base, after)["parts"]
-    if PARTS_LINE.search(text):
-        text = PARTS_LINE.sub(f"parts: {parts_value}", text, count=1)
-    else:
-        text = f"parts: {parts_value}\n\n" + text
+    text = PARTS_LINE.sub(f"parts: {parts_value}", text, count=1) if PARTS_LINE.search(text) else f"parts: {parts_value}\n\n" + text
     have = _sections(text)
     for name, block in _sections(params_text(base, after, example)).items():
         if name not in have:

@@ -175,13 +175,7 @@ def create_app(store: QueueStore, lease_seconds: float = DEFAULT_LEASE_SECONDS) 
         return _json(item)
 
     async def review(request: Request) -> Response:
-        raw = await _read_body(request)  # over MAX_BODY_BYTES: 413 before the rest is read
-        try:
-            text = raw.decode("utf-8") if raw else "null"
-            deep = _too_deep(text, MAX_DEPTH)
-            body = BadBody(deep, f"nested more than {MAX_DEPTH} levels deep") if deep else json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-            body = NOT_JSON  # refused after the token check, so a bad token is still 401
+        body = _review_body(await _read_body(request))  # over MAX_BODY_BYTES: 413 before the rest is read
         return _json(await run_in_threadpool(save, store, _bearer(request), request.path_params["item_id"], body))
 
     def queue_list(request: Request) -> Response:
@@ -198,33 +192,49 @@ def create_app(store: QueueStore, lease_seconds: float = DEFAULT_LEASE_SECONDS) 
         from assay.queue.snapshot import snapshot_rows
         from assay.queue.results import summarize
 
-        return _json(summarize(snapshot_rows(store, request.path_params["queue"])))
-
-    def page(_request: Request) -> Response:
-        return _asset("index.html", "text/html; charset=utf-8")
-
-    def script(_request: Request) -> Response:
-        return _asset("app.js", "text/javascript; charset=utf-8")
-
-    def style(_request: Request) -> Response:
-        return _asset("app.css", "text/css; charset=utf-8")
-
-    def unauthorized(_request: Request, _exc: Exception) -> Response:
-        headers = {**SECURITY_HEADERS, "WWW-Authenticate": "Bearer"}
-        return Response(json.dumps({"error": "a valid token is required (Authorization: Bearer <token>)"}),
-                        status_code=401, media_type="application/json", headers=headers)
-
-    def queue_error(_request: Request, exc: Exception) -> Response:
-        return _error(exc)  # type: ignore[arg-type]
+        return _json(summarize(snapshot_rows(store, request.path_params["queue"])).as_json())
 
     routes = [  # the two every reviewer calls over and over first: routes are matched in order
         Route("/api/queues/{queue}/next", next_item, methods=["POST"]),
         Route("/api/items/{item_id}/review", review, methods=["POST"]),
-        Route("/", page), Route("/app.js", script), Route("/app.css", style),
+        Route("/", _page), Route("/app.js", _script), Route("/app.css", _style),
         Route("/api/me", me), Route("/api/queues", queue_list),
         Route("/api/queues/{queue}/results", results),
     ]
-    return Starlette(routes=routes, exception_handlers={Unauthenticated: unauthorized, QueueError: queue_error})
+    return Starlette(routes=routes, exception_handlers={Unauthenticated: _unauthorized, QueueError: _queue_error})
+
+
+def _review_body(raw: bytes) -> object:
+    """The JSON of a review request, a :class:`BadBody` when nested too deeply, or ``NOT_JSON``."""
+    try:
+        text = raw.decode("utf-8") if raw else "null"
+        deep = _too_deep(text, MAX_DEPTH)
+        return BadBody(deep, f"nested more than {MAX_DEPTH} levels deep") if deep else json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        return NOT_JSON  # refused after the token check, so a bad token is still 401
+
+
+def _page(_request: Request) -> Response:
+    return _asset("index.html", "text/html; charset=utf-8")
+
+
+def _script(_request: Request) -> Response:
+    return _asset("app.js", "text/javascript; charset=utf-8")
+
+
+def _style(_request: Request) -> Response:
+    return _asset("app.css", "text/css; charset=utf-8")
+
+
+def _unauthorized(_request: Request, _exc: Exception) -> Response:
+    headers = {**SECURITY_HEADERS, "WWW-Authenticate": "Bearer"}
+    return Response(json.dumps({"error": "a valid token is required (Authorization: Bearer <token>)"}),
+                    status_code=401, media_type="application/json", headers=headers)
+
+
+def _queue_error(_request: Request, exc: Exception) -> Response:
+    # Starlette registers handlers by exception class but types them for any Exception; this one is for QueueError
+    return _error(exc)  # type: ignore[arg-type]
 
 
 def _bearer(request: Request) -> str | None:

@@ -52,7 +52,7 @@ class SourceItem(BaseModel):
     context: list[Message] = []
 
     @model_validator(mode="after")
-    def _answers_fit_kind(self) -> "SourceItem":
+    def _answers_fit_kind(self) -> SourceItem:
         want = {"a", "b"} if self.kind == "pair" else {"a"}
         if set(self.answers) != want:
             raise ValueError(f"a {self.kind} item needs answers {', '.join(sorted(want))}, got {', '.join(sorted(self.answers)) or 'none'}")

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from functools import lru_cache
 
 from assay.queue.errors import NotAllowed, ReviewConflict, UnknownQueue
@@ -78,7 +78,7 @@ def iso(ts: float) -> str:
     >>> iso(0.0)
     '1970-01-01T00:00:00.000Z'
     """
-    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{int(ts * 1000) % 1000:03d}Z"
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{int(ts * 1000) % 1000:03d}Z"
 
 
 # Plain SQL with :name parameters (PostgreSQL gets %(name)s); ``{lock}`` parts are PostgreSQL-only.
@@ -155,7 +155,10 @@ def _claim(tx: Transaction, queue: str, reviewer: str, now: float, lease_seconds
         if row is None:
             return None
         item_id = row[0]
-    kind, swap, payload, _, rubric_text = tx.one(_SQL[tx.dialect]["item"], {"item_id": item_id})
+    item = tx.one(_SQL[tx.dialect]["item"], {"item_id": item_id})
+    if item is None:  # the lease just taken names an item of this queue
+        raise UnknownQueue(f"no item {item_id!r} in queue {queue!r}")
+    kind, swap, payload, _, rubric_text = item
     shown = shown_item(item_id, kind, bool(swap), json.loads(payload))
     return {**shown, "rubric": _public_rubric(rubric_text), "lease_expires": iso(until)}
 
@@ -187,12 +190,20 @@ def save(store: QueueStore, token: str | None, item_id: str, body: object) -> di
         return _save(tx, store, who.queue, item_id, who.pseudonym, body)
 
 
-def _reviewer(who: Principal | None, does: str = "takes and reviews items") -> Principal:
+@dataclass(frozen=True)
+class _Reviewer:
+    """A reviewer's token resolved: the queue it is for and the reviewer's pseudonym."""
+
+    queue: str
+    pseudonym: str
+
+
+def _reviewer(who: Principal | None, does: str = "takes and reviews items") -> _Reviewer:
     if who is None:
         raise Unauthenticated()
-    if who.role != "reviewer":
+    if who.role != "reviewer" or who.queue is None or who.pseudonym is None:  # a reviewer's row has both
         raise NotAllowed(f"only a reviewer {does}; the coordinator creates queues and reads results")
-    return who
+    return _Reviewer(who.queue, who.pseudonym)
 
 
 def _save(tx: Transaction, store: QueueStore, queue: str, item_id: str, reviewer: str, body: object) -> dict:

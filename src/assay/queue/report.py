@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from assay.core.fmt import md_text
+
+if TYPE_CHECKING:
+    from assay.queue.results import ReviewSummary
 
 
 def _pct(x: float) -> str:
@@ -26,13 +30,13 @@ def _quote(text: str | None) -> str:
     return md_text(text)
 
 
-def report_markdown(summary: dict, inputs: dict[str, str]) -> str:
+def report_markdown(summary: ReviewSummary, inputs: dict[str, str]) -> str:
     """Markdown: the queue and its fill (with the bias warning), agreement and its reading, score
     gaps with intervals and flags, and every disagreement with the reviewer's and the judge's
     rationale. ``inputs`` (name to SHA-256) are listed at the end. Every text a person or a model
     wrote (notes, answers, questions, names) goes through :func:`assay.core.fmt.md_text`, so a
     ``<script>`` note appears as text, never as a tag."""
-    q, a, c = summary["queue"], summary["agreement"], summary["counts"]
+    q, a, c = summary.queue, summary.agreement, summary.counts
     name = " ".join(str(q["name"]).split()).replace("`", "'")  # a code span shows the rest as written, HTML included
     lines = [f"# Review queue `{name}`", ""]
     if q["synthetic"]:
@@ -52,13 +56,13 @@ def report_markdown(summary: dict, inputs: dict[str, str]) -> str:
               f"Reading: {a['reading']}.", "",
               "## Score gaps (reviewers minus judge, same answers)", "",
               "| criterion | gap | 95% interval (clustered by item) | answers | items | flag |", "|---|---|---|---|---|---|"]
-    for name, g in summary["score_gaps"].items():
+    for name, g in summary.score_gaps.items():
         flag = "look closer (|gap| >= 1)" if g["flag"] else ""
         lines.append(f"| {name} | {_num(g['gap'])} | {_num(g['ci_low'])} to {_num(g['ci_high'])} | {g['n']} | "
                      f"{g['items']} | {flag} |")
-    lines += ["", f"## Disagreements ({len(summary['disagreements'])})", "",
+    lines += ["", f"## Disagreements ({len(summary.disagreements)})", "",
               "Either a judge problem (fix the judge) or a data problem (the reference answer was wrong or out of date).", ""]
-    for d in summary["disagreements"]:
+    for d in summary.disagreements:
         lines += [f"### {md_text(d['item'])} (reviewer {md_text(d['reviewer'])})", "", f"Question: {_quote(d['question'])}", ""]
         for letter in ("a", "b"):
             lines.append(f"- answer {letter} ({md_text(d['models'].get(letter, '?'))}): {_quote(d['answers'].get(letter))}")

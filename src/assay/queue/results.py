@@ -28,7 +28,7 @@ Definitions::
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 from assay.queue.snapshot import Snapshot
 
@@ -121,13 +121,33 @@ def score_gaps(snapshot: Snapshot) -> dict[str, dict]:
     return out
 
 
-def summarize(snapshot: Snapshot) -> dict:
-    """Everything the review stage and the coordinator see, as plain data.
+@dataclass(frozen=True)
+class ReviewSummary:
+    """Everything the review stage and the coordinator see of one queue's snapshot.
 
-    Keys: ``queue`` (name, fill, ``random_fill``, ``biased``), ``counts``, ``agreement`` (value,
-    interval, ``n_decided``, kappa, its plain-words ``reading``), ``score_gaps`` and ``disagreements``
-    (each with the reviewer's and the judge's rationale).
+    Attributes:
+        queue: name, fill, ``random_fill``, ``biased``, ``synthetic``, ``source``, ``rubric_sha256``.
+        counts: ``reviews``, ``items``, ``pair_reviews`` and the pairs left out (``human_tie``,
+            ``judge_tie``, ``judge_silent``).
+        agreement: value, interval (``ci_low``, ``ci_high``), ``n_decided``, ``agreed``, kappa and
+            its plain-words ``reading``.
+        score_gaps: per criterion, :func:`score_gaps`.
+        disagreements: each with the reviewer's and the judge's rationale.
     """
+
+    queue: dict
+    counts: dict[str, int]
+    agreement: dict
+    score_gaps: dict[str, dict]
+    disagreements: list[dict]
+
+    def as_json(self) -> dict:
+        """The summary as the coordinator's API sends it (the fields in order, as plain data)."""
+        return asdict(self)
+
+
+def summarize(snapshot: Snapshot) -> ReviewSummary:
+    """Everything the review stage and the coordinator see (:class:`ReviewSummary`)."""
     from assay.stats.agreement import kappa
     from assay.stats.proportion import proportion_ci
 
@@ -142,25 +162,25 @@ def summarize(snapshot: Snapshot) -> dict:
                       "models": r.models, "reviewer_choice": r.choice, "judge_verdict": r.judge.verdict,
                       "reviewer_rationale": r.note, "correction": r.correction, "judge_rationale": r.judge.reason}
                      for r in decided if r.choice != r.judge.verdict]
-    return {
-        "queue": {"name": snapshot.queue.name, "fill": snapshot.queue.fill, "random_fill": snapshot.random_fill,
-                  "biased": not snapshot.random_fill, "synthetic": snapshot.queue.synthetic,
-                  "source": snapshot.queue.source, "rubric_sha256": snapshot.queue.rubric_sha256},
-        "counts": {"reviews": len(snapshot.reviews), "items": len({r.item for r in snapshot.reviews}),
-                   "pair_reviews": len(pairs),
-                   "human_tie": sum(r.choice == "tie" for r in pairs),
-                   "judge_tie": sum(r.choice in ("a", "b") and r.judge.verdict == "tie" for r in pairs),
-                   "judge_silent": sum(r.judge.verdict is None for r in pairs)},
-        "agreement": {"agreement": value, "ci_low": low, "ci_high": high, "n_decided": n, "agreed": same,
-                      "kappa": k, "reading": agreement_reading(low, n)},
-        "score_gaps": score_gaps(snapshot),
-        "disagreements": disagreements,
-    }
+    return ReviewSummary(
+        queue={"name": snapshot.queue.name, "fill": snapshot.queue.fill, "random_fill": snapshot.random_fill,
+               "biased": not snapshot.random_fill, "synthetic": snapshot.queue.synthetic,
+               "source": snapshot.queue.source, "rubric_sha256": snapshot.queue.rubric_sha256},
+        counts={"reviews": len(snapshot.reviews), "items": len({r.item for r in snapshot.reviews}),
+                "pair_reviews": len(pairs),
+                "human_tie": sum(r.choice == "tie" for r in pairs),
+                "judge_tie": sum(r.choice in ("a", "b") and r.judge.verdict == "tie" for r in pairs),
+                "judge_silent": sum(r.judge.verdict is None for r in pairs)},
+        agreement={"agreement": value, "ci_low": low, "ci_high": high, "n_decided": n, "agreed": same,
+                   "kappa": k, "reading": agreement_reading(low, n)},
+        score_gaps=score_gaps(snapshot),
+        disagreements=disagreements,
+    )
 
 
-def review_metrics(summary: dict) -> dict:
+def review_metrics(summary: ReviewSummary) -> dict:
     """Numbers only, for metrics/review/NAME.json (booleans as 0/1; nan written as null)."""
-    a, c = summary["agreement"], summary["counts"]
+    a, c = summary.agreement, summary.counts
     return {
         "n": c["reviews"], "n_items": c["items"], "n_pair_reviews": c["pair_reviews"],
         "n_decided": a["n_decided"], "agreed": a["agreed"],
@@ -168,11 +188,11 @@ def review_metrics(summary: dict) -> dict:
         "excluded_judge_silent": c["judge_silent"],
         "agreement": a["agreement"], "agreement_ci_low": a["ci_low"], "agreement_ci_high": a["ci_high"],
         "kappa": a["kappa"],
-        "score_gap": summary["score_gaps"],
-        "n_gaps_flagged": sum(g["flag"] for g in summary["score_gaps"].values()),
-        "random_fill": int(summary["queue"]["random_fill"]),
-        "synthetic": int(summary["queue"]["synthetic"]),
-        "n_disagreements": len(summary["disagreements"]),
+        "score_gap": summary.score_gaps,
+        "n_gaps_flagged": sum(g["flag"] for g in summary.score_gaps.values()),
+        "random_fill": int(summary.queue["random_fill"]),
+        "synthetic": int(summary.queue["synthetic"]),
+        "n_disagreements": len(summary.disagreements),
     }
 
 
@@ -195,7 +215,7 @@ class AgreementEvidence:
     agreed: int = 0
 
     @classmethod
-    def from_metrics(cls, m) -> "AgreementEvidence":
+    def from_metrics(cls, m) -> AgreementEvidence:
         """From a review metrics record (:class:`~assay.artifacts.queue.ReviewMetrics`, as the gate reads
         metrics/review/NAME.json through the registry); ``None`` fields become nan."""
         def num(x):

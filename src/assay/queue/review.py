@@ -100,21 +100,28 @@ def validate_review(body: object, kind: str, rubric: Rubric) -> Review:
     extra = sorted(set(scores) - set(shown))
     if extra:
         raise ReviewInvalid(f"scores.{extra[0]}", f"this item has answers {', '.join(shown)} only")
-    lo, hi = rubric.spec.scale.min, rubric.spec.scale.max
-    clean: dict[str, dict[str, int]] = {}
-    for letter in shown:
-        given = scores.get(letter)
-        if not isinstance(given, dict):
-            raise ReviewInvalid(f"scores.{letter}", f"score every criterion: {', '.join(rubric.spec.names)}")
-        for name in sorted(set(given) - set(rubric.spec.names)):
-            raise ReviewInvalid(f"scores.{letter}.{name}", f"not a rubric criterion ({', '.join(rubric.spec.names)})")
-        clean[letter] = {}
-        for name in rubric.spec.names:
-            value = given.get(name)
-            if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-                raise ReviewInvalid(f"scores.{letter}.{name}", f"{value!r} is not a whole number from {lo} to {hi}")
-            clean[letter][name] = value
+    clean = {letter: _letter_scores(scores.get(letter), letter, rubric) for letter in shown}
     return Review(choice, clean, _optional_text(body, "correction"), _optional_text(body, "note"))
+
+
+def _letter_scores(given: object, letter: str, rubric: Rubric) -> dict[str, int]:
+    """The scores of shown answer ``letter``: every rubric criterion, a whole number on the scale.
+
+    Raises:
+        ReviewInvalid: not an object, an unknown criterion (the first in sorted order), or a bad value.
+    """
+    lo, hi = rubric.spec.scale.min, rubric.spec.scale.max
+    if not isinstance(given, dict):
+        raise ReviewInvalid(f"scores.{letter}", f"score every criterion: {', '.join(rubric.spec.names)}")
+    for name in sorted(set(given) - set(rubric.spec.names)):
+        raise ReviewInvalid(f"scores.{letter}.{name}", f"not a rubric criterion ({', '.join(rubric.spec.names)})")
+    clean: dict[str, int] = {}
+    for name in rubric.spec.names:
+        value = given.get(name)
+        if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+            raise ReviewInvalid(f"scores.{letter}.{name}", f"{value!r} is not a whole number from {lo} to {hi}")
+        clean[name] = value
+    return clean
 
 
 def shown_item(item_id: str, kind: str, swap: bool, payload: dict) -> dict:

@@ -45,7 +45,7 @@ class Scale(InputModel):
     max: Literal[5] = 5
 
     @model_validator(mode="after")
-    def _ordered(self) -> "Scale":
+    def _ordered(self) -> Scale:
         if self.min >= self.max:
             raise ValueError(f"scale min {self.min} must be below max {self.max}")
         return self
@@ -68,7 +68,7 @@ class RubricSpec(InputModel):
     criteria: list[Criterion] = Field(min_length=1)
 
     @model_validator(mode="after")
-    def _unique(self) -> "RubricSpec":
+    def _unique(self) -> RubricSpec:
         names = [c.name for c in self.criteria]
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:

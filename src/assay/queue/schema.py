@@ -136,17 +136,16 @@ def migrate(engine, upto: int = LATEST) -> int:
     Raises:
         SchemaTooNew: the database is newer than this assay (a downgrade is not supported).
     """
-    with engine.connect().execution_options(write=True) as conn:
-        with conn.begin():
-            if conn.dialect.name == "postgresql":
-                conn.execute(text("SELECT pg_advisory_xact_lock(4242011)"))
-            if not conn.dialect.has_table(conn, "schema_version"):
-                schema_version.create(conn)
-                conn.execute(schema_version.insert().values(version=0))
-            version = current_version(conn)
-            if version > LATEST:
-                raise SchemaTooNew(f"queue database has schema version {version}, newer than this assay's {LATEST}; upgrade assay")
-            for number in range(version, upto):
-                MIGRATIONS[number](conn)
-                conn.execute(schema_version.update().values(version=number + 1))
-            return current_version(conn)
+    with engine.connect().execution_options(write=True) as conn, conn.begin():
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(4242011)"))
+        if not conn.dialect.has_table(conn, "schema_version"):
+            schema_version.create(conn)
+            conn.execute(schema_version.insert().values(version=0))
+        version = current_version(conn)
+        if version > LATEST:
+            raise SchemaTooNew(f"queue database has schema version {version}, newer than this assay's {LATEST}; upgrade assay")
+        for number in range(version, upto):
+            MIGRATIONS[number](conn)
+            conn.execute(schema_version.update().values(version=number + 1))
+        return current_version(conn)

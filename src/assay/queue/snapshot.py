@@ -132,7 +132,7 @@ def read_snapshot(path: str | Path) -> Snapshot:
     reviews = [r for _, r in validate_rows(str(path), rows[1:], ReviewRow, key=None)]
     seen: dict[tuple[str, str], int] = {}
     problems = []
-    for (line, _), r in zip(rows[1:], reviews):
+    for (line, _), r in zip(rows[1:], reviews, strict=True):
         key = (r.item, r.reviewer)
         if key in seen:
             problems.append(Problem(str(path), line, "item", f"{r.reviewer} reviewed {r.item!r} twice (first on line {seen[key]})",

@@ -28,9 +28,11 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import bindparam, create_engine, event, func, select
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.pool import PoolProxiedConnection
 
 from assay.queue import schema as s
 from assay.queue.errors import NotAllowed, QueueExists, UnknownQueue
@@ -138,12 +140,12 @@ class QueueStore:
         # 100 ms, which turns contention between this process's threads into long pauses; a Python
         # lock hands the turn over at once. The busy timeout still covers other processes.
         self._write_lock = threading.Lock() if self.dialect == "sqlite" else contextlib.nullcontext()
-        self._sqlite = None  # the SQLite connection of :meth:`transaction`, opened on first use
+        self._sqlite: PoolProxiedConnection | None = None  # the SQLite connection of :meth:`transaction`, opened on first use
         self._autocheckpoint = True  # False once :meth:`checkpoint_in_background` runs the checkpoints
         #: WAL checkpoints the background thread has run (see :meth:`checkpoint_in_background`)
         self.checkpoints = 0
         #: the driver's unique-violation error (a second review of one slot or by one reviewer)
-        self.integrity_error = engine.dialect.dbapi.IntegrityError
+        self.integrity_error = _dbapi(engine).IntegrityError
 
     @contextlib.contextmanager
     def write(self) -> Iterator[Connection]:
@@ -156,7 +158,7 @@ class QueueStore:
         return self.engine.connect()
 
     @contextlib.contextmanager
-    def transaction(self) -> Iterator["Transaction"]:
+    def transaction(self) -> Iterator[Transaction]:
         """One writing transaction on the driver's connection: committed on success, rolled back on error.
 
         SQLite: one connection kept for these transactions, used under the write lock, each
@@ -169,14 +171,14 @@ class QueueStore:
                     # other caller from being handed this connection
                     self._sqlite = self.engine.raw_connection()
                     if not self._autocheckpoint:
-                        self._sqlite.driver_connection.execute("PRAGMA wal_autocheckpoint=0")
-                cursor = self._sqlite.driver_connection.cursor()
+                        _driver(self._sqlite).execute("PRAGMA wal_autocheckpoint=0")
+                cursor = _driver(self._sqlite).cursor()
                 cursor.execute("BEGIN IMMEDIATE")
                 try:
                     yield Transaction(cursor, self.dialect)
                     cursor.execute("COMMIT")
                 except BaseException:
-                    if self._sqlite.driver_connection.in_transaction:
+                    if _driver(self._sqlite).in_transaction:
                         cursor.execute("ROLLBACK")
                     raise
             return
@@ -213,21 +215,21 @@ class QueueStore:
         with self._write_lock:
             self._autocheckpoint = False
             if self._sqlite is not None:
-                self._sqlite.driver_connection.execute("PRAGMA wal_autocheckpoint=0")
+                _driver(self._sqlite).execute("PRAGMA wal_autocheckpoint=0")
         stop = threading.Event()
         conn = self.engine.raw_connection()  # its own, out of the pool for the thread's life
 
         def run() -> None:
             try:
                 while not stop.wait(interval):
-                    conn.driver_connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                    _driver(conn).execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
                     self.checkpoints += 1
             finally:  # stopped, or a checkpoint failed: SQLite checkpoints in the commits again
                 conn.close()
                 with self._write_lock:
                     self._autocheckpoint = True
                     if self._sqlite is not None:
-                        self._sqlite.driver_connection.execute(f"PRAGMA wal_autocheckpoint={_AUTOCHECKPOINT}")
+                        _driver(self._sqlite).execute(f"PRAGMA wal_autocheckpoint={_AUTOCHECKPOINT}")
 
         threading.Thread(target=run, name="assay-wal-checkpoint", daemon=True).start()
         return stop
@@ -407,3 +409,23 @@ def open_store(db: str | None = None, clock: Callable[[], float] = time.time) ->
     engine = make_engine(db)
     s.migrate(engine)
     return QueueStore(engine, clock)
+
+
+def _driver(conn: PoolProxiedConnection) -> Any:
+    """The driver's own connection (sqlite3, psycopg) under SQLAlchemy's pool wrapper.
+
+    Raises:
+        RuntimeError: the wrapper no longer holds a connection (closed or invalidated).
+    """
+    driver = conn.driver_connection
+    if driver is None:
+        raise RuntimeError("queue store: the pooled connection is closed")
+    return driver
+
+
+def _dbapi(engine: Engine) -> Any:
+    """The engine's DB-API module (``sqlite3``, ``psycopg``); SQLAlchemy types it optional, a real engine has one."""
+    dbapi = engine.dialect.dbapi
+    if dbapi is None:
+        raise RuntimeError(f"queue store: the {engine.dialect.name} dialect has no DB-API driver loaded")
+    return dbapi

@@ -44,7 +44,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from assay.queue.snapshot import ReviewRow, Snapshot
+from assay.queue.snapshot import Letter, ReviewRow, Snapshot
 
 REJECTED_SOURCE = "review"
 
@@ -70,14 +70,14 @@ class TrainingSet:
 
 def example_id(queue: str, item: str, reviewer: str) -> str:
     """Stable id of the example made from one review."""
-    return hashlib.sha256(f"{queue}\0{item}\0{reviewer}".encode("utf-8")).hexdigest()[:20]
+    return hashlib.sha256(f"{queue}\0{item}\0{reviewer}".encode()).hexdigest()[:20]
 
 
 def _mean(scores: dict[str, int]) -> float:
     return sum(scores.values()) / len(scores) if scores else 0.0
 
 
-def _less_liked(r: ReviewRow) -> str:
+def _less_liked(r: ReviewRow) -> Letter:
     if r.choice in ("a", "b"):
         return "b" if r.choice == "a" else "a"
     ma, mb = _mean(r.scores.get("a", {})), _mean(r.scores.get("b", {}))
@@ -96,8 +96,8 @@ def example(queue: str, r: ReviewRow, snapshot: str | None = None, synthetic: bo
         answer, rejected, origin = r.correction, r.answers["a"], "correction"
     elif r.correction is not None:
         answer, rejected, origin = r.correction, r.answers[_less_liked(r)], "correction"
-    elif r.choice in ("a", "b"):
-        other = "b" if r.choice == "a" else "a"
+    elif r.choice == "a" or r.choice == "b":
+        other: Letter = "b" if r.choice == "a" else "a"
         answer, rejected, origin = r.answers[r.choice], r.answers[other], "choice"
     else:
         return None, "tie_without_correction"

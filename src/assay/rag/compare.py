@@ -169,12 +169,12 @@ def pair_rows(b_ids, c_ids, names: tuple[str, str] = ("baseline", "candidate")):
                  for name, only in ((names[0], only_b), (names[1], only_c)) if only]
         raise PairingError(f"compare: the runs hold different cases; {'; '.join(parts)} "
                            "(fix: evaluate both versions on the same data/cases.jsonl)")
-    name, ids = next((n, i) for n, i in zip(names, (b_ids, c_ids)) if _repeated(i))
+    name, ids = next((n, i) for n, i in zip(names, (b_ids, c_ids), strict=True) if _repeated(i))
     raise PairingError(f"compare: {name} repeats case id(s) {_name_ids(_repeated(ids))} "
                        "(fix: a run holds one row per case)")
 
 
-def _holdout_mask(ids, sides) -> "np.ndarray":
+def _holdout_mask(ids, sides) -> np.ndarray:
     """Which of ``ids`` (sorted) are on the holdout side of ``sides`` (a mapping or the split table).
 
     The split table (columns ``id``, ``side``, sorted by id as the split stage writes it) pairs by
@@ -267,7 +267,7 @@ def compare_runs(baseline, candidate, sides, method: IntervalMethod = "wilson",
         baseline_by_task={t: rate(pb[task == i], method) for i, t in enumerate(TASKS)},
         candidate_by_task={t: rate(pc_[task == i], method) for i, t in enumerate(TASKS)},
         regressions=regressions, regressions_n_paired=paired_n)
-    report = {key: listed(mask) for key, mask in masks.items()}
+    report: dict[str, list[str] | dict[str, list[str]]] = {key: listed(mask) for key, mask in masks.items()}
     report["regressed"] = regressed
     return metrics, report
 
@@ -290,9 +290,11 @@ def run_provenance(runs: dict[str, str], split_hash: str):
     from assay.core.io import sha256_file
 
     hashes = {name: PROVENANCE.read(stage=provenance_stage(RAG, version=name)).inputs.get("cases") for name in runs}
-    if len(set(hashes.values())) != 1 or None in hashes.values():
+    cases = next(iter(hashes.values()), None)
+    if len(set(hashes.values())) != 1 or cases is None:
         shown = ", ".join(f"{name} {h}" for name, h in sorted(hashes.items()))
         raise PairingError(f"compare: the runs were made on different case sets (dataset hashes: {shown}) "
                            "(fix: re-run the evaluate stage for both versions)")
-    return provenance(cases=next(iter(hashes.values())), split=split_hash,
-                      **{f"run_{name}": sha256_file(path) for name, path in sorted(runs.items())})
+    run_hashes = {f"run_{name}": sha256_file(path) for name, path in sorted(runs.items())}
+    # the keys are run_<version>, never provenance's settings/details, which mypy cannot see through **
+    return provenance(cases=cases, split=split_hash, **run_hashes)  # type: ignore[arg-type]

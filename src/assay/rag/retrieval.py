@@ -82,7 +82,7 @@ def chunk_corpus(corpus: Mapping[str, Document], chunking: Chunking) -> list[Chu
     """
     if chunking not in CHUNKINGS:
         raise RetrievalError(f"chunk_corpus: chunking {chunking!r} is not one of {', '.join(CHUNKINGS)}")
-    chunks = []
+    chunks: list[Chunk] = []
     for doc_id in sorted(corpus):
         pieces = corpus[doc_id].paragraphs()
         if chunking == "sentence":
@@ -183,7 +183,7 @@ class LexicalIndex:
         out: list[tuple[list[Hit], int]] = []
         for _, block in self.scores(questions):
             best = np.maximum.reduceat(block, self.doc_starts, axis=1)
-            for row, doc_scores in zip(block, best):
+            for row, doc_scores in zip(block, best, strict=True):
                 hits = []
                 for d in top_k_row(doc_scores, k):
                     start, end = self.doc_starts[d], ends[d]

@@ -234,11 +234,13 @@ def score_case(case: CaseRecord, output: SystemOutput, corpus: Mapping[str, Docu
         format_ok=format_ok, latency_ms=output.latency_ms, passed=passed)
 
 
-def build_system(name: str, version: VersionParams, corpus: Mapping[str, Document]):
+def build_system(name: str, version: VersionParams, corpus: Mapping[str, Document]) -> ReferenceSystem | AnswersFileSystem | CallableSystem:
     """The system a version names (reference, answers file or callable)."""
     if version.system == "answers_file":
+        assert version.answers is not None  # VersionParams' validator requires it with this system
         return AnswersFileSystem(version.answers)
     if version.system == "callable":
+        assert version.callable is not None  # VersionParams' validator requires it with this system
         return CallableSystem(version.callable, corpus, param=f"rag.versions.{name}.callable")
     return ReferenceSystem(corpus, version.chunking, version.min_score, version.min_margin)
 

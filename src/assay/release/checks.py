@@ -234,7 +234,7 @@ def review_agreement_checks(requirement: ReviewAgreement | None, reviews: dict[s
                                 f"`assay queue export {name}`, add {name} to review.snapshots, run dvc repro)", None, minimum))
         elif metrics is None:
             checks.append(Check(label, "missing", f"metrics/review/{name}.json not found: run dvc repro", None, minimum))
-        elif name in (unusable or {}):
+        elif unusable and name in unusable:
             status, why = unusable[name]
             checks.append(Check(label, status, why, None, minimum))
         else:

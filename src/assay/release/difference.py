@@ -58,7 +58,7 @@ def json_difference(committed: Any, recomputed: Any, path: tuple = ()) -> tuple[
                 return found
         return None
     if isinstance(committed, list) and isinstance(recomputed, list):
-        for index, (a, b) in enumerate(zip(committed, recomputed)):
+        for index, (a, b) in enumerate(zip(committed, recomputed, strict=False)):
             found = json_difference(a, b, path + (index,))
             if found is not None:
                 return found

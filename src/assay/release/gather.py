@@ -13,7 +13,9 @@ A params or plan file that does not validate, and a metrics file that is absent 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -26,6 +28,13 @@ from assay.core.errors import AssayError
 from assay.queue.snapshot import ReviewParams
 from assay.release.checks import (Check, GateParams, Status, calibration_consistency, freshness_checks, judge_checks, metric_checks,
                                   review_agreement_checks)
+
+if TYPE_CHECKING:
+    from assay.data.plan import Plan
+    from assay.judge.usability import UsabilityRule
+
+
+M = TypeVar("M", bound=BaseModel)
 
 
 class Versions(BaseModel):
@@ -46,12 +55,12 @@ class Evidence:
     reaches a verdict (nothing stale) it is the hash of the source in use.
     """
 
-    metrics: dict[str, object] = field(default_factory=dict)
+    metrics: dict[str, BaseModel | None] = field(default_factory=dict)
     provenance: dict[str, Provenance] = field(default_factory=dict)
     plan_problems: list[str] = field(default_factory=list)
     versions: Versions = field(default_factory=Versions)
     params: GateParams = field(default_factory=GateParams)
-    candidate_settings: dict = field(default_factory=dict)
+    candidate_settings: dict[str, object] = field(default_factory=dict)
     candidate_source_sha256: str | None = None
     broken: set[str] = field(default_factory=set)
     stages: dict[str, str] = field(default_factory=dict)
@@ -60,6 +69,12 @@ class Evidence:
     review_use: str = "lower_bound"
     review_minimum: float | None = None
     parts: tuple[str, ...] = ()
+
+    def metric(self, artifact: Artifact[M], **fields: str) -> M | None:
+        """The metrics file ``artifact`` (``fields`` fill its path) as its model; ``None`` when it is
+        absent, broken or was not read (the gate records those as ``missing`` checks)."""
+        value = self.metrics.get(artifact.relpath(**fields))
+        return value if isinstance(value, artifact.model) else None
 
 
 #: metrics files that only the judge part writes
@@ -124,13 +139,12 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
             ev.stages[name] = provenance_stage(artifact, **fields)
     cand_prov = ev.provenance.get(RAG.relpath(version=ev.versions.candidate))
     ev.candidate_source_sha256 = cand_prov.inputs.get("source") if cand_prov else None
-    m = ev.metrics
-    checks += metric_checks(plan, m[RAG.relpath(version=ev.versions.candidate)], m[COMPARE.relpath()], ev.versions.candidate)
+    checks += metric_checks(plan, ev.metric(RAG, version=ev.versions.candidate), ev.metric(COMPARE), ev.versions.candidate)
     if "judge" in ev.parts:
         cal_prov = ev.provenance.get(CALIBRATION.relpath())
         reasons = cal_prov.details.get("reasons") if cal_prov else None
-        checks += judge_checks(ev.params, m[AGREEMENT.relpath()], m[CALIBRATION.relpath()], reasons)
-        checks += calibration_consistency(m[CALIBRATION.relpath()], reasons, _judge_rule(params_file))
+        checks += judge_checks(ev.params, ev.metric(AGREEMENT), ev.metric(CALIBRATION), reasons)
+        checks += calibration_consistency(ev.metric(CALIBRATION), reasons, _judge_rule(params_file))
     unusable = _read_reviews(base, plan, ev)
     fresh = _freshness(base, ev)
     for name in ev.review_queues:
@@ -147,7 +161,7 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
     return checks, ev
 
 
-def _judge_rule(params_file: Path):
+def _judge_rule(params_file: Path) -> UsabilityRule | None:
     """The usability rule of params ``judge`` (None when the section does not load: check_params reported it)."""
     from assay.core.params import load_section
     from assay.judge.params import JudgeParams
@@ -164,7 +178,7 @@ def _listed_snapshots(params_file: Path) -> list[str]:
     return load_section("review", ReviewParams, params_file).snapshots
 
 
-def _read_reviews(base: Path, plan, ev: Evidence) -> dict[str, tuple[Status, str]]:
+def _read_reviews(base: Path, plan: Plan, ev: Evidence) -> dict[str, tuple[Status, str]]:
     """Read metrics/review/NAME.json and its provenance for each queue the plan's requirement names.
 
     Fills ``ev.reviews`` (``None`` when absent or broken), and ``ev.provenance``/``ev.stages`` so the
@@ -222,7 +236,7 @@ def _freshness(base: Path, ev: Evidence) -> list[Check]:
     return checks
 
 
-def _guard(fn):
+def _guard(fn: Callable[[], str]) -> Callable[[], str]:
     """An input that no longer validates counts as changed rather than crashing the gate."""
     def call() -> str:
         try:

@@ -8,11 +8,16 @@ provenance file names are hashed, once.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay.core.io import read_yaml, sha256_file, sha256_path, sha256_tree
 from assay.core.paths import InputPaths
 from assay.queue.snapshot import SNAPSHOT_DIR
+
+if TYPE_CHECKING:
+    from assay.judge.params import JudgeParams
 
 SPLIT_TABLE = "data/derived/split.parquet"
 
@@ -40,7 +45,7 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
 
         return dataset_hash(load_cases(base / paths.cases))
 
-    def judge_params():
+    def judge_params() -> JudgeParams:
         from assay.core.params import load_section
         from assay.judge.params import JudgeParams
 
@@ -57,7 +62,7 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
 
         return load_prompt(judge_params().prompt_file(base / paths.prompts)).sha
 
-    inputs = {
+    inputs: dict[str, Callable[[], str]] = {
         "plan": lambda: sha256_file(base / paths.plan),
         "cases_file": lambda: sha256_file(base / paths.cases),
         "corpus": lambda: sha256_tree(base / paths.corpus),
@@ -71,9 +76,9 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
     }
     versions = (params.get("rag") or {}).get("versions") or {}
     for name, settings in versions.items():
-        inputs[f"run_{name}"] = lambda n=name: sha256_file(base / "data/derived/runs" / f"{n}.parquet")
+        inputs[f"run_{name}"] = partial(sha256_file, base / "data/derived/runs" / f"{name}.parquet")
         if (settings or {}).get("source"):
-            inputs[f"evaluate_{name}:source"] = lambda a=settings["source"]: sha256_path(base / a)
+            inputs[f"evaluate_{name}:source"] = partial(sha256_path, base / settings["source"])
     for name in (params.get("review") or {}).get("snapshots") or []:
-        inputs[f"review_{name}:snapshot"] = lambda n=name: sha256_file(base / SNAPSHOT_DIR / f"{n}.jsonl")
+        inputs[f"review_{name}:snapshot"] = partial(sha256_file, base / SNAPSHOT_DIR / f"{name}.jsonl")
     return inputs

@@ -19,7 +19,9 @@ can the gate. It reports, all in one run and each at its YAML line:
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -44,6 +46,8 @@ from assay.relevance.params import RelevanceParams
 from assay.study.params import StudyParams
 
 # params.yaml section -> the model of the stage (or command) that reads it
+
+S = TypeVar("S", bound=BaseModel)
 
 SECTIONS: dict[str, type[BaseModel]] = {
     "inputs": InputPaths,
@@ -106,6 +110,26 @@ def check_params(path: str | Path = "params.yaml") -> list[Problem]:
     except InputError as error:
         problems += error.problems
         parts = PARTS
+    problems += _section_name_problems(data, parts, where)
+    valid, found = _valid_sections(data, parts, where)
+    problems += found
+    judge = _section(valid, "judge", JudgeParams)
+    if judge is not None and (judge.openai or judge.kind == "openai"):
+        problems += _validate(OpenAIJudgeParams, judge.openai or {}, where, "judge.openai")[1]
+    inputs = _section(valid, "inputs", InputPaths)
+    if judge is not None and inputs is not None:
+        problems += _prompt_problems(judge, Path(path).parent / inputs.prompts, inputs.prompts, where)
+    rag, compare = _section(valid, "rag", RagParams), _section(valid, "compare", CompareParams)
+    if compare is not None and isinstance(data.get("rag"), dict):
+        versions = rag.versions if rag is not None else data["rag"].get("versions")
+        if isinstance(versions, dict):
+            problems += version_problems(compare, versions, where)
+    return [locate(p, Path(path)) for p in problems]
+
+
+def _section_name_problems(data: dict, parts: Collection[str], where: str) -> list[Problem]:
+    """Sections of a part ``parts`` does not list, and names that are no section."""
+    problems = []
     for name in data:
         if name == "parts":
             continue
@@ -115,6 +139,12 @@ def check_params(path: str | Path = "params.yaml") -> list[Problem]:
         elif name not in SECTIONS:
             message, fix = unknown_name(str(name), [*SECTIONS, "parts"], what="section")
             problems.append(Problem(where, None, str(name), message, fix))
+    return problems
+
+
+def _valid_sections(data: dict, parts: Collection[str], where: str) -> tuple[dict[str, BaseModel], list[Problem]]:
+    """Each section of a listed part validated (absent as ``{}``): the valid ones by name, and the problems."""
+    problems: list[Problem] = []
     valid: dict[str, BaseModel] = {}
     for name, model in SECTIONS.items():
         if PART_OF[name] not in parts:
@@ -128,15 +158,10 @@ def check_params(path: str | Path = "params.yaml") -> list[Problem]:
         problems += found
         if record is not None:
             valid[name] = record
-    judge = valid.get("judge")
-    if judge is not None and (judge.openai or judge.kind == "openai"):
-        problems += _validate(OpenAIJudgeParams, judge.openai or {}, where, "judge.openai")[1]
-    inputs = valid.get("inputs")
-    if judge is not None and inputs is not None:
-        problems += _prompt_problems(judge, Path(path).parent / inputs.prompts, inputs.prompts, where)
-    rag, compare = valid.get("rag"), valid.get("compare")
-    if compare is not None and isinstance(data.get("rag"), dict):
-        versions = rag.versions if rag is not None else data["rag"].get("versions")
-        if isinstance(versions, dict):
-            problems += version_problems(compare, versions, where)
-    return [locate(p, Path(path)) for p in problems]
+    return valid, problems
+
+
+def _section(valid: dict[str, BaseModel], name: str, model: type[S]) -> S | None:
+    """The section ``name`` as validated (``SECTIONS[name]`` is ``model``); ``None`` when absent or invalid."""
+    record = valid.get(name)
+    return record if isinstance(record, model) else None

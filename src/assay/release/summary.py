@@ -10,6 +10,7 @@ review queues the plan names. Each figure carries its n and, where one exists, i
 
 from __future__ import annotations
 
+from assay.artifacts.estimate import Estimate
 from assay.artifacts.registry import AGREEMENT, BIAS, CALIBRATION, COMPARE, DATASET, LEAKAGE, METRIC_NAMES, RAG, SPLIT
 from assay.core.fmt import ci, num
 from assay.release.checks import VERDICTS, Check, exit_code
@@ -20,14 +21,13 @@ def _missing(name: str) -> list[str]:
     return [f"_Not available: {name} is missing; run `dvc repro`._", ""]
 
 
-def _est(e) -> str:
+def _est(e: Estimate) -> str:
     return f"{ci(e.value, e.ci_low, e.ci_high)}, n {e.n}"
 
 
 def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | None = None) -> str:
     """The summary page for the gate's ``checks`` and the evidence they read."""
     base, cand = ev.versions.baseline, ev.versions.candidate
-    m = ev.metrics
     out = [f"# Evaluation summary: {cand} vs {base}", "", f"**Verdict: {VERDICTS[exit_code(checks)]}.**", "",
            "The decision is taken on the holdout cases; dev figures are for tuning.", ""]
     out += ["| check | status | detail |", "|---|---|---|"]
@@ -40,7 +40,7 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
                 + (" **It is being tuned on: its figures overstate how a new candidate will do.**" if warn else ""), ""]
 
     out += ["## Dataset", ""]
-    d, prov = m.get(DATASET.relpath()), ev.provenance.get(DATASET.relpath())
+    d, prov = ev.metric(DATASET), ev.provenance.get(DATASET.relpath())
     if d is not None:
         langs = ", ".join(f"{k} {v}" for k, v in d.by_lang.items())
         digest = str((prov.details if prov else {}).get("dataset_hash", ""))[:12]
@@ -49,15 +49,15 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
                 "(reports/coverage.md).", ""]
     else:
         out += _missing(DATASET.relpath())
-    if (s := m.get(SPLIT.relpath())) is not None:
+    if (s := ev.metric(SPLIT)) is not None:
         out += [f"Split by salted id hash: {s.dev} dev, {s.holdout} holdout.", ""]
-    if (k := m.get(LEAKAGE.relpath())) is not None:
+    if (k := ev.metric(LEAKAGE)) is not None:
         threshold = (ev.provenance[LEAKAGE.relpath()].settings.get("threshold") if LEAKAGE.relpath() in ev.provenance else None)
         out += [f"Leakage (word-set Jaccard >= {num(threshold, 2)}): {k.dev_holdout} near-duplicate(s) across the split, "
                 f"{k.sources} match(es) with other sources (reports/leakage.json). Word overlap does not catch paraphrases.", ""]
 
     out += ["## Human agreement", ""]
-    if (a := m.get(AGREEMENT.relpath())) is not None:
+    if (a := ev.metric(AGREEMENT)) is not None:
         out += [f"Two annotators on {a.n} pairs: observed {num(a.observed)}, chance {num(a.expected)}, "
                 f"Cohen's kappa {ci(a.kappa, a.kappa_ci_low, a.kappa_ci_high)}; {a.disagreements} disagreement(s) "
                 "routed to adjudication (reports/disagreements.jsonl).", ""]
@@ -65,7 +65,7 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
         out += _missing(AGREEMENT.relpath())
 
     out += ["## Judge", ""]
-    if (c := m.get(CALIBRATION.relpath())) is not None:
+    if (c := ev.metric(CALIBRATION)) is not None:
         out += [f"Judge vs the final human label on {c.n} pairs: agreement {ci(c.agreement, c.agreement_ci_low, c.agreement_ci_high)}, "
                 f"kappa {num(c.kappa)}; {c.order_disagreements} order disagreement(s), {c.invalid} invalid repl(ies). "
                 f"Usable: {'yes' if c.usable == 1 else 'no'} (reasons in reports/calibration.md).", ""]
@@ -75,13 +75,13 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
         out.append("")
     else:
         out += _missing(CALIBRATION.relpath())
-    if (b := m.get(BIAS.relpath())) is not None:
+    if (b := ev.metric(BIAS)) is not None:
         out += [f"Bias probes: first_pick {num(b.first_pick)}, order_flip {num(b.order_flip)}, "
                 f"longer_wins {num(b.longer_wins)}, self_wins {num(b.self_wins)} (reports/bias.md).", ""]
 
     out += _review_section(ev)
 
-    runs = {v: m.get(RAG.relpath(version=v)) for v in (base, cand)}
+    runs = {v: ev.metric(RAG, version=v) for v in (base, cand)}
     for side, title in (("holdout", "RAG versions on the holdout (decides)"), ("dev", "RAG versions on dev (for tuning)")):
         out += [f"## {title}", "", f"| metric | {base} | {cand} |", "|---|---:|---:|"]
         for metric in METRIC_NAMES:
@@ -90,7 +90,7 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
         out.append("")
 
     out += ["## Paired comparison on the holdout", ""]
-    if (p := m.get(COMPARE.relpath())) is not None:
+    if (p := ev.metric(COMPARE)) is not None:
         out += [f"On the same {p.n} holdout cases: {p.better} better, {p.worse} worse, {p.unchanged} unchanged "
                 f"({p.still_failing} failing in both). Pass-rate difference {cand} - {base}: "
                 f"{ci(p.diff, p.diff_ci_low, p.diff_ci_high)} (Tango's paired score interval). "

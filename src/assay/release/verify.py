@@ -34,6 +34,7 @@ import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from assay.core.errors import AssayError
 from assay.core.params import load_section
@@ -246,7 +247,7 @@ def _plan(scratch: Path, skip: set[str]) -> _Plan:
         def rel(path: str) -> str:
             return Path(os.path.relpath(path, repo.root_dir)).as_posix()
 
-        def address(stage) -> str:  # what `dvc repro` run in the scratch root accepts
+        def address(stage: Any) -> str:  # a dvc.stage.Stage (DVC ships no types)  # what `dvc repro` run in the scratch root accepts
             name = getattr(stage, "name", None)
             if not name:
                 return rel(stage.path)
@@ -317,6 +318,21 @@ def verify(root: str | Path = ".", scratch: str | Path | None = None) -> Verific
     return _verify(root, folder, tracked, skip)
 
 
+def _compare_file(root: Path, scratch: Path, rel: str, tracked: set[str]) -> Difference | None:
+    """How the committed ``rel`` differs from the one recomputed in ``scratch``; ``None`` when byte-identical."""
+    committed, recomputed = root / rel, scratch / rel
+    if rel not in tracked or not committed.is_file():
+        what = "not committed to git" if rel not in tracked else "deleted from the working tree"
+        return Difference(rel, f"committed file missing ({what}); the pipeline writes it "
+                               "(fix: run `dvc repro` and commit its outputs)")
+    if not recomputed.is_file():
+        return Difference(rel, "no stage writes this file, so nothing vouches for it "
+                               "(fix: delete it, or make it a stage output)")
+    if (detail := first_difference(rel, committed.read_bytes(), recomputed.read_bytes())) is not None:
+        return Difference(rel, detail)
+    return None
+
+
 def _verify(root: Path, scratch: Path, tracked: list[str], skip: dict[str, str]) -> Verification:
     for rel in tracked:
         if (root / rel).exists() or (root / rel).is_symlink():
@@ -340,16 +356,8 @@ def _verify(root: Path, scratch: Path, tracked: list[str], skip: dict[str, str])
     result = Verification(stages=plan.order, replayed={s: skip[s] for s in plan.skipped}, compared=sorted(names),
                           uncommitted=uncommitted_files(root))
     for rel in result.compared:
-        committed, recomputed = root / rel, scratch / rel
-        if rel not in tracked_set or not committed.is_file():
-            what = "not committed to git" if rel not in tracked_set else "deleted from the working tree"
-            result.differences.append(Difference(rel, f"committed file missing ({what}); the pipeline writes it "
-                                                      "(fix: run `dvc repro` and commit its outputs)"))
-        elif not recomputed.is_file():
-            result.differences.append(Difference(rel, "no stage writes this file, so nothing vouches for it "
-                                                      "(fix: delete it, or make it a stage output)"))
-        elif (detail := first_difference(rel, committed.read_bytes(), recomputed.read_bytes())) is not None:
-            result.differences.append(Difference(rel, detail))
+        if (found := _compare_file(root, scratch, rel, tracked_set)) is not None:
+            result.differences.append(found)
     for rel in APPEND_ONLY:
         result.differences += append_only_differences(root, rel)
     result.differences += opening_differences(root)

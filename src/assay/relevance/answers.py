@@ -76,7 +76,7 @@ def answer_table(run: Run, heuristic: dict[str, list[str]], documents: list[Stud
         rows.append({"query_id": q.query_id, "task": q.task, "cited": None if abstained else cited,
                      "support": round(share, 6), "abstained": abstained,
                      "citation_ok": (cited in q.acceptable_citation_ids) if answered and q.task != "abstain" else None,
-                     "stale": by_id[cited].superseded if answered and q.task == "current" else None})
+                     "stale": by_id[cited].superseded if cited is not None and answered and q.task == "current" else None})
     return pd.DataFrame(rows)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
 
 import pandas as pd
 
@@ -27,7 +28,7 @@ def paired_tests(per_query: dict[str, pd.DataFrame], measures: list[str], alpha:
 
     rows = []
     for measure in measures:
-        block = []
+        block: list[dict[str, Any]] = []
         for a, b in itertools.combinations(sorted(per_query), 2):
             both = per_query[a].index.intersection(per_query[b].index)
             x, y = per_query[a].loc[both, measure], per_query[b].loc[both, measure]

@@ -15,11 +15,13 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
 
-def mean_interval(values, level: float = 0.95, bounds: tuple[float, float] | None = None) -> tuple[float, float, float]:
+def mean_interval(values: Sequence[float] | np.ndarray, level: float = 0.95,
+                  bounds: tuple[float, float] | None = None) -> tuple[float, float, float]:
     """``(mean, low, high)``: :func:`assay.stats.mean.mean_ci`'s interval, the betting interval within ``bounds``
     when given (a measure in [0, 1] never gets a bound above 1), Student's t without; nan where undefined."""
     from assay.stats.mean import mean_ci
@@ -38,7 +40,7 @@ def proportion_interval(hits: int, n: int, level: float = 0.95) -> tuple[float, 
     return proportion_ci(int(hits), int(n), "wilson", level)
 
 
-def quantile_interval(values, q: float = 0.95, level: float = 0.95) -> tuple[float, float, float]:
+def quantile_interval(values: Sequence[float] | np.ndarray, q: float = 0.95, level: float = 0.95) -> tuple[float, float, float]:
     """``(quantile, low, high)``: numpy's linear-interpolated quantile and the order-statistic interval."""
     x = np.asarray(values, dtype=float)
     if x.size == 0:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -190,6 +191,8 @@ def _per_query(measure: Measure, nq: int, rq: np.ndarray, pos: np.ndarray, rel: 
     top = pos < k if k is not None else np.ones(pos.size, dtype=bool)
     safe = np.where(num_rel > 0, num_rel, 1)
     if measure.family == "P":
+        if k is None:
+            raise MeasureError("measures: P needs a cutoff (P@k); parse_measure never gives one without")
         return np.bincount(rq[top & rel], minlength=nq) / k
     if measure.family == "R":
         return np.where(num_rel > 0, np.bincount(rq[top & rel], minlength=nq) / safe, 0.0)
@@ -215,7 +218,7 @@ def _per_query(measure: Measure, nq: int, rq: np.ndarray, pos: np.ndarray, rel: 
     return np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
 
 
-def evaluate(qrels: Qrels, run: Run, measures: list[Measure] | str = DEFAULT_MEASURES, relevance_level: int = 1,
+def evaluate(qrels: Qrels, run: Run, measures: Sequence[Measure] | Sequence[str] | str = DEFAULT_MEASURES, relevance_level: int = 1,
              complete: bool = False) -> Evaluation:
     """Evaluate ``run`` against ``qrels`` with trec_eval semantics (see the module docstring).
 
@@ -230,8 +233,7 @@ def evaluate(qrels: Qrels, run: Run, measures: list[Measure] | str = DEFAULT_MEA
         An :class:`Evaluation`. With no query both in the run and the qrels (and not ``complete``)
         every mean is nan, as there is nothing to average (trec_eval exits with an error there).
     """
-    if isinstance(measures, str) or (measures and isinstance(measures[0], str)):
-        measures = parse_measures(measures)
+    measures = _as_measures(measures)
     qt, rt = qrels.table, run.table
     (jq, rq), q_all = codes(qt["qid"], rt["qid"])
     (jd, rd), d_all = codes(qt["docno"], rt["docno"])
@@ -275,3 +277,11 @@ def evaluate(qrels: Qrels, run: Run, measures: list[Measure] | str = DEFAULT_MEA
                       missing_from_run=[str(q) for q in names[judged & ~in_run]],
                       not_in_qrels=[str(q) for q in names[in_run & ~judged]],
                       complete=complete, relevance_level=relevance_level)
+
+
+def _as_measures(measures: Sequence[Measure] | Sequence[str] | str) -> list[Measure]:
+    """``measures`` as :class:`Measure` values: a comma-separated string or a list of names is parsed."""
+    if isinstance(measures, str):
+        return parse_measures(measures)
+    names = [m for m in measures if isinstance(m, str)]
+    return parse_measures(names) if names else [m for m in measures if isinstance(m, Measure)]

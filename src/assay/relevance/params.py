@@ -9,7 +9,8 @@ from pydantic import ConfigDict, Field
 from assay.core.confinement import ProjectPath
 from assay.core.records import InputModel
 
-MODES = ("lexical", "semantic", "hybrid", "reranked", "graph")
+ModeName = Literal["lexical", "semantic", "hybrid", "reranked", "graph"]
+MODES: tuple[ModeName, ...] = ("lexical", "semantic", "hybrid", "reranked", "graph")
 
 
 class LexicalParams(InputModel):
@@ -73,7 +74,7 @@ class RelevanceParams(InputModel):
     queries: ProjectPath = "data/relevance/queries.jsonl"
     qrels: ProjectPath = "data/relevance/qrels.synthetic.trec"
     thresholds: ProjectPath = "data/relevance/thresholds.yaml"
-    modes: list[Literal["lexical", "semantic", "hybrid", "reranked", "graph"]] = list(MODES)
+    modes: list[ModeName] = list(MODES)
     depth: int = Field(default=100, ge=10)
     measures: list[str] = ["R@10", "nDCG@10", "RR@10", "P@10", "AP"]
     relevance_level: int = 1

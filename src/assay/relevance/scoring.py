@@ -73,7 +73,7 @@ def mode_scores(name: str, mode: ModeInput, qrels: Qrels, documents: list[StudyD
     judged = Qrels(qrels.table[qrels.table["qid"].isin(answerable)].reset_index(drop=True), qrels.path)
     ev = evaluate(judged, mode.run, params.measures, params.relevance_level, complete=True)
     answers = answer_table(mode.run, mode.side["heuristic"], documents, queries, params.min_support)
-    rates = rates(answers)
+    answer_figures = rates(answers)
     latency = pd.Series(mode.side["latency_ms"]).sort_index()
 
     figures = {}
@@ -83,7 +83,7 @@ def mode_scores(name: str, mode: ModeInput, qrels: Qrels, documents: list[StudyD
         measures[m] = _interval(mean, low, high, len(ev.per_query))
         figures[m] = measures[m]
     answer_figs = {}
-    for key, rate in rates.items():
+    for key, rate in answer_figures.items():
         low, high = proportion_interval(rate.hits, rate.n, params.level)
         answer_figs[key] = _interval(rate.value, low, high, rate.n)
         figures[key] = answer_figs[key]
@@ -106,9 +106,33 @@ def mode_scores(name: str, mode: ModeInput, qrels: Qrels, documents: list[StudyD
     return metrics, table
 
 
+@dataclass(frozen=True)
+class ModeScores:
+    """What :func:`score_modes` found for a set of modes scored on the same queries.
+
+    Attributes:
+        metrics: ``{mode: numbers-only metrics}`` (the fields of
+            :class:`~assay.artifacts.relevance.ModeMetrics`, see :func:`mode_scores`), by mode name.
+        per_query: one row per mode and query: the answer, each measure and the latency, sorted by mode then query.
+        comparison: the paired tests between modes (:func:`~assay.relevance.comparison.paired_tests`).
+        manifest: the runtime manifest every mode shares.
+        labels: a readable label per mode (for example ``LSA over TF-IDF``).
+        heuristic: per mode, the queries whose candidates came from the heuristic only (empty ones left out).
+        note: how a query missing from a run is scored (:data:`~assay.relevance.measures.MISSING_QUERIES_NOTE`).
+    """
+
+    metrics: dict[str, dict]
+    per_query: pd.DataFrame
+    comparison: list[dict]
+    manifest: dict
+    labels: dict[str, str]
+    heuristic: dict[str, dict[str, list[str]]]
+    note: str = MISSING_QUERIES_NOTE
+
+
 def score_modes(modes: dict[str, ModeInput], qrels: Qrels, documents: list[StudyDocument],
                 queries: list[StudyQuery], params: RelevanceParams, synthetic: bool,
-                thresholds: dict[str, Threshold], rates: RateRule = answer_rates) -> dict:
+                thresholds: dict[str, Threshold], rates: RateRule = answer_rates) -> ModeScores:
     """Every mode's metrics, the per-query table, the paired comparison and the shared manifest.
 
     ``rates`` scores each mode's answers (see :func:`mode_scores`).
@@ -126,10 +150,9 @@ def score_modes(modes: dict[str, ModeInput], qrels: Qrels, documents: list[Study
     by_mode = {name: t.set_index("query_id")[params.measures].dropna()
                for name, t in per_query.groupby("mode", sort=True)}
     tests = paired_tests(by_mode, params.measures)
-    return {"metrics": metrics, "per_query": per_query, "comparison": tests, "manifest": manifest,
-            "labels": {name: m.side["label"] for name, m in modes.items()},
-            "heuristic": {name: {q: d for q, d in m.side["heuristic"].items() if d} for name, m in modes.items()},
-            "note": MISSING_QUERIES_NOTE}
+    return ModeScores(metrics=metrics, per_query=per_query, comparison=tests, manifest=manifest,
+                      labels={name: m.side["label"] for name, m in modes.items()},
+                      heuristic={name: {q: d for q, d in m.side["heuristic"].items() if d} for name, m in modes.items()})
 
 
 def comparison_metrics(tests: list[dict]) -> dict:
@@ -141,11 +164,11 @@ def comparison_metrics(tests: list[dict]) -> dict:
     return out
 
 
-def _fmt(x, spec: str = ".3f") -> str:
+def _fmt(x: float | None, spec: str = ".3f") -> str:
     return "n/a" if x is None or x != x else format(x, spec)
 
 
-def summary_markdown(result: dict, params: RelevanceParams, synthetic: bool, thresholds: dict[str, Threshold]) -> str:
+def summary_markdown(result: ModeScores, params: RelevanceParams, synthetic: bool, thresholds: dict[str, Threshold]) -> str:
     """A one-page summary: each mode's figures with intervals against the seven thresholds."""
     lines = ["# Retrieval modes", ""]
     if synthetic:
@@ -153,21 +176,21 @@ def summary_markdown(result: dict, params: RelevanceParams, synthetic: bool, thr
                   "No figure here is evidence of retrieval quality; the M2 verdict needs frozen human qrels.", ""]
     lines += [f"Intervals: {params.level:.0%}; measure means use a t interval over queries, rates a Wilson "
               "interval, p95 latency the order-statistic interval. IR measures cover answerable queries; "
-              + result["note"], ""]
+              + result.note, ""]
     head = "| mode | " + " | ".join(thresholds) + " | met |"
     lines += [head, "|" + "---|" * (len(thresholds) + 2)]
-    for name, m in sorted(result["metrics"].items()):
+    for name, m in sorted(result.metrics.items()):
         cells = [f"{_fmt(t['value'])} [{_fmt(t['low'])}, {_fmt(t['high'])}] {'pass' if t['pass'] else 'FAIL'}"
                  for t in m["thresholds"].values()]
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {m['thresholds_met']}/{len(thresholds)} |")
     lines += ["", "Thresholds (pre-registered: fixed before the sealed holdout is opened): " + ", ".join(map(str, thresholds.values())),
               "", "## Modes", ""]
-    lines += [f"- {name}: {label}" for name, label in sorted(result["labels"].items())]
-    latency_kind = next(iter(result["metrics"].values()))["latency_ms"]["modelled"] if result["metrics"] else 1
+    lines += [f"- {name}: {label}" for name, label in sorted(result.labels.items())]
+    latency_kind = next(iter(result.metrics.values()))["latency_ms"]["modelled"] if result.metrics else 1
     lines += ["", "Latency is " + ("modelled (deterministic cost model, see assay.relevance.modes.runner)"
                                    if latency_kind else "measured wall clock") + ".",
               "", "## Paired comparisons (t test, Holm-adjusted within each measure)", "",
               "| measure | a | b | n | mean a-b | p | p Holm |", "|---|---|---|---|---|---|---|"]
     lines += [f"| {r['measure']} | {r['a']} | {r['b']} | {r['n']} | {_fmt(r['mean_diff'])} | {_fmt(r['p'], '.2g')} | "
-              f"{_fmt(r['p_holm'], '.2g')} |" for r in result["comparison"]]
+              f"{_fmt(r['p_holm'], '.2g')} |" for r in result.comparison]
     return "\n".join(lines) + "\n"

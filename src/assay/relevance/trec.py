@@ -134,7 +134,7 @@ def _duplicates(path: str, lines: list[int], qids: list[str], docnos: list[str],
     """A problem for every repeat of a (qid, docno) pair, naming the line of its first occurrence."""
     first: dict[tuple[str, str], int] = {}
     problems = []
-    for line, qid, docno in zip(lines, qids, docnos):
+    for line, qid, docno in zip(lines, qids, docnos, strict=True):
         key = (qid, docno)
         if key in first:
             problems.append(Problem(path, line, "docno", f"{docno!r} appears twice in query {qid!r} (first on line "
@@ -246,7 +246,7 @@ def _read(path: str, fmt: _Format) -> pd.DataFrame:
     lines, rows, problems = _slow_rows(path, fmt.fields, fmt.shape)
     column = fmt.fields.index(fmt.numeric)
     values = []
-    for line, parts in zip(lines, rows):
+    for line, parts in zip(lines, rows, strict=True):
         values.append(_number(parts[column], fmt.integer))
         if values[-1] is None:
             problems.append(Problem(path, line, fmt.numeric, f"{parts[column]!r} {fmt.problem}", fmt.fix))
@@ -313,7 +313,7 @@ def write_run(path: str | os.PathLike, run: Run) -> None:
     t = run.table.iloc[order(run.table)]
     ranks = t.groupby("qid", sort=False).cumcount().to_numpy() + 1
     lines = [f"{q} Q0 {d} {r} {format_score(s)} {run.tag}\n"
-             for q, d, r, s in zip(t["qid"], t["docno"], ranks, t["score"])]
+             for q, d, r, s in zip(t["qid"], t["docno"], ranks, t["score"], strict=True)]
     write_text(path, "".join(lines))
 
 
@@ -321,4 +321,4 @@ def write_qrels(path: str | os.PathLike, qrels: Qrels, header: str = "") -> None
     """Write ``qrels`` in TREC format, atomically, sorted by qid then docno; ``header`` lines get ``# ``."""
     t = qrels.table.sort_values(["qid", "docno"], kind="stable")
     head = "".join(f"# {line}\n" for line in header.splitlines())
-    write_text(path, head + "".join(f"{q} 0 {d} {int(g)}\n" for q, d, g in zip(t["qid"], t["docno"], t["grade"])))
+    write_text(path, head + "".join(f"{q} 0 {d} {int(g)}\n" for q, d, g in zip(t["qid"], t["docno"], t["grade"], strict=True)))

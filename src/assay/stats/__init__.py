@@ -27,6 +27,8 @@ May import: ``assay.core``. Imported by every domain package.
 
 from __future__ import annotations
 
+from typing import Any
+
 _HOME = {"kappa_ci": "assay.stats.agreement", "mean_ci": "assay.stats.mean",
          "paired_diff_ci": "assay.stats.paired", "proportion_ci": "assay.stats.proportion",
          **dict.fromkeys(("PPIEstimate", "PPIError", "ppi_mean_ci", "rubric_values", "win_values"), "assay.stats.ppi"),
@@ -37,7 +39,7 @@ __all__ = sorted(_HOME)
 
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     if name in _HOME:
         import importlib
 

@@ -52,7 +52,7 @@ class MeanError(AssayError):
     bounds in the wrong order, an unknown method, a level outside (0, 1)."""
 
 
-def mean_ci(values: Sequence[float], level: float = 0.95, bounds: tuple[float, float] | None = None,
+def mean_ci(values: Sequence[float] | np.ndarray, level: float = 0.95, bounds: tuple[float, float] | None = None,
             method: MeanMethod | None = None) -> tuple[float, float]:
     """Two-sided interval for the mean behind ``values``.
 
@@ -106,7 +106,7 @@ def mean_ci(values: Sequence[float], level: float = 0.95, bounds: tuple[float, f
     return (lo + low * (hi - lo), lo + high * (hi - lo))
 
 
-def _t_interval(x: np.ndarray, level: float, bounds) -> tuple[float, float]:
+def _t_interval(x: np.ndarray, level: float, bounds: tuple[float, float] | None) -> tuple[float, float]:
     from scipy import stats
 
     mean, se = float(x.mean()), float(x.std(ddof=1) / math.sqrt(x.size))

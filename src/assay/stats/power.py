@@ -40,6 +40,7 @@ argument, its value and the valid range.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Literal
@@ -157,7 +158,7 @@ def paired_power(n: int, change: float, discordance: float, level: float = 0.95,
     raise PowerError(f"method {method!r} is not one of {', '.join(METHODS)}")
 
 
-def _first_reaching(ok, start: int) -> int:
+def _first_reaching(ok: Callable[[int], bool], start: int) -> int:
     """An n with ``ok(n)`` and not ``ok(n - 1)`` (or n = 1), bracketed from ``start`` by doubling steps, then bisected."""
     step = max(1, start // 50)
     if ok(start):
@@ -608,7 +609,7 @@ def ppi_labels(width: float, moments: JudgeMoments, n_unlabeled: int, level: flo
 
         return 2 * float(t.ppf(0.5 + level / 2, n - 1)) * math.sqrt(var * n / (n - 1)), tuned
 
-    def smallest(ok) -> int:
+    def smallest(ok: Callable[[int], bool]) -> int:
         lo, hi = 1, 2
         while not ok(hi):
             lo, hi = hi, hi * 2

@@ -226,7 +226,7 @@ def rubric_values(scores: Sequence[float], low: int = RUBRIC_LOW, high: int = RU
     if not low < high:
         raise PPIError(f"rubric_values: low {low!r} must be below high {high!r}")
     s = np.asarray(scores, dtype=float)
-    bad = np.flatnonzero(~np.isfinite(s) | (s < low) | (s > high)) if s.size else []
+    bad = np.flatnonzero(~np.isfinite(s) | (s < low) | (s > high)) if s.size else np.array([], dtype=int)
     if len(bad):
         raise PPIError(f"rubric_values: score {int(bad[0])} is {float(s[bad[0]])!r}, outside {low}..{high}; "
                        "drop unscored cases, or give the rubric's range as low/high")

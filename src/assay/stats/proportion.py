@@ -98,8 +98,10 @@ def critical_z(level: float) -> float:
     return z
 
 
-def _wilson(k: int, n: int, level: float) -> tuple[float, float]:
-    """statsmodels' Wilson interval (``proportion_confint(method="wilson")``), the same operations in the same order."""
+def _wilson(k: float, n: int, level: float) -> tuple[float, float]:
+    """statsmodels' Wilson interval (``proportion_confint(method="wilson")``), the same operations in the same order.
+
+    ``k`` may be fractional (a weighted count of successes, as weighted kappa's observed share times n)."""
     crit = critical_z(level)
     q = k / n
     crit2 = crit**2

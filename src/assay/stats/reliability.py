@@ -21,6 +21,7 @@ the bootstrap interval ignores nan replicates and is (nan, nan) when more than h
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
@@ -73,7 +74,7 @@ def pair_tables(clusters: list, a: list[int], b: list[int], k: int) -> tuple[lis
     return names, out
 
 
-def cluster_bootstrap(per_cluster: np.ndarray, statistic, resamples: int, seed: int,
+def cluster_bootstrap(per_cluster: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray], resamples: int, seed: int,
                       level: float = 0.95) -> tuple[float, float]:
     """Percentile interval of ``statistic`` over cluster resamples of ``per_cluster`` (shape ``(m, k, k)``).
 

@@ -29,15 +29,14 @@ not given.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from assay.core.errors import InputError, Problem
 from assay.core.io import write_jsonl
 from assay.study.evidence import EvidenceRoot
-from assay.study.formats import (FIELDS, REASONS, RELEVANCE, TEMPORAL, PacketRow, field_value, no_boolean_grade,
-                                 packet_name)
+from assay.study.formats import (FIELDS, PacketRow, Reason, Relevance, Temporal, field_value,
+                                 no_boolean_grade, packet_name)
 from assay.study.receipt import pair_judgments, receipt_is_current
 from assay.study.rows import read_rows, scan_rows
 
@@ -73,17 +72,22 @@ class Decision(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     query_id: str = Field(pattern=r"^\S+$")
     document_id: str = Field(pattern=r"^\S+$")
-    reason: Literal[REASONS]  # type: ignore[valid-type]
-    relevance: Literal[RELEVANCE] | None = None  # type: ignore[valid-type]
+    reason: Reason
+    relevance: Relevance | None = None
     abstention_correct: StrictBool | None = None
     acceptable_citation_ids: tuple[str, ...] | None = None
-    temporal_classification: Literal[TEMPORAL] | None = None  # type: ignore[valid-type]
+    temporal_classification: Temporal | None = None
 
     _no_boolean_grade = field_validator("relevance", mode="before")(no_boolean_grade)
 
     def decided(self) -> dict[str, object]:
         """``{field: final value}`` of the fields this row gives (citations as a sorted tuple)."""
         return {f: field_value(self, f) for f in FIELDS if getattr(self, f) is not None}
+
+
+def _citations(value: object) -> tuple[str, ...]:
+    """The document ids of a citation field's value (:func:`field_value` gives them as a sorted tuple), in order."""
+    return tuple(str(d) for d in value) if isinstance(value, tuple) else ()
 
 
 def build_bundle(root: EvidenceRoot, split: str) -> list[BundleRow]:
@@ -102,7 +106,7 @@ def build_bundle(root: EvidenceRoot, split: str) -> list[BundleRow]:
         fields = disputed.get((p.query_id, p.document_id))
         if not fields:
             continue
-        named = sorted(set().union(*fields.get("acceptable_citation_ids", ((), ()))))
+        named = sorted({d for side in fields.get("acceptable_citation_ids", ((), ())) for d in _citations(side)})
         cited = tuple(CitedDocument(document_id=d, title=by_pair[(p.query_id, d)].title, text=by_pair[(p.query_id, d)].text)
                       for d in named if (p.query_id, d) in by_pair)
         rows.append(BundleRow(query_id=p.query_id, query=p.query, document_id=p.document_id, title=p.title, text=p.text,
@@ -154,7 +158,7 @@ def check_decisions(root: EvidenceRoot, split: str) -> dict[tuple[str, str], Dec
                              f"leave {f} out of this row; {back}") for f in FIELDS if f in decided and f not in disputed]
         problems += [Problem(shown, line, "acceptable_citation_ids", f"{cited!r} is not a document of query "
                              f"{d.query_id!r} in the packet", f"cite document_ids of the same query; {back}")
-                     for cited in decided.get("acceptable_citation_ids", ()) if cited not in documents.get(d.query_id, ())]
+                     for cited in _citations(decided.get("acceptable_citation_ids", ())) if cited not in documents.get(d.query_id, ())]
     for key, (line, _) in wanted.items():
         if key not in first:
             problems.append(Problem(root.show(bundle_path), line, None, f"pair {key} has no decision in {DECISIONS}",

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from assay.core.errors import InputError, Problem
 from assay.core.io import parse_json_line, read_text, write_json, write_jsonl
+from assay.relevance.params import RelevanceParams
+from assay.relevance.trec import Run
 from assay.relevance.study import StudyDocument, load_documents, load_queries
 from assay.study.evidence import SPLITS, EvidenceRoot, file_hashes
 from assay.study.formats import ANNOTATORS, POOL, QUERIES, SALT, SPLIT_FILE, packet_name, run_names
@@ -37,7 +39,7 @@ def split_documents(study: Study, root: EvidenceRoot, side: str) -> list[StudyDo
     return [d for d in documents if families[d.family] == side]
 
 
-def pool_step(study: Study, root: EvidenceRoot, params) -> dict:
+def pool_step(study: Study, root: EvidenceRoot, params: RelevanceParams) -> dict:
     """Pool every mode's top k plus random unretrieved documents per query, and write the pool and both packets.
 
     ``params`` is the ``relevance`` params section (which modes, their settings, the run depth).
@@ -60,7 +62,7 @@ def pool_step(study: Study, root: EvidenceRoot, params) -> dict:
         documents = split_documents(study, root, side)
         queries = load_queries(str(root.file(side, QUERIES)))
         results = {mode: run_mode(mode, params, documents, queries) for mode in params.modes}
-        runs = {mode: result.run for mode, result in results.items()}
+        runs: dict[str, Run] = {mode: result.run for mode, result in results.items()}
         manifest = build_manifest(str(study.resolve(study.corpus, root)), str(root.file(side, QUERIES)),
                                   params.model_dump(mode="json"))
         for mode, result in results.items():

@@ -8,6 +8,8 @@ implementers may validate) only after its opening, each read logged (:mod:`assay
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from assay.core.errors import AssayError
 from assay.study.bundle import check_decisions
 from assay.study.evidence import SEALED, SPLITS, EvidenceRoot
@@ -16,7 +18,7 @@ from assay.study.receipt import receipt_is_current
 from assay.study.verdict import Condition
 
 
-def _each(root: EvidenceRoot, splits: tuple[str, ...], check) -> list[str]:
+def _each(root: EvidenceRoot, splits: tuple[str, ...], check: Callable[[EvidenceRoot, str], object]) -> list[str]:
     """``split: why`` for every split where ``check(root, split)`` raises; empty when all hold."""
     failed = []
     for split in splits:

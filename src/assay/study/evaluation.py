@@ -48,4 +48,4 @@ def evaluate_split(modes: dict[str, ModeInput], qrels: Qrels, labels: dict[str, 
     ids = {q.query_id for q in queries}
     result = score_modes({name: restrict(m, ids) for name, m in modes.items()}, qrels, documents, queries,
                          params, synthetic, thresholds, partial(human_rates, labels=labels))
-    return {"modes": result["metrics"], "manifest": result["manifest"], "queries": len(queries)}
+    return {"modes": result.metrics, "manifest": result.manifest, "queries": len(queries)}

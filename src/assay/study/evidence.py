@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from assay.core.errors import AssayError
@@ -57,7 +57,7 @@ class EvidenceRoot:
         self.path = Path(path)
 
     @classmethod
-    def from_env(cls, environ: dict | None = None) -> "EvidenceRoot":
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> EvidenceRoot:
         """The root named by ``ASSAY_EVIDENCE_ROOT``.
 
         Raises:

@@ -52,11 +52,14 @@ def judgments_name(annotator: str) -> str:
 
 
 #: Seed 003's grades: 2 directly supports, 1 useful but incomplete, 0 does not support, -1 misleading or stale.
-RELEVANCE = (2, 1, 0, -1)
+Relevance = Literal[2, 1, 0, -1]
+RELEVANCE: tuple[Relevance, ...] = (2, 1, 0, -1)
 #: Seed 003's temporal classes.
-TEMPORAL = ("current", "historical", "conflicted", "unknown")
+Temporal = Literal["current", "historical", "conflicted", "unknown"]
+TEMPORAL: tuple[Temporal, ...] = ("current", "historical", "conflicted", "unknown")
 #: The arbiter's reason codes (seed 003).
-REASONS = ("scope", "temporal", "provenance", "partial", "conflict", "other")
+Reason = Literal["scope", "temporal", "provenance", "partial", "conflict", "other"]
+REASONS: tuple[Reason, ...] = ("scope", "temporal", "provenance", "partial", "conflict", "other")
 #: The judged fields of a row, in the seed's order: each one can be disputed, adjudicated and frozen.
 FIELDS = ("relevance", "abstention_correct", "acceptable_citation_ids", "temporal_classification")
 #: The opaque document id: ``doc-`` and 10 hex digits of a keyed hash.

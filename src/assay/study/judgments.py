@@ -21,6 +21,7 @@ and B at once, a file not returned yet counting as one ``missing`` fault.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from assay.core.errors import InputError, Problem
@@ -81,7 +82,7 @@ def read_packet(path: str, shown: str) -> list[tuple[int, PacketRow]]:
     return good
 
 
-def check_judgments(judgments: str, packet: str, show=str) -> Checked:
+def check_judgments(judgments: str, packet: str, show: Callable[[str], str] = str) -> Checked:
     """Compare a judgments file with its packet (see the module docstring); ``show`` names files in messages.
 
     Raises:
@@ -100,9 +101,10 @@ def check_judgments(judgments: str, packet: str, show=str) -> Checked:
     out.faults += [("invalid", p) for p in invalid]
     seen: dict[tuple[str, str], int] = {}
     for line, row in raw:  # pairs are checked on every row that names both ids, valid or not
-        pair = (row.get("query_id"), row.get("document_id"))
-        if not all(isinstance(x, str) for x in pair):
+        query_id, document_id = row.get("query_id"), row.get("document_id")
+        if not (isinstance(query_id, str) and isinstance(document_id, str)):
             continue
+        pair = (query_id, document_id)
         if pair in seen:
             out.faults.append(("repeated", Problem(shown_j, line, "document_id", f"pair {pair} already judged on line "
                                                    f"{seen[pair]}", "keep one row per (query_id, document_id)")))
@@ -111,11 +113,11 @@ def check_judgments(judgments: str, packet: str, show=str) -> Checked:
         if pair not in in_packet:
             out.faults.append(("unknown", Problem(shown_j, line, "document_id", f"pair {pair} is not in the packet "
                                                   f"{shown_p}", "judge only the packet's pairs, ids as given")))
-    for line, row in good:
-        for cited in row.acceptable_citation_ids:
-            if cited not in documents.get(row.query_id, ()):
+    for line, judged in good:
+        for cited in judged.acceptable_citation_ids:
+            if cited not in documents.get(judged.query_id, ()):
                 out.faults.append(("invalid", Problem(shown_j, line, "acceptable_citation_ids",
-                                                      f"{cited!r} is not a document of query {row.query_id!r} in the packet",
+                                                      f"{cited!r} is not a document of query {judged.query_id!r} in the packet",
                                                       "cite document_ids of the same query, as given in the packet")))
     for pair, line in in_packet.items():
         if pair not in seen:

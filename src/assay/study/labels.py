@@ -104,7 +104,7 @@ def human_rates(answers: pd.DataFrame, labels: dict[str, QueryLabels]) -> dict[s
     labels are left out.
     """
     answered = citation_ok = stale = unjudged = matches = scored = should_answer = false_abstentions = 0
-    for q, abstained, cited in zip(answers["query_id"], answers["abstained"], answers["cited"]):
+    for q, abstained, cited in zip(answers["query_id"], answers["abstained"], answers["cited"], strict=True):
         label = labels.get(q)
         if label is None:
             continue

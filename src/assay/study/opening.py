@@ -35,7 +35,7 @@ class HoldoutRefused(AssayError):
 
 
 def _now(now: dt.datetime | None) -> str:
-    return (now or dt.datetime.now(dt.timezone.utc)).astimezone(dt.timezone.utc).isoformat(timespec="seconds")
+    return (now or dt.datetime.now(dt.UTC)).astimezone(dt.UTC).isoformat(timespec="seconds")
 
 
 def read_opening(root: EvidenceRoot) -> dict | None:

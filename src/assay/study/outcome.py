@@ -10,6 +10,8 @@ opening, re-checks the evidence conditions and returns the verdict's metrics, pa
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from assay.relevance.params import RelevanceParams
 from assay.relevance.thresholds import Threshold, load_thresholds
 from assay.study.evaluation import evaluate_split
@@ -24,7 +26,7 @@ from assay.study.labels import read_labels
 from assay.study.qrels import FROZEN, TREC
 
 
-def pooled_runs(root: EvidenceRoot, split: str, modes: list[str]) -> dict:
+def pooled_runs(root: EvidenceRoot, split: str, modes: Sequence[str]) -> dict:
     """Each mode's run of ``split`` as the pool step wrote it (``runs/<mode>.trec`` and ``.json``), each read logged."""
     import json
 
@@ -55,7 +57,8 @@ def evaluate_step(study: Study, root: EvidenceRoot, relevance: RelevanceParams,
     opened = read_opening(root) is not None
     with redacting(root):
         documents = load_documents(str(study.resolve(study.corpus, root)))
-        splits, manifest = {}, None
+        splits: dict[str, dict] = {}
+        manifest = None
         for split in SPLITS:
             if split == SEALED and not opened:
                 splits[split] = {}
@@ -93,4 +96,4 @@ def verdict_step(study: Study, root: EvidenceRoot, params: StudyParams, evaluati
     metrics = verdict_metrics(outcome, splits, receipts, study.synthetic, opened)
     page = verdict_markdown(outcome, splits, receipts, thresholds, params.candidate, study.synthetic, hashes, level)
     return {"metrics": metrics, "page": page,
-            "conditions": {c.key: {"holds": c.ok, "detail": c.detail} for c in outcome["conditions"]}}
+            "conditions": {c.key: {"holds": c.ok, "detail": c.detail} for c in outcome.conditions}}

@@ -67,7 +67,7 @@ def ranked_ids(run: Run) -> dict[str, list[str]]:
     """Each query's document ids in trec_eval order (score descending, then docno descending)."""
     t = run.table.iloc[order(run.table)]
     out: dict[str, list[str]] = {}
-    for qid, docno in zip(t["qid"], t["docno"]):
+    for qid, docno in zip(t["qid"], t["docno"], strict=True):
         out.setdefault(qid, []).append(docno)
     return out
 
@@ -95,7 +95,7 @@ def build_pool(split: str, documents: list[StudyDocument], queries: list[StudyQu
     Raises:
         PoolError: two documents of ``documents`` share an opaque id.
     """
-    ids = {}
+    ids: dict[str, str] = {}
     for d in documents:
         oid = opaque_id(salt, d.doc_id)
         if oid in ids:

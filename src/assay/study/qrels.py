@@ -80,7 +80,7 @@ def frozen_rows(root: EvidenceRoot, split: str) -> list[FrozenRow]:
     receipt_is_current(root, split)
     decisions = check_decisions(root, split)
     paired = pair_judgments(root, split)
-    judged = {key: (a, b) for key, a, b in zip(paired.pairs, paired.a, paired.b)}
+    judged = {key: (a, b) for key, a, b in zip(paired.pairs, paired.a, paired.b, strict=True)}
     pool_path = root.file(split, POOL)
     pool = read_rows(root, pool_path, PoolRow)
     problems, rows = [], []

@@ -22,10 +22,13 @@ in one file only is refused with the file and line. Every grade equal: both meas
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from importlib import metadata
 from pathlib import Path
+
+import numpy as np
 
 import assay
 from assay.artifacts.base import finite
@@ -58,7 +61,7 @@ class Paired:
     @property
     def disagreements(self) -> list[int]:
         """Positions of the pairs whose two relevance grades differ."""
-        return [i for i, (x, y) in enumerate(zip(self.a, self.b)) if x.relevance != y.relevance]
+        return [i for i, (x, y) in enumerate(zip(self.a, self.b, strict=True)) if x.relevance != y.relevance]
 
     def disputed(self, i: int) -> dict[str, tuple[object, object]]:
         """``{field: (A's value, B's value)}`` for every judged field the two rows of pair ``i`` differ on.
@@ -86,7 +89,8 @@ def pair_judgments(root: EvidenceRoot, split: str) -> Paired:
     """
     files = {who: root.file(split, judgments_name(who)) for who in ("A", "B")}
     rows = {who: read_rows(root, path, JudgmentRow) for who, path in files.items()}
-    keyed, problems = {}, []
+    keyed: dict[str, dict[tuple[str, str], tuple[int, JudgmentRow]]] = {}
+    problems: list[Problem] = []
     for who, found in rows.items():
         keyed[who] = {}
         for line, row in found:
@@ -107,7 +111,8 @@ def pair_judgments(root: EvidenceRoot, split: str) -> Paired:
     return Paired(pairs, [keyed["A"][k][1] for k in pairs], [keyed["B"][k][1] for k in pairs])
 
 
-def _measure(name: str, formula: str, statistic, observed, per_query, resamples: int, seed: int, level: float) -> dict:
+def _measure(name: str, formula: str, statistic: Callable[[np.ndarray], np.ndarray], observed: np.ndarray, per_query: np.ndarray,
+             resamples: int, seed: int, level: float) -> dict:
     value = float(statistic(observed))
     low, high = cluster_bootstrap(per_query, statistic, resamples, seed, level)
     return {"name": name, "formula": formula, "value": finite(value),

@@ -20,7 +20,7 @@ from assay.study.protocol import STUDY_FILE, Study, evidence_root, load_study
 from assay.study.received import LOCK, require_produced, require_received
 
 
-def stage_record(study: Study, **fields) -> dict:
+def stage_record(study: Study, **fields: object) -> dict:
     """A record's common head (protocol version, synthetic flag) followed by ``fields``."""
     return {"protocol_version": study.protocol_version, "synthetic": int(study.synthetic), **fields}
 

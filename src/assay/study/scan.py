@@ -34,7 +34,7 @@ import math
 import os
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -216,7 +216,8 @@ def files_under(path: str | os.PathLike) -> list[Path]:
     return sorted(f for f in p.rglob("*") if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts))
 
 
-def scan_path(path: str | os.PathLike, show=str, modes: Iterable[str] = (), names: Iterable[str] = ()) -> tuple[list[Hit], int]:
+def scan_path(path: str | os.PathLike, show: Callable[[str | os.PathLike], str] = str, modes: Iterable[str] = (),
+              names: Iterable[str] = ()) -> tuple[list[Hit], int]:
     """Scan a file or every file under a folder: ``(hits, files scanned)``.
 
     ``show`` turns a path into the text printed for it (pass :meth:`EvidenceRoot.show` so the

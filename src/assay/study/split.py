@@ -97,7 +97,8 @@ def split_families(documents: list[StudyDocument], queries: list[StudyQuery], ho
     groups = family_groups(families, links)
     salt = str(seed)
     family_side = {f: SEALED if unit_hash(salt, groups[f]) < holdout_share else DEVELOPMENT for f in families}
-    problems, by_side = [], {side: [] for side in SPLITS}
+    problems: list[Problem] = []
+    by_side: dict[str, list[StudyQuery]] = {side: [] for side in SPLITS}
     for q in queries:
         if q.family is None:
             side = SEALED if unit_hash(salt, f"query:{q.query_id}") < holdout_share else DEVELOPMENT

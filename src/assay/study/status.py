@@ -13,14 +13,19 @@ received files under it are compared with the lock first: any difference makes t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay.artifacts.base import BrokenArtifact
 from assay.artifacts.registry import PROVENANCE, RELEVANCE_VERDICT, provenance_stage
 from assay.artifacts.study import VerdictMetrics
 from assay.core.errors import AssayError
 from assay.core.io import sha256_file
+
+if TYPE_CHECKING:
+    from assay.study.protocol import Study
 
 RECORDS = "reports/relevance/study"
 
@@ -41,7 +46,7 @@ def current_inputs(base: Path, thresholds: str, study_file: str) -> dict[str, st
     return {key: sha256_file(base / p) if (base / p).is_file() else "absent" for key, p in files.items()}
 
 
-def received_changes(base: Path, study, environ: dict | None = None) -> list[str] | None:
+def received_changes(base: Path, study: Study, environ: Mapping[str, str] | None = None) -> list[str] | None:
     """Relative paths of received files that differ from the repository's lock; None when the root is not set."""
     import os
 
@@ -87,7 +92,8 @@ def verdict_status(base: str | Path = ".", environ: dict | None = None) -> Verdi
     if metrics.waiting:
         from assay.study.waiting import waiting_line
 
-        files = prov.details.get("waiting") if isinstance(prov.details.get("waiting"), list) else []
+        waiting = prov.details.get("waiting")
+        files = waiting if isinstance(waiting, list) else []
         return VerdictStatus("waiting", f"{waiting_line([str(f) for f in files])} (then `assay relevance intake` "
                                         "and `dvc repro`)", metrics)
     met = f"{metrics.conditions_met}/{len(metrics.conditions)} conditions, {metrics.modes_passed} mode(s) pass"

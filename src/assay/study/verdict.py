@@ -54,7 +54,17 @@ def mode_figures(metrics: dict) -> dict:
     return {"thresholds_met": metrics["thresholds_met"], "thresholds": metrics["thresholds"]}
 
 
-def decide(conditions: list[Condition], evaluation: dict, candidate: str) -> dict:
+@dataclass(frozen=True)
+class StudyDecision:
+    """What :func:`decide` found: every pass condition, each mode's figures on the sealed holdout with
+    ``passed`` (0/1), and whether the candidate mode passed."""
+
+    conditions: list[Condition]
+    modes: dict[str, dict]
+    passed: bool
+
+
+def decide(conditions: list[Condition], evaluation: dict, candidate: str) -> StudyDecision:
     """Per-mode verdicts on the sealed holdout and the study's outcome.
 
     Args:
@@ -64,7 +74,7 @@ def decide(conditions: list[Condition], evaluation: dict, candidate: str) -> dic
         candidate: the mode the release would ship.
 
     Returns:
-        ``{"conditions": [Condition], "modes": {mode: {..., "passed"}}, "passed": bool}``.
+        A :class:`StudyDecision`; ``modes`` is ``{mode: {"thresholds_met", "thresholds", "passed"}}``.
     """
     sealed = evaluation.get(SEALED, {}).get("modes", {})
     present = sorted(sealed)
@@ -80,10 +90,10 @@ def decide(conditions: list[Condition], evaluation: dict, candidate: str) -> dic
     holds = all(c.ok for c in every)
     modes = {m: {**mode_figures(figs), "passed": int(holds and figs["thresholds_met"] == len(figs["thresholds"]))}
              for m, figs in sorted(sealed.items())}
-    return {"conditions": every, "modes": modes, "passed": bool(modes.get(candidate, {}).get("passed"))}
+    return StudyDecision(conditions=every, modes=modes, passed=bool(modes.get(candidate, {}).get("passed")))
 
 
-def verdict_metrics(outcome: dict, evaluation: dict, receipts: dict, synthetic: bool, opened: bool) -> dict:
+def verdict_metrics(outcome: StudyDecision, evaluation: dict, receipts: dict, synthetic: bool, opened: bool) -> dict:
     """The numbers-only content of ``metrics/relevance/verdict.json`` (see :class:`assay.artifacts.study.VerdictMetrics`)."""
     def bounds(m: dict) -> dict:
         return {"value": m["value"], "low": m["interval"]["low"], "high": m["interval"]["high"]}
@@ -91,13 +101,13 @@ def verdict_metrics(outcome: dict, evaluation: dict, receipts: dict, synthetic: 
     agreement = {split: {"pairs": r["pairs"], "disagreements": r["disagreements"],
                          "alpha": bounds(r["measures"][0]), "kappa": bounds(r["measures"][1])}
                  for split, r in sorted(receipts.items())}
-    return {"passed": int(outcome["passed"]), "synthetic": int(synthetic), "holdout_opened": int(opened),
-            "conditions": {c.key: int(c.ok) for c in outcome["conditions"]},
-            "conditions_met": sum(c.ok for c in outcome["conditions"]),
-            "modes_passed": sum(m["passed"] for m in outcome["modes"].values()),
+    return {"passed": int(outcome.passed), "synthetic": int(synthetic), "holdout_opened": int(opened),
+            "conditions": {c.key: int(c.ok) for c in outcome.conditions},
+            "conditions_met": sum(c.ok for c in outcome.conditions),
+            "modes_passed": sum(m["passed"] for m in outcome.modes.values()),
             "agreement": agreement,
             "development": {m: mode_figures(f) for m, f in sorted(evaluation.get("development", {}).get("modes", {}).items())},
-            "sealed_holdout": outcome["modes"]}
+            "sealed_holdout": outcome.modes}
 
 
 def _cell(t: dict, threshold: Threshold) -> str:
@@ -151,11 +161,11 @@ def _answers(modes: dict) -> list[str]:
     return lines
 
 
-def verdict_markdown(outcome: dict, evaluation: dict, receipts: dict, thresholds: dict[str, Threshold],
+def verdict_markdown(outcome: StudyDecision, evaluation: dict, receipts: dict, thresholds: dict[str, Threshold],
                      candidate: str, synthetic: bool, hashes: dict[str, str], level: float) -> str:
     """The page a search-quality lead can publish: outcome, conditions, every figure with its interval, every unmet threshold."""
-    sealed = outcome["modes"]
-    head = "PASSED" if outcome["passed"] else "NOT PASSED"
+    sealed = outcome.modes
+    head = "PASSED" if outcome.passed else "NOT PASSED"
     lines = ["# Human relevance study: verdict", ""]
     if synthetic:
         lines += ["**Synthetic evidence.** The judgments and decisions were made by the demo generator, not by "
@@ -164,7 +174,7 @@ def verdict_markdown(outcome: dict, evaluation: dict, receipts: dict, thresholds
               f"({sum(m['passed'] for m in sealed.values())} of {len(MODES)} modes pass). A mode passes only when "
               "every pass condition below holds and it meets all seven pre-registered thresholds on the sealed holdout.",
               "", "## Pass conditions", "", "| condition | holds | detail |", "|---|---|---|"]
-    lines += [f"| {CONDITIONS[c.key]} | {'yes' if c.ok else '**no**'} | {c.detail} |" for c in outcome["conditions"]]
+    lines += [f"| {CONDITIONS[c.key]} | {'yes' if c.ok else '**no**'} | {c.detail} |" for c in outcome.conditions]
     lines += ["", "## Sealed holdout, per mode", ""]
     if sealed:
         lines += [f"Value [{level:.0%} interval] and whether it meets the threshold. Means of per-query measures use "

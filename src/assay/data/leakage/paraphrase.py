@@ -65,7 +65,7 @@ class _CharNgramMatcher:
         for start in range(0, vectors.shape[0], step):
             scores = (self.cases @ vectors[start:start + step].T).toarray()
             i, j = np.nonzero(scores >= self.threshold - 1e-12)
-            hits.extend(zip(i.tolist(), (j + start).tolist(), scores[i, j].tolist()))
+            hits.extend(zip(i.tolist(), (j + start).tolist(), scores[i, j].tolist(), strict=True))
         hits.sort()
         return hits
 

@@ -98,20 +98,20 @@ def leakage_report(cases: Sequence, sides: dict[str, str], sources, threshold: f
     dev_q, hold_q, all_q = [c.question for c in dev], [c.question for c in hold], [c.question for c in cases]
     cross = _cross_rows(dev, hold, near_duplicates(dev_q, hold_q, threshold))
     detector = load_detector(paraphrase.detector) if paraphrase else None
-    shared = (build_index(all_q, threshold), detector(all_q, paraphrase.threshold) if detector else None)
+    shared = (build_index(all_q, threshold), detector(all_q, paraphrase.threshold) if detector and paraphrase else None)
     src: list[dict] = []
     para_src: list[dict] = []
     units: dict[str, int] = {}
     for name, first, n, i, j, s, para in engine.map(_join_chunk, shared, sources.chunks()):
         units[name] = units.get(name, 0) + n
-        src += _source_rows(cases, name, first, zip(i.tolist(), j.tolist(), s.tolist()))
+        src += _source_rows(cases, name, first, zip(i.tolist(), j.tolist(), s.tolist(), strict=True))
         para_src += _source_rows(cases, name, first, para)
     cross.sort(key=lambda r: (r["dev"], r["holdout"]))
     src.sort(key=lambda r: (r["case"], r["source"], r["line"]))
     report = {"dev_holdout": cross, "sources": src, "threshold": threshold, "limitation": LIMITATION}
     if warnings := sources.warnings(units):
         report["warnings"] = warnings
-    if paraphrase:
+    if paraphrase and detector:  # detector is loaded exactly when paraphrase is set
         para_cross = _cross_rows(dev, hold, detector(dev_q, paraphrase.threshold)(hold_q))
         report.update(_paraphrase_block(paraphrase, threshold, cross, src, para_cross, para_src))
     return report

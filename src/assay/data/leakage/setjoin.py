@@ -127,7 +127,7 @@ def _entries(enc: Encoded, t: float, ell: int, span: int, use: np.ndarray):
         parts.append((row[ib], pos[ib], tok[ia] * np.int64(span) + tok[ib]))
     if not parts:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    r, p, s = (np.concatenate(x) for x in zip(*parts))
+    r, p, s = (np.concatenate(x) for x in zip(*parts, strict=True))
     order = np.argsort(r, kind="stable")
     return r[order], p[order], s[order]
 
@@ -185,7 +185,7 @@ def probe(index: PrefixIndex, texts: Sequence[str], budget: int = BUDGET) -> tup
             parts.append(_verify(index, ykeys, span, x, y, ly[y]))
     if not parts:
         return _EMPTY
-    i, j, s = (np.concatenate(p) for p in zip(*parts))
+    i, j, s = (np.concatenate(p) for p in zip(*parts, strict=True))
     order = np.lexsort((j, i))
     return i[order], j[order], s[order]
 
@@ -242,10 +242,7 @@ def _verify(index: PrefixIndex, ykeys: np.ndarray, span: int, x, y, ly):
     rep = np.repeat(np.arange(x.size, dtype=np.int64), nx)
     offs = np.arange(int(nx.sum()), dtype=np.int64) - np.repeat(np.cumsum(nx) - nx, nx)
     wanted = y[rep] * np.int64(span) + sets.ids[sets.indptr[x][rep] + offs]
-    if ykeys.size:
-        hit = ykeys[np.minimum(np.searchsorted(ykeys, wanted), ykeys.size - 1)] == wanted
-    else:
-        hit = np.zeros(wanted.size, dtype=bool)
+    hit = ykeys[np.minimum(np.searchsorted(ykeys, wanted), ykeys.size - 1)] == wanted if ykeys.size else np.zeros(wanted.size, dtype=bool)
     inter = np.bincount(rep, weights=hit, minlength=x.size)
     lx = sets.sizes[x]
     score = inter / np.maximum(lx + ly - inter, 1)
@@ -268,4 +265,4 @@ def near_duplicates(left: Sequence[str], right: Sequence[str], threshold: float,
     [(0, 0, 1.0)]
     """
     i, j, s = probe(build_index(left, threshold), right, budget)
-    return list(zip(i.tolist(), j.tolist(), s.tolist()))
+    return list(zip(i.tolist(), j.tolist(), s.tolist(), strict=True))

@@ -24,8 +24,11 @@ from assay.data.tokens import TOKEN, TOKEN_PATTERN
 
 _TOKEN_OR_NEWLINE = re.compile(TOKEN_PATTERN + r"|\n")
 STOPWORDS = frozenset(
-    "a an the to of in on at for and or is are was were be been do does did i my me you your we our it its "
-    "how what when where which who can could will would with by from this that".split()
+    [
+        "a", "an", "the", "to", "of", "in", "on", "at", "for", "and", "or", "is", "are", "was", "were", "be",
+        "been", "do", "does", "did", "i", "my", "me", "you", "your", "we", "our", "it", "its", "how", "what",
+        "when", "where", "which", "who", "can", "could", "will", "would", "with", "by", "from", "this", "that",
+    ]
 )
 _UNKNOWN = -1
 

@@ -14,6 +14,8 @@ candidate: it is labelled so in the run's side file and is never cited as an aut
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from assay.relevance.modes.hybrid import Hybrid, ranks
@@ -21,7 +23,7 @@ from assay.relevance.params import RelevanceParams
 from assay.relevance.study import StudyDocument
 
 
-def personalized_pagerank(adjacency, personalization: np.ndarray, alpha: float, tol: float = 1e-10,
+def personalized_pagerank(adjacency: Any, personalization: np.ndarray, alpha: float, tol: float = 1e-10,
                           max_iter: int = 200) -> np.ndarray:
     """PageRank with teleport (and dangling mass) to ``personalization``, by power iteration.
 
@@ -44,7 +46,7 @@ def personalized_pagerank(adjacency, personalization: np.ndarray, alpha: float, 
     return x
 
 
-def document_graph(documents: list[StudyDocument]):
+def document_graph(documents: list[StudyDocument]) -> Any:  # a networkx.Graph (networkx ships no types)
     """The undirected networkx graph over document positions described in the module docstring."""
     import networkx as nx
 

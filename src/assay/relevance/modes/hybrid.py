@@ -37,7 +37,10 @@ def ranks(scores: np.ndarray, ids_desc: np.ndarray, depth: int) -> np.ndarray:
 
 def rrf(rank_lists: list[np.ndarray], k: int) -> np.ndarray:
     """Reciprocal rank fusion of rank arrays (``inf`` contributes 0)."""
-    return sum(np.where(np.isfinite(r), 1.0 / (k + r), 0.0) for r in rank_lists)
+    total = np.zeros(rank_lists[0].shape if rank_lists else 0)
+    for r in rank_lists:  # in list order, so the sums are the bits they always were (0.0 + x is x)
+        total = total + np.where(np.isfinite(r), 1.0 / (k + r), 0.0)
+    return total
 
 
 class Hybrid:

@@ -23,7 +23,7 @@ from assay.relevance.params import RelevanceParams
 
 
 def _bigrams(words: list[str]) -> set[tuple[str, str]]:
-    return set(zip(words, words[1:]))
+    return set(zip(words, words[1:], strict=False))
 
 
 def overlap_score(query: str, document: str) -> float:
@@ -59,6 +59,8 @@ class Reranked:
         return self
 
     def _cross(self, query: str, texts: list[str]) -> np.ndarray:
+        if self.cross is None:
+            raise PluginError("relevance.reranked.cross_encoder: no cross-encoder is configured")
         try:
             out = np.asarray(self.cross(query, texts), dtype=float)
         except Exception as error:

@@ -25,7 +25,7 @@ from assay.relevance.modes.reranked import Reranked
 from assay.relevance.modes.semantic import Semantic
 from assay.relevance.params import RelevanceParams
 from assay.relevance.study import StudyDocument, StudyQuery
-from assay.relevance.trec import run_from_rankings
+from assay.relevance.trec import Run, run_from_rankings
 
 
 @dataclass(frozen=True)
@@ -33,14 +33,14 @@ class ModeRun:
     """One mode's output: the run, latency per query (ms), heuristic docnos per query, a readable label."""
 
     mode: str
-    run: object
+    run: Run
     latency_ms: dict[str, float]
     latency_kind: str
     heuristic: dict[str, list[str]]
     label: str
 
 
-def build(mode: str, params: RelevanceParams, documents: list[StudyDocument]):
+def build(mode: str, params: RelevanceParams, documents: list[StudyDocument]) -> Lexical | Semantic | Hybrid | Reranked | Graph:
     """The fitted searcher of ``mode``."""
     texts, ids = [d.text for d in documents], [d.doc_id for d in documents]
     if mode == "lexical":
@@ -74,7 +74,7 @@ def run_mode(mode: str, params: RelevanceParams, documents: list[StudyDocument],
     ids = np.asarray([d.doc_id for d in documents], dtype=object)
     ids_desc = np.argsort(np.argsort(ids)[::-1])
     lexical = Lexical(params.lexical).fit([d.text for d in documents]) if params.latency == "modelled" else None
-    edges = searcher.graph.number_of_edges() if mode == "graph" else 0
+    edges = searcher.graph.number_of_edges() if isinstance(searcher, Graph) else 0
     rankings, latency, heuristic = {}, {}, {}
     for q in queries:
         start = time.perf_counter()
@@ -87,7 +87,7 @@ def run_mode(mode: str, params: RelevanceParams, documents: list[StudyDocument],
         heuristic[q.query_id] = sorted(ids[i] for i in keep if i in graph_only)
         if params.latency == "measured":
             latency[q.query_id] = round(elapsed, 3)
-        else:
+        elif lexical is not None:  # latency "modelled"
             hits = int((lexical.search(q.text)[0] > 0).sum())
             latency[q.query_id] = modelled_ms(mode, hits, len(documents), params, edges)
     return ModeRun(mode, run_from_rankings(rankings, mode), latency, params.latency, heuristic, searcher.label)

@@ -35,6 +35,8 @@ class Semantic:
         self.label = f"embedding {params.embedding}" if params.embedding else "LSA over TF-IDF"
 
     def _plugin(self, texts: list[str]) -> np.ndarray:
+        if self.embed is None:
+            raise PluginError("relevance.semantic.embedding: no embedding is configured (LSA is used without one)")
         try:
             out = np.asarray(self.embed(texts), dtype=float)
         except Exception as error:
