@@ -7,8 +7,9 @@ What is emulated, as GitHub documents it for ``ubuntu-latest``:
   the later steps (the last line written first); ``$GITHUB_STEP_SUMMARY``: one file per step,
   concatenated into the job summary; ``$GITHUB_ENV`` lines ``NAME=value`` are set for later steps;
 - ``if:`` conditions (``success() &&`` is implied when none of the status functions is named), with ``success()``, ``failure()``, ``always()``,
-  ``==``, ``!=``, ``&&``, ``||``, ``!``, string literals and the ``github``, ``runner``, ``env``
-  and ``steps.<id>.outputs/outcome`` contexts; ``${{ ... }}`` in ``run`` and ``env`` values;
+  ``==``, ``!=``, ``&&``, ``||``, ``!``, string literals and the ``github``, ``runner``, ``env``,
+  ``secrets`` (empty unless given: a missing secret reads as an empty string, as on GitHub) and
+  ``steps.<id>.outputs/outcome`` contexts; ``${{ ... }}`` in ``run`` and ``env`` values;
 - a step's outcome is ``success`` or ``failure`` by its exit code; the job fails with the first
   failing step's exit code.
 
@@ -92,7 +93,8 @@ def substitute(text: str, context: dict, failed: bool) -> str:
 
 
 def run_job(workflow: Path, job: str, workspace: Path, *, github: dict, base_path: list[str],
-            actions: dict[str, Callable[[dict, Path], dict]], env: dict[str, str] | None = None) -> Job:
+            actions: dict[str, Callable[[dict, Path], dict]], env: dict[str, str] | None = None,
+            secrets: dict[str, str] | None = None) -> Job:
     """Run ``job`` of ``workflow`` in ``workspace``; ``base_path`` is the runner's PATH before any step.
 
     Args:
@@ -100,13 +102,14 @@ def run_job(workflow: Path, job: str, workspace: Path, *, github: dict, base_pat
         actions: per ``uses:`` name without version (``actions/cache``), a function of the step's
             ``with:`` values and the workspace that emulates it and returns its outputs.
         env: extra variables for every step (HOME and the like).
+        secrets: the ``secrets`` context (none by default).
     """
     spec = yaml.safe_load(workflow.read_text(encoding="utf-8"))["jobs"][job]
     scratch = workspace.parent / f".{workspace.name}-runner"
     scratch.mkdir(exist_ok=True)
     path_entries: list[str] = []
     job_env: dict[str, str] = dict(env or {})
-    context: dict = {"github": github, "runner": {"os": "Linux"}, "steps": {}, "env": job_env}
+    context: dict = {"github": github, "runner": {"os": "Linux"}, "steps": {}, "env": job_env, "secrets": dict(secrets or {})}
     result = Job()
     for number, step in enumerate(spec["steps"], start=1):
         failed = result.exit_code != 0

@@ -148,6 +148,8 @@ def test_a_user_project_from_the_wheel_runs_diffs_passes_its_ci_and_fails_it_whe
     log = "\n".join(f"{s.name}: {s.outcome} {s.exit_code}\n{s.stdout[-1500:]}{s.stderr[-1500:]}" for s in job.steps)
     outcomes = {s.name: s.outcome for s in job.steps}
     assert outcomes["Recompute every stage from the committed inputs"] == "success", log
+    verify = next(s for s in job.steps if s.name == "Recompute every stage from the committed inputs")
+    assert "rejudged" not in verify.stdout  # no judge key among the secrets: no spot check
     assert job.steps[-1].name == "Release gate" and job.exit_code == gate.returncode, log
     assert "## Release gate: exit" in job.summary
 
