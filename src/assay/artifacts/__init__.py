@@ -8,3 +8,16 @@ fields.
 
 May import: ``assay.core``.
 """
+
+from assay.core.lazy import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "assay.artifacts.registry": ["provenance_stage", "write_record"],
+    "assay.artifacts.data": ["LeakageMetrics", "PlanMetrics", "SplitMetrics"],
+    "assay.artifacts.judge": ["AgreementMetrics", "BiasMetrics", "JudgeClientMetrics", "JudgeRunMetrics"],
+    "assay.artifacts.rag": ["HeadlineMetrics"],
+    "assay.artifacts.queue": ["ReviewMetrics", "TrainingMetrics"],
+    "assay.artifacts.relevance": ["ModeComparison", "ModeMetrics"],
+    "assay.artifacts.release": ["GateMetrics"],
+    "assay.artifacts.study": ["VerdictMetrics"],
+})

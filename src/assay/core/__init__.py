@@ -3,3 +3,15 @@ params loading, provenance blocks, the stage runner, shared vocabularies and tex
 
 May import: nothing from assay except ``assay.__version__``. Everything else may import it.
 """
+
+from assay.core.lazy import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "assay.core.errors": ["AssayError", "InputError", "MissingArtifact", "PlanProblems", "Problem",
+                          "RefusedInCI", "StaleError", "raise_problems"],
+    "assay.core.io": ["read_jsonl", "read_table_rows", "write_csv", "write_json", "write_jsonl", "write_text"],
+    "assay.core.params": ["load_section"],
+    "assay.core.stage": ["run_stage"],
+    "assay.core.records": ["problems_from"],
+    "assay.core.lazy": ["lazy_exports"],
+})

@@ -19,3 +19,9 @@ import re
 #: The pattern as a string, for libraries that compile their own (scikit-learn's ``token_pattern``).
 TOKEN_PATTERN = r"[\w\u0980-\u09ff]+"
 TOKEN = re.compile(TOKEN_PATTERN)
+
+#: Tokens of two or more characters: the Bangla-aware form of scikit-learn's default
+#: ``(?u)\b\w\w+\b`` (on text without Bengali characters both find the same words). The relevance
+#: modes use it, so their English results did not move when they changed to this module.
+WORD_PATTERN = r"[\w\u0980-\u09ff]{2,}"
+WORD = re.compile(WORD_PATTERN)

@@ -5,3 +5,17 @@ sensitivity and per-dimension verdicts.
 
 May import: ``assay.core``, ``assay.stats``, ``assay.artifacts``, ``assay.data``.
 """
+
+from assay.core.lazy import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "assay.judge.factory": ["JudgeParams", "make_judge"],
+    "assay.judge.prompts": ["load_prompt"],
+    "assay.judge.replay": ["ReplayJudge"],
+    "assay.judge.openai": ["OpenAIJudgeParams"],
+    "assay.judge.calibration": ["calibration_run"],
+    "assay.judge.sensitivity": ["wording_sensitivity"],
+    "assay.judge.probe": ["bias_probes"],
+    "assay.judge.checkup": ["run_checkup"],
+    "assay.judge.audit": ["rejudge"],
+})

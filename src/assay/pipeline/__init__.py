@@ -7,8 +7,9 @@ Owns the parts (:mod:`assay.pipeline.parts`), the dvc.yaml template with one blo
 May import: ``assay.core``. Imported by ``assay.release``, ``assay.project`` and ``assay.cli``.
 """
 
-from assay.pipeline.generate import PIN_FILE, Layout, detect_layout, dvc_yaml, write_pipeline
-from assay.pipeline.parts import DEFAULT_PARTS, PARTS, project_parts, resolve_parts
+from assay.core.lazy import lazy_exports
 
-__all__ = ["DEFAULT_PARTS", "PARTS", "PIN_FILE", "Layout", "detect_layout", "dvc_yaml", "project_parts",
-           "resolve_parts", "write_pipeline"]
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "assay.pipeline.generate": ["PIN_FILE", "Layout", "detect_layout", "dvc_yaml", "write_pipeline"],
+    "assay.pipeline.parts": ["DEFAULT_PARTS", "PARTS", "project_parts", "resolve_parts"],
+})

@@ -7,6 +7,6 @@ found (:mod:`assay.project.examples`), and the writing of a project (:mod:`assay
 May import: ``assay.core``, ``assay.pipeline``. Imported by ``assay.cli``.
 """
 
-from assay.project.init import InitResult, add_part, init_project
+from assay.core.lazy import lazy_exports
 
-__all__ = ["InitResult", "add_part", "init_project"]
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {"assay.project.init": ["InitResult", "add_part", "init_project"]})

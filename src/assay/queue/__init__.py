@@ -6,3 +6,15 @@ results, and the byte-stable review snapshots with their SFT/DPO training exampl
 
 May import: ``assay.core``, ``assay.stats``, ``assay.data``, ``assay.judge``.
 """
+
+from assay.core.lazy import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "assay.queue.store": ["open_store"],
+    "assay.queue.rubric": ["load_rubric"],
+    "assay.queue.app": ["create_app"],
+    "assay.queue.sources": ["load_source"],
+    "assay.queue.results": ["summarize"],
+    "assay.queue.snapshot": ["ReviewParams", "read_snapshot", "write_snapshot"],
+    "assay.queue.training": ["training_set"],
+})

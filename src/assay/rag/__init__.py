@@ -3,3 +3,12 @@ plug-ins), the per-case runner with its metric families, and the paired comparis
 
 May import: ``assay.core``, ``assay.stats``, ``assay.artifacts``, ``assay.data``.
 """
+
+from assay.core.lazy import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "assay.rag.runner": ["RagParams", "run_version"],
+    "assay.rag.systems": ["SystemRequest"],
+    "assay.rag.metrics": ["version_metrics"],
+    "assay.rag.compare": ["CompareParams", "compare_runs", "read_run"],
+})

@@ -25,27 +25,15 @@ modules it uses.
 May import: ``assay.core``. Imported by every domain package.
 """
 
-from __future__ import annotations
+from assay.core.lazy import lazy_exports
 
-from typing import Any
-
-_HOME = {"kappa_ci": "assay.stats.agreement", "mean_ci": "assay.stats.mean",
-         "paired_diff_ci": "assay.stats.paired", "proportion_ci": "assay.stats.proportion",
-         **dict.fromkeys(("PPIEstimate", "PPIError", "ppi_mean_ci", "rubric_values", "win_values"), "assay.stats.ppi"),
-         **dict.fromkeys(("DetectableChange", "HoldoutPower", "JudgeMoments", "KappaPairs", "PPILabels", "PowerError",
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "assay.stats.agreement": ["kappa_ci"],
+    "assay.stats.mean": ["mean_ci"],
+    "assay.stats.paired": ["paired_diff_ci"],
+    "assay.stats.proportion": ["proportion_ci"],
+    "assay.stats.ppi": ["PPIEstimate", "PPIError", "ppi_mean_ci", "rubric_values", "win_values"],
+    "assay.stats.power": ["DetectableChange", "HoldoutPower", "JudgeMoments", "KappaPairs", "PPILabels", "PowerError",
                           "ThresholdCheck", "detectable_change", "holdout_size", "kappa_pairs", "paired_power",
-                          "ppi_labels", "threshold_check"), "assay.stats.power")}
-__all__ = sorted(_HOME)
-
-
-
-def __getattr__(name: str) -> Any:
-    if name in _HOME:
-        import importlib
-
-        return getattr(importlib.import_module(_HOME[name]), name)
-    raise AttributeError(f"module 'assay.stats' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *__all__])
+                          "ppi_labels", "threshold_check"],
+})

@@ -10,3 +10,17 @@ what each stage wrote (:mod:`assay.study.records`), which the DVC stages depend 
 
 May import: ``assay.core``, ``assay.stats``, ``assay.artifacts``, ``assay.data``, ``assay.relevance``.
 """
+
+from assay.core.lazy import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "assay.study.params": ["StudyParams"],
+    "assay.study.protocol": ["evidence_root", "load_study"],
+    "assay.study.evidence": ["EvidenceRoot", "EvidenceRootError"],
+    "assay.study.scan": ["scan_path"],
+    "assay.study.judgments": ["check_judgments"],
+    "assay.study.receipt": ["build_receipt"],
+    "assay.study.manifest": ["validate_manifest"],
+    "assay.study.opening": ["open_holdout"],
+    "assay.study.status": ["verdict_status"],
+})

@@ -1,7 +1,8 @@
 """Semantic mode: cosine similarity of dense vectors.
 
 The offline default is latent semantic analysis: TF-IDF (scikit-learn, sublinear tf, English stop
-words) reduced by ``TruncatedSVD`` to ``components`` dimensions with a fixed ``seed``, named "LSA over
+words, Bangla-aware words from :data:`assay.data.tokens.WORD_PATTERN`) reduced by ``TruncatedSVD``
+to ``components`` dimensions with a fixed ``seed``, named "LSA over
 TF-IDF" in every report. Components beyond the corpus's numerical rank (a small corpus of
 near-duplicates can have fewer independent directions than ``components``) are dropped: their
 directions are noise that differs between machines. Any embedding plugs in as ``semantic.embedding: "module:function"``, a
@@ -54,7 +55,9 @@ class Semantic:
         from sklearn.decomposition import TruncatedSVD
         from sklearn.feature_extraction.text import TfidfVectorizer
 
-        self.tfidf = TfidfVectorizer(sublinear_tf=True, stop_words="english")
+        from assay.data.tokens import WORD_PATTERN
+
+        self.tfidf = TfidfVectorizer(sublinear_tf=True, stop_words="english", token_pattern=WORD_PATTERN)
         matrix = self.tfidf.fit_transform(texts)
         components = min(self.params.components, matrix.shape[1] - 1, matrix.shape[0] - 1)
         self.svd = TruncatedSVD(n_components=components, random_state=self.params.seed, algorithm="randomized", n_iter=7)
