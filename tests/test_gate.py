@@ -79,7 +79,7 @@ def test_judge_and_agreement_floors_use_the_records_reasons():
                                  kappa_ci_high=0.78, level=0.95, disagreements=2, confusion={}, labels={})
     calibration = CalibrationMetrics(n=10, agreement=0.5, agreement_ci_low=0.2, agreement_ci_high=0.8, level=0.95,
                                      kappa=0.1, kappa_ci_low=-0.2, kappa_ci_high=0.4, confusion={}, by_kind={}, by_lang={},
-                                     errors={}, order_disagreements=0, flip_share=0.0, invalid_pairs=0, invalid_share=0.0,
+                                     errors={}, order_disagreements=0, flip_pattern={}, flip_share=0.0, invalid_pairs=0, invalid_share=0.0,
                                      invalid=0, refused=0, failed=0, usable=0)
     checks = judge_checks(params, agreement, calibration, ["kappa 0.100 < 0.6"])
     assert [(c.name, c.status, c.detail) for c in checks] == [
