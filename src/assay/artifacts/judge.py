@@ -120,3 +120,4 @@ class SensitivityMetrics(Metrics):
     confusion: dict[str, dict[str, int]]
     statuses: dict[str, dict[str, int]]
     order_disagreements: dict[str, int]
+    tie_agreements: int
