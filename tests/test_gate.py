@@ -180,3 +180,33 @@ def test_unlisted_absent_unusable_and_undecided_queues():
 def test_synthetic_reviews_are_labelled_in_the_detail():
     [check] = review_agreement_checks(requirement(), {"rand": review(95, 100, synthetic=True)}, ["rand"])
     assert check.status == "pass" and check.detail.endswith("(synthetic reviews: demo data, not people)")
+
+
+def test_the_row_names_the_judge_of_the_verdicts_and_is_stale_for_another_judge():
+    from assay.release.checks import ConfiguredJudge
+
+    fake = ConfiguredJudge.from_params("fake", "mixed", None)
+    served = ConfiguredJudge.from_params("openai", "mixed", {"model": "SmolLM2-135M", "base_url": "http://x"})
+    copied = {"rand": ["fake judge (params judge) + SYNTHETIC rule scores"]}
+    reviews = {"rand": review(90, 110)}
+    # the fake judge's verdicts, the fake judge configured: the row passes and names them
+    [same] = review_agreement_checks(requirement(), reviews, ["rand"], None, copied, fake)
+    assert same.status == "pass"
+    assert same.detail.endswith("meets the minimum 0.6; verdicts by 'fake judge (params judge) + SYNTHETIC rule scores'")
+    # the same verdicts with a served model configured: they are not its verdicts, so the row is stale (exit 2)
+    [other] = review_agreement_checks(requirement(), reviews, ["rand"], None, copied, served)
+    assert other.status == "stale" and exit_code([other]) == 2
+    assert other.detail.endswith("verdicts by 'fake judge (params judge) + SYNTHETIC rule scores', not the configured "
+                                 "judge (openai-compatible judge, model SmolLM2-135M; params judge)")
+    # the model's own verdicts (case-insensitive text match); a mixed snapshot is stale
+    [own] = review_agreement_checks(requirement(), reviews, ["rand"], None, {"rand": ["openai judge smollm2-135m"]}, served)
+    assert own.status == "pass"
+    mixed = {"rand": ["openai judge SmolLM2-135M", "fake judge"]}
+    assert review_agreement_checks(requirement(), reviews, ["rand"], None, mixed, served)[0].status == "stale"
+    # unnamed and unrecorded judges are said, not guessed
+    [unnamed] = review_agreement_checks(requirement(), reviews, ["rand"], None, {"rand": []}, served)
+    assert unnamed.status == "pass" and unnamed.detail.endswith("the snapshot does not name the judge that made its verdicts")
+    [unrecorded] = review_agreement_checks(requirement(), reviews, ["rand"], None, {"rand": None}, served)
+    assert unrecorded.detail.endswith("is not recorded (run dvc repro review@rand)")
+    # a failing row whose verdicts are another judge's is stale: not this judge's evidence either way
+    assert review_agreement_checks(requirement(), {"rand": review(9, 11)}, ["rand"], None, copied, served)[0].status == "stale"
