@@ -334,7 +334,7 @@ def flip_words(flips: int, n: int, pattern: dict[str, int], swap: bool) -> str:
 
     >>> flip_words(28, 42, {"first_both": 27, "second_both": 0, "tie_in_one": 1, "forward_first": 28,
     ...                     "backward_first": 27}, True)[:95]
-    '28 of 42 pairs flipped when the answers swapped (scored as ties, so not among the picks above): '
+    '28 of 42 pairs flipped when the answers swapped (scored as ties, so not among the picks above):'
     """
     if not swap:
         return "Each pair was shown in one order only, so order flips were not measured."
