@@ -5,7 +5,8 @@ and data/reviews/NAME.jsonl; writes metrics/review/NAME.json (numbers only: n, a
 Wilson interval, kappa, score gaps with intervals and 0/1 flags, random_fill 0/1) and
 reports/review/NAME.md (the reading, the bias warning for a hard fill, every disagreement with both
 rationales, the snapshot's SHA-256) and reports/provenance/review_NAME.json (input ``snapshot``: the
-snapshot's SHA-256, which the gate recomputes to call the metrics stale).
+snapshot's SHA-256, which the gate recomputes to call the metrics stale; details ``judges``: the
+identities of the judge that made the snapshot's verdicts, which the gate compares with params judge).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ def main() -> None:
     from assay.core.params import load_section
     from assay.queue.report import report_markdown
     from assay.queue.results import review_metrics, summarize
-    from assay.queue.snapshot import ReviewParams, read_snapshot
+    from assay.queue.snapshot import ReviewParams, judge_identities, read_snapshot
 
     name = sys.argv[1]
     params = load_section("review", ReviewParams)
@@ -30,10 +31,12 @@ def main() -> None:
         raise InputError([Problem("params.yaml", None, "review.snapshots", f"{name!r} is not listed",
                                   "add the snapshot name to review.snapshots")])
     path = params.path(name)
-    summary = summarize(read_snapshot(path))
+    snapshot = read_snapshot(path)
+    summary = summarize(snapshot)
     digest = sha256_file(path)
     write_record(REVIEW, ReviewMetrics(**review_metrics(summary)),
-                 provenance(settings={"name": name, "fill": summary.queue["fill"]}, snapshot=digest), name=name)
+                 provenance(settings={"name": name, "fill": summary.queue["fill"]},
+                            details={"judges": judge_identities(snapshot)}, snapshot=digest), name=name)
     write_text(f"reports/review/{name}.md", report_markdown(summary, {path: digest}))
 
 

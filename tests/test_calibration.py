@@ -436,3 +436,48 @@ def test_reports():
     assert f"| bn | 1 | 7 | 0.143 | {bn_low:.3f} to {bn_high:.3f} | |" in text
     assert "order flips (the verdict changed when the answers swapped places; scored as tie): 28 of 42 pairs (0.667)" in text
     assert "| human \\ judge | a | b | tie | invalid |" in text
+
+
+class TwoOrders:
+    """Fixed (forward, backward) winners per pair, in first/second/tie words as the judge sees them."""
+
+    identity = {"kind": "two-orders"}
+
+    def __init__(self, winners):
+        self.winners = winners
+
+    def judge_many(self, items, prompt):
+        n = len(self.winners)
+        return [Verdict(self.winners[k % n][k // n]) for k in range(len(items))]
+
+
+def test_flip_pattern_counts_which_answer_each_order_picked():
+    # five pairs, (forward, backward) winners; a flip is an ok pair whose a/b labels differ:
+    # 1 first/first -> a vs b: flip, first both;  2 first/first again: flip, first both
+    # 3 second/second -> b vs a: flip, second both;  4 tie/first -> tie vs b: flip, tie in one (backward first)
+    # 5 first/second -> a vs a: no flip.  By hand: first_both 2, second_both 1, tie_in_one 1,
+    # forward_first 2 (pairs 1, 2), backward_first 3 (pairs 1, 2, 4)
+    pairs = [pair(str(k), "a") for k in range(1, 6)]
+    judge = TwoOrders([("first", "first"), ("first", "first"), ("second", "second"), ("tie", "first"), ("first", "second")])
+    rec = calibrate(pairs, judge, PROMPT, swap=True, rule=POINT)
+    assert rec["order_disagreements"] == 4
+    assert rec["flip_pattern"] == {"first_both": 2, "second_both": 1, "tie_in_one": 1, "forward_first": 2,
+                                   "backward_first": 3}
+    # flips became ties first, so the error shape sees no wrong decisive pick; the flip sentence says what happened
+    assert rec["errors"]["wrong_decisive"] == 0
+    text = report_markdown(rec)
+    assert ("4 of 5 pairs flipped when the answers swapped (scored as ties, so not among the picks above): in 2 of "
+            "them the judge picked the answer shown first both times, in 1 the answer shown second both times, and "
+            "in 1 it said tie in one order. Of the 4 flipped pairs, the (a, b) verdict picked the answer shown first "
+            "in 2 and the (b, a) verdict in 3.") in text
+    assert outputs(rec)[0].flip_pattern == rec["flip_pattern"]
+    one = calibrate(pairs, judge, PROMPT, swap=False, rule=POINT)
+    assert set(one["flip_pattern"].values()) == {0}
+    assert "shown in one order only" in report_markdown(one)
+
+
+def test_position_preset_flips_pick_the_first_answer_both_times():
+    # the position fake adds a bonus to the answer shown first; on the 28 equal-fact pairs that decides both orders
+    rec = calibrate(PAIRS, PRESETS["position"], PROMPT, swap=True)
+    assert rec["flip_pattern"] == {"first_both": 28, "second_both": 0, "tie_in_one": 0, "forward_first": 28,
+                                   "backward_first": 28}

@@ -79,7 +79,7 @@ def test_judge_and_agreement_floors_use_the_records_reasons():
                                  kappa_ci_high=0.78, level=0.95, disagreements=2, confusion={}, labels={})
     calibration = CalibrationMetrics(n=10, agreement=0.5, agreement_ci_low=0.2, agreement_ci_high=0.8, level=0.95,
                                      kappa=0.1, kappa_ci_low=-0.2, kappa_ci_high=0.4, confusion={}, by_kind={}, by_lang={},
-                                     errors={}, order_disagreements=0, flip_share=0.0, invalid_pairs=0, invalid_share=0.0,
+                                     errors={}, order_disagreements=0, flip_pattern={}, flip_share=0.0, invalid_pairs=0, invalid_share=0.0,
                                      invalid=0, refused=0, failed=0, usable=0)
     checks = judge_checks(params, agreement, calibration, ["kappa 0.100 < 0.6"])
     assert [(c.name, c.status, c.detail) for c in checks] == [
@@ -180,3 +180,33 @@ def test_unlisted_absent_unusable_and_undecided_queues():
 def test_synthetic_reviews_are_labelled_in_the_detail():
     [check] = review_agreement_checks(requirement(), {"rand": review(95, 100, synthetic=True)}, ["rand"])
     assert check.status == "pass" and check.detail.endswith("(synthetic reviews: demo data, not people)")
+
+
+def test_the_row_names_the_judge_of_the_verdicts_and_is_stale_for_another_judge():
+    from assay.release.checks import ConfiguredJudge
+
+    fake = ConfiguredJudge.from_params("fake", "mixed", None)
+    served = ConfiguredJudge.from_params("openai", "mixed", {"model": "SmolLM2-135M", "base_url": "http://x"})
+    copied = {"rand": ["fake judge (params judge) + SYNTHETIC rule scores"]}
+    reviews = {"rand": review(90, 110)}
+    # the fake judge's verdicts, the fake judge configured: the row passes and names them
+    [same] = review_agreement_checks(requirement(), reviews, ["rand"], None, copied, fake)
+    assert same.status == "pass"
+    assert same.detail.endswith("meets the minimum 0.6; verdicts by 'fake judge (params judge) + SYNTHETIC rule scores'")
+    # the same verdicts with a served model configured: they are not its verdicts, so the row is stale (exit 2)
+    [other] = review_agreement_checks(requirement(), reviews, ["rand"], None, copied, served)
+    assert other.status == "stale" and exit_code([other]) == 2
+    assert other.detail.endswith("verdicts by 'fake judge (params judge) + SYNTHETIC rule scores', not the configured "
+                                 "judge (openai-compatible judge, model SmolLM2-135M; params judge)")
+    # the model's own verdicts (case-insensitive text match); a mixed snapshot is stale
+    [own] = review_agreement_checks(requirement(), reviews, ["rand"], None, {"rand": ["openai judge smollm2-135m"]}, served)
+    assert own.status == "pass"
+    mixed = {"rand": ["openai judge SmolLM2-135M", "fake judge"]}
+    assert review_agreement_checks(requirement(), reviews, ["rand"], None, mixed, served)[0].status == "stale"
+    # unnamed and unrecorded judges are said, not guessed
+    [unnamed] = review_agreement_checks(requirement(), reviews, ["rand"], None, {"rand": []}, served)
+    assert unnamed.status == "pass" and unnamed.detail.endswith("the snapshot does not name the judge that made its verdicts")
+    [unrecorded] = review_agreement_checks(requirement(), reviews, ["rand"], None, {"rand": None}, served)
+    assert unrecorded.detail.endswith("is not recorded (run dvc repro review@rand)")
+    # a failing row whose verdicts are another judge's is stale: not this judge's evidence either way
+    assert review_agreement_checks(requirement(), {"rand": review(9, 11)}, ["rand"], None, copied, served)[0].status == "stale"

@@ -158,3 +158,16 @@ def test_metrics_are_numbers_only_and_the_gate_never_accepts_a_hard_fill():
     assert AgreementEvidence(0.7, 0.6, 0.8, 50, True, 35).supports(0.8, "estimate")[0] is False
     nothing = AgreementEvidence(math.nan, math.nan, math.nan, 0, True, 0).supports(0.0)
     assert nothing == (False, "no item that both the reviewers and the judge decided (ties on either side are left out)")
+
+
+def test_judge_identities_name_who_made_the_verdicts():
+    from assay.queue.snapshot import judge_identities
+
+    named = [row(k, "a", "a") for k in range(4)]
+    named[0] = named[0].model_copy(update={"judge": JudgeOpinion(verdict="a", identity="openai SmolLM2-135M")})
+    named[1] = named[1].model_copy(update={"judge": JudgeOpinion(verdict="b", identity="fake judge")})
+    named[2] = named[2].model_copy(update={"judge": JudgeOpinion(verdict="a", identity="fake judge")})
+    # a named judge without a verdict made no verdict here: not counted
+    named[3] = named[3].model_copy(update={"judge": JudgeOpinion(verdict=None, identity="someone else")})
+    assert judge_identities(snap(named)) == ["fake judge", "openai SmolLM2-135M"]
+    assert judge_identities(snap([row(0, "a", "a")])) == []  # verdicts without an identity name nobody

@@ -17,7 +17,8 @@ from assay.judge.fake import FakeJudge
 from assay.judge.openai import OpenAIJudge, OpenAIJudgeParams
 from assay.data.pairs import LABELS, Pair
 from assay.judge.prompts import load_prompt
-from assay.judge.sensitivity import outputs, sensitivity_markdown, wording_sensitivity
+from assay.judge.sensitivity import (SensitivityReport, outputs, sensitivity_markdown, stability_reading,
+                                     wording_sensitivity)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -129,3 +130,47 @@ def test_report_invariants(answers, swap, other):
     assert numbers.n == report.n and prov.details["changed"] == report.changed
     if other == "v1" and valid:  # the same wording twice: a deterministic judge agrees with itself
         assert report.agreement == 1.0 and report.changed == []
+
+
+class AlwaysFirst:
+    """Picks the answer shown first in every order: every swapped pair flips, so every label is a tie."""
+
+    identity = {"kind": "always-first"}
+
+    def judge_many(self, items, prompt):
+        return [Verdict("first") for _ in items]
+
+
+def test_agreement_carried_by_ties_is_said_not_reassured():
+    # 12 pairs, both orders, always "first": a then b -> labels a vs b: 12 flips, 12 ties under both wordings.
+    # By hand: agreement 12/12 = 1, kappa undefined (one label only: pe = 1), tie_agreements 12 of 12 agreeing
+    pairs = [pair(f"p{k:02d}", "x", "y") for k in range(12)]
+    report = wording_sensitivity(AlwaysFirst(), pairs, "v1", "v2", swap=True)
+    assert (report.agreement, report.tie_agreements, report.order_disagreements) == (1.0, 12, {"a": 12, "b": 12})
+    assert report.kappa_undefined is not None
+    text = sensitivity_markdown(report)
+    assert "The agreement is carried by ties: 12 of the 12 pairs labelled alike are tie under both wordings" in text
+    assert "held" not in text
+    assert outputs(report)[0].tie_agreements == 12
+
+
+def _report(confusion: dict[str, dict[str, int]], kappa: float) -> SensitivityReport:
+    n = sum(sum(row.values()) for row in confusion.values())
+    changed = [{"id": f"c{k}", "a": "a", "b": "b"} for k in range(n - sum(confusion[x][x] for x in confusion))]
+    return SensitivityReport(n=n, n_valid=n, swap=True, judge={}, prompts={}, agreement=(n - len(changed)) / n,
+                             agreement_undefined=None, kappa=kappa, kappa_undefined=None, confusion=confusion,
+                             statuses={}, order_disagreements={}, changed=changed, not_valid=[],
+                             tie_agreements=confusion["tie"]["tie"])
+
+
+def test_reading_follows_kappa_when_ties_do_not_carry_it():
+    from sklearn.metrics import cohen_kappa_score
+
+    # 10 a/a, 1 b/b, 1 tie/tie, 1 a/b, 1 b/a: 12 of 14 agree, 1 of the 12 a tie. kappa from scikit-learn
+    x = ["a"] * 10 + ["b", "tie", "a", "b"]
+    y = ["a"] * 10 + ["b", "tie", "b", "a"]
+    conf = {"a": {"a": 10, "b": 1, "tie": 0}, "b": {"a": 1, "b": 1, "tie": 0}, "tie": {"a": 0, "b": 0, "tie": 1}}
+    kappa = cohen_kappa_score(x, y)
+    assert stability_reading(_report(conf, kappa)).startswith(f"The labels held under both wordings beyond chance (kappa {kappa:.3f})")
+    # the same counts with a kappa under 0.2 read as chance-level agreement
+    assert stability_reading(_report(conf, 0.1)).startswith("Kappa is 0.100: the labels agree little more than chance")

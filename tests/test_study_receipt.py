@@ -76,3 +76,32 @@ def test_receipt_must_exist_and_match_the_judgments(tmp_path):
     with pytest.raises(InputError, match="judgments_B.jsonl changed since the receipt"):
         receipt_is_current(root, "development")
     assert json.loads((tmp_path / "development" / "receipt.json").read_text())["pairs"] == 8
+
+
+def test_grade_minus_one_is_said_and_the_note_is_true():
+    # what the note claims: the receipt's weighted kappa counts -1 against 0 as a disagreement (quadratic
+    # weight (0 - 1)^2 = 1 > 0), while the IR measures give -1 and 0 the same gain 0, so swapping a -1
+    # for a 0 in the qrels changes no IR measure (pytrec_eval agrees in test_measures)
+    import pandas as pd
+
+    from assay.relevance.measures import evaluate
+    from assay.relevance.trec import Qrels, Run
+    from assay.study.receipt import GRADE_NOTE
+
+    assert cohen_kappa_score([-1, 0, 1, 2], [0, 0, 1, 2], weights="quadratic") < 1.0
+    run = Run(pd.DataFrame([("q", "d1", 3.0), ("q", "d2", 2.0), ("q", "d3", 1.0)], columns=["qid", "docno", "score"]))
+
+    def means(grade):
+        qrels = Qrels(pd.DataFrame([("q", "d1", grade), ("q", "d2", 2), ("q", "d3", 1)], columns=["qid", "docno", "grade"]))
+        return evaluate(qrels, run, "nDCG@10,P@10,AP,RR@10,R@10").mean
+
+    assert means(-1) == means(0)
+    assert "below 0" in GRADE_NOTE and "same gain 0" in GRADE_NOTE
+    committed = json.loads((assay_root() / "reports/relevance/study/receipt.json").read_text(encoding="utf-8"))
+    assert committed["grades"] == GRADE_NOTE
+
+
+def assay_root():
+    from conftest import ROOT
+
+    return ROOT

@@ -81,7 +81,8 @@ def test_the_judge_vs_reviewers_section_and_row(evidence):
     assert (f"| demo | random, synthetic | {ci_text(9, 11)} | 11 | {num_text(ev.reviews['demo'].kappa)} | 30 |") in page
     assert "Required: agreement over items both decided of at least 0.600 on the lower end of its 95% interval" in page
     assert ("| judge vs reviewers (demo) | fail | lower bound 0.523 of agreement 0.818 (9 of 11 decided) is below the "
-            "minimum 0.6 (synthetic reviews: demo data, not people) |") in page
+            "minimum 0.6 (synthetic reviews: demo data, not people); verdicts by 'fake judge (params judge) + SYNTHETIC rule "
+            "scores' |") in page
     ev.reviews["demo"] = None
     assert "| demo | missing | | | | |" in summary_markdown(ev, checks)
     ev.review_queues = []

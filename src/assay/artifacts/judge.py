@@ -83,7 +83,8 @@ class CalibrationMetrics(Metrics):
     """metrics/calibration.json: the judge against the final human labels (see :mod:`assay.judge.calibration`).
 
     A pair whose verdict was invalid, refused or failed is a disagreement (``invalid_pairs``); an
-    order flip is a judge tie and is counted in ``flip_share``.
+    order flip is a judge tie and is counted in ``flip_share``; ``flip_pattern`` says which answer each
+    order's verdict picked on the flipped pairs (see :func:`assay.judge.calibration.flip_pattern`).
     """
 
     n: int
@@ -99,6 +100,7 @@ class CalibrationMetrics(Metrics):
     by_lang: dict[str, SliceAgreement]
     errors: dict[str, int]
     order_disagreements: int
+    flip_pattern: dict[str, int]
     flip_share: float | None
     invalid_pairs: int
     invalid_share: float | None
@@ -118,3 +120,4 @@ class SensitivityMetrics(Metrics):
     confusion: dict[str, dict[str, int]]
     statuses: dict[str, dict[str, int]]
     order_disagreements: dict[str, int]
+    tie_agreements: int

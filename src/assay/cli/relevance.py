@@ -185,7 +185,7 @@ def _register_receipt(rs: argparse._SubParsersAction) -> None:
 def run_receipt(args: argparse.Namespace) -> int:
     from assay.study.evidence import redacting
     from assay.study.freeze import note_sealed_read
-    from assay.study.receipt import build_receipt, write_receipt
+    from assay.study.receipt import GRADE_NOTE, build_receipt, write_receipt
 
     study, root = _study_root()
     with redacting(root):
@@ -198,6 +198,7 @@ def run_receipt(args: argparse.Namespace) -> int:
     for m in receipt["measures"]:
         print(f"  {m['name']}: {_num(m['value'])} [{_num(m['interval']['low'])}, {_num(m['interval']['high'])}] "
               f"({m['interval']['method']})")
+    print(f"  {GRADE_NOTE}")
     return 0
 
 

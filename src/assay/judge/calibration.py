@@ -115,6 +115,32 @@ def _error_shape(pairs: Sequence[Pair], labels: Sequence[str]) -> dict[str, int]
     return shape
 
 
+FLIP_PATTERNS = ("first_both", "second_both", "tie_in_one", "forward_first", "backward_first")
+
+
+def flip_pattern(results: Sequence[PairJudgement]) -> dict[str, int]:
+    """Where the order flips came from: counts over the pairs whose two ok verdicts disagreed.
+
+    ``first_both``: both verdicts picked the answer shown first (a first, then b first);
+    ``second_both``: both picked the answer shown second; ``tie_in_one``: one order said tie and the
+    other picked an answer. ``forward_first`` and ``backward_first``: how many flipped pairs' (a, b)
+    and (b, a) verdicts picked the answer shown first. All 0 without swap or without flips. Flips
+    are scored as ties before the error shape is counted, so a judge that always picks the first
+    answer shows here, not among the wrong decisive picks.
+    """
+    out = dict.fromkeys(FLIP_PATTERNS, 0)
+    for r in results:
+        if not r.order_disagreement or r.backward is None:
+            continue
+        f, b = r.forward.winner, r.backward.winner
+        out["first_both"] += f == b == "first"
+        out["second_both"] += f == b == "second"
+        out["tie_in_one"] += "tie" in (f, b)
+        out["forward_first"] += f == "first"
+        out["backward_first"] += b == "first"
+    return out
+
+
 @dataclass(frozen=True)
 class CalibrationRun:
     """A calibration record plus the calibration label of every pair (in input order): ``a``, ``b``,
@@ -173,6 +199,7 @@ def _calibration_run(pairs, judge, prompt, swap, rule, labels_sha) -> Calibratio
         "by_lang": _slices([p.lang for p in pairs], hits, rule.interval),
         "errors": _error_shape(pairs, labels),
         "order_disagreements": flips,
+        "flip_pattern": flip_pattern(results),
         "flip_share": _share(flips, n),
         "invalid_pairs": invalid_pairs,
         "invalid_share": _share(invalid_pairs, n),
@@ -208,7 +235,8 @@ def calibrate(pairs: Sequence[Pair], judge: Judge, prompt, swap: bool = True,
         and their shape: picked the longer answer, the one shown first in the (a, b) order, the
         uncited one, the one in the judge's own style; plus ``missed_decisive``, a judge tie where
         people decided; invalid pairs are not in it); ``order_disagreements`` and ``flip_share``
-        (pairs whose two ok verdicts disagreed, over ``n``); ``invalid_pairs`` and
+        (pairs whose two ok verdicts disagreed, over ``n``) and ``flip_pattern`` (see
+        :func:`flip_pattern`); ``invalid_pairs`` and
         ``invalid_share`` (pairs with any verdict not ok, over ``n``); ``invalid``/``refused``/
         ``failed`` (verdict counts, two per pair with swap); ``swap``; provenance: ``prompt``
         {name, version, sha}, ``labels_hash``, ``judge`` (identity), ``settings`` and
@@ -301,6 +329,24 @@ def _slice_rows(slices: dict, min_n: int) -> list[str]:
             for k, s in slices.items()]
 
 
+def flip_words(flips: int, n: int, pattern: dict[str, int], swap: bool) -> str:
+    """The order flips in words, with their position pattern (see :func:`flip_pattern`).
+
+    >>> flip_words(28, 42, {"first_both": 27, "second_both": 0, "tie_in_one": 1, "forward_first": 28,
+    ...                     "backward_first": 27}, True)[:95]
+    '28 of 42 pairs flipped when the answers swapped (scored as ties, so not among the picks above):'
+    """
+    if not swap:
+        return "Each pair was shown in one order only, so order flips were not measured."
+    if not flips:
+        return f"0 of {n} pairs flipped when the answers swapped."
+    return (f"{flips} of {n} pairs flipped when the answers swapped (scored as ties, so not among the picks above): "
+            f"in {pattern['first_both']} of them the judge picked the answer shown first both times, in "
+            f"{pattern['second_both']} the answer shown second both times, and in {pattern['tie_in_one']} it said tie "
+            f"in one order. Of the {flips} flipped pairs, the (a, b) verdict picked the answer shown first in "
+            f"{pattern['forward_first']} and the (b, a) verdict in {pattern['backward_first']}.")
+
+
 def report_markdown(record: dict) -> str:
     """A one-page Markdown summary of a calibration record."""
     p, j, rule = record["prompt"], record["judge"], record["settings"]["rule"]
@@ -352,6 +398,8 @@ def report_markdown(record: dict) -> str:
         f"{e['picked_first']} the answer shown first in the (a, b) order, {e['picked_uncited']} the uncited one, "
         f"{e['picked_own_style']} the one in the judge's own style. "
         f"The judge said tie on {e['missed_decisive']} pairs people decided.",
+        "",
+        flip_words(record["order_disagreements"], record["n"], record["flip_pattern"], record["swap"]),
         "",
         "Agreement with these labels on these kinds of pairs is all this shows: not correctness, and "
         "not behaviour on other kinds, languages or domains. Slices of a few pairs are weak evidence"

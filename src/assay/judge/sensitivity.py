@@ -9,6 +9,13 @@ an unparseable reply is scored as a tie, and two unparseable replies would other
 The number of such pairs is reported next to the figure; with none, the figure is nan with the
 reason "no valid replies". The fake judge does not read the prompt, so with it the agreement is
 1 by construction.
+
+Ties carry agreement cheaply: a judge that picks the answer shown first in both orders turns every
+pair into an order flip, hence a tie, under any wording, and "agrees" with itself without reading a
+word. The report counts the pairs that are ``tie`` under both wordings (``tie_agreements``) and its
+reading (:func:`stability_reading`) says the agreement is carried by ties when they are more than
+half of the agreeing pairs, or that it is little better than chance when kappa is undefined or
+below :data:`SLIGHT_KAPPA`; only otherwise does it say the labels held.
 """
 
 from __future__ import annotations
@@ -28,6 +35,8 @@ if TYPE_CHECKING:
 
 NO_PAIRS = "no pairs"
 NO_VALID = "no valid replies"
+#: Below this kappa the agreement is little better than chance ("slight" on Landis and Koch's scale).
+SLIGHT_KAPPA = 0.2
 
 
 def _prompt_record(prompt: PromptVersion) -> dict:
@@ -52,6 +61,7 @@ class SensitivityReport:
     order_disagreements: dict[str, int]
     changed: list[dict[str, str]]
     not_valid: list[str]
+    tie_agreements: int
 
 
 def wording_sensitivity(judge: Judge, pairs: list[Pair], prompt_a: PromptVersion, prompt_b: PromptVersion,
@@ -76,7 +86,8 @@ def wording_sensitivity(judge: Judge, pairs: list[Pair], prompt_a: PromptVersion
         prompt b, every label present); ``statuses`` (per prompt, verdict counts by status, one per
         request, so ``2 n`` with ``swap``); ``order_disagreements`` (per prompt, pairs whose two ok
         verdicts named different answers); ``changed`` (id and both labels of every valid pair
-        whose label changed, sorted by id); ``not_valid`` (ids of the pairs left out, sorted).
+        whose label changed, sorted by id); ``not_valid`` (ids of the pairs left out, sorted);
+        ``tie_agreements`` (valid pairs labelled ``tie`` under both wordings).
 
     >>> from assay.judge.base import Verdict
     >>> class Always:
@@ -110,6 +121,7 @@ def wording_sensitivity(judge: Judge, pairs: list[Pair], prompt_a: PromptVersion
                              "b": sum(r.order_disagreement for r in results_b)},
         changed=sorted(({"id": p.id, "a": x, "b": y} for p, x, y in kept if x != y), key=lambda row: row["id"]),
         not_valid=sorted(p.id for p, ok in zip(pairs, valid, strict=True) if not ok),
+        tie_agreements=table.confusion()["tie"]["tie"],
     )
 
 
@@ -129,6 +141,30 @@ def outputs(report: SensitivityReport, **inputs: str) -> tuple[SensitivityMetric
         details={k: fields[k] for k in ("kappa_undefined", "agreement_undefined", "changed", "not_valid")}, **inputs)
 
 
+def stability_reading(report: SensitivityReport) -> str:
+    """What the agreement between the wordings shows, in words that match kappa and the ties.
+
+    Edge cases: no valid pairs says so; ties that are more than half of the agreeing pairs are named
+    as carrying the agreement (whatever kappa is); kappa undefined or below :data:`SLIGHT_KAPPA`
+    says the agreement is little better than chance; otherwise the labels held.
+    """
+    if report.agreement_undefined:
+        return f"Nothing to read: {report.agreement_undefined}."
+    agreeing = report.n_valid - len(report.changed)
+    ties = report.tie_agreements
+    if agreeing and ties * 2 > agreeing:
+        return (f"The agreement is carried by ties: {ties} of the {agreeing} pairs labelled alike are tie under both "
+                "wordings (an order flip is scored as a tie, so a judge that picks the answer shown first in both "
+                "orders agrees with itself without reading the answers). This does not show that the judge reads "
+                "the answers; see the order disagreements below and in the calibration report.")
+    if report.kappa_undefined or report.kappa < SLIGHT_KAPPA:
+        kappa = report.kappa_undefined or f"{report.kappa:.3f}"
+        return (f"Kappa is {kappa}: the labels agree little more than chance would, so the agreement "
+                f"{report.agreement:.3f} does not show that the labels held.")
+    return (f"The labels held under both wordings beyond chance (kappa {report.kappa:.3f}), with {ties} of the "
+            f"{agreeing} pairs labelled alike being ties.")
+
+
 def sensitivity_markdown(report: SensitivityReport) -> str:
     """The wording-sensitivity report as a page a person reads."""
     a, b = report.prompts["a"], report.prompts["b"]
@@ -142,6 +178,7 @@ def sensitivity_markdown(report: SensitivityReport) -> str:
              f"The same judge labelled {report.n} pairs under two wordings of the rubric "
              f"(v{a['version']} sha {str(a['sha'])[:10]}, v{b['version']} sha {str(b['sha'])[:10]}; both orders: {report.swap}).", "",
              stability,
+             f"- Reading: {stability_reading(report)}",
              f"- Pairs left out because a reply was not ok under either wording: {len(report.not_valid)}.",
              f"- Labels that changed with the wording: {len(report.changed)}.", "",
              "| prompt | ok | invalid | refused | failed | order disagreements |", "|---|---:|---:|---:|---:|---:|"]
@@ -149,8 +186,9 @@ def sensitivity_markdown(report: SensitivityReport) -> str:
         st = report.statuses[side]
         lines.append(f"| v{p['version']} | {st['ok']} | {st['invalid']} | {st['refused']} | {st['failed']} | "
                      f"{report.order_disagreements[side]} |")
-    lines += ["", "A judge that reads the answers gives the same labels under both wordings; one that changes its mind is "
-              "reading the wording. The fake judge does not read prompts, so with it agreement is 1 by construction: "
+    lines += ["", "A judge that reads the answers gives the same decisive labels under both wordings; one that changes its "
+              "mind is reading the wording, and one whose agreement is all ties may be reading neither. "
+              "The fake judge does not read prompts, so with it agreement is 1 by construction: "
               "measure a real judge (judge.kind: openai).", ""]
     if report.changed:
         lines += ["| pair | label under a | label under b |", "|---|---|---|"]

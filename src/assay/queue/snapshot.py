@@ -91,6 +91,19 @@ class Snapshot(BaseModel):
         return self.queue.fill == "random"
 
 
+def judge_identities(snapshot: Snapshot) -> list[str]:
+    """The distinct ``judge.identity`` texts of the reviews whose item carries a judge verdict, sorted.
+
+    An item copied with a verdict but no identity adds nothing, so an empty list means the snapshot
+    does not name the judge that made its verdicts (the gate then says so).
+
+    >>> judge_identities(Snapshot(queue=QueueMeta(name="q", source="s", fill="random", seed=1, n_items=0,
+    ...     reviewers_per_item=1, rubric_sha256="x", criteria=[]), reviews=[]))
+    []
+    """
+    return sorted({r.judge.identity for r in snapshot.reviews if r.judge.verdict is not None and r.judge.identity})
+
+
 def snapshot_rows(store, name: str) -> Snapshot:
     """The snapshot of queue ``name`` as it stands in ``store`` now."""
     info = store.queue(name)

@@ -203,8 +203,49 @@ def recorded_verdict_checks(recorded: GateMetrics | None, checks: list[Check]) -
                   "read were changed after it ran (fix: run `dvc repro` and commit; a verdict is not edited by hand)")]
 
 
+@dataclass(frozen=True)
+class ConfiguredJudge:
+    """The judge params ``judge`` configures, as the gate compares it with a snapshot's verdicts.
+
+    ``name`` is what a verdict's identity text must contain to count as this judge's: ``fake`` for
+    the fake judge, the model name for an OpenAI-compatible one (``openai`` when no model is set).
+    Snapshots name their judge in free text (``judge.identity`` of each item), so this is a text
+    match: it tells the fake judge from a served model, and one model from another, but not one
+    fake preset from another (no snapshot records the preset).
+    """
+
+    name: str
+    label: str
+
+    @classmethod
+    def from_params(cls, kind: str, preset: str, openai: dict | None) -> ConfiguredJudge:
+        """``kind``/``preset``/``openai`` of params ``judge``."""
+        if kind == "fake":
+            return cls("fake", f"fake judge, preset {preset}")
+        model = str((openai or {}).get("model") or "openai")
+        return cls(model, f"openai-compatible judge, model {model}")
+
+    def made(self, identities: list[str]) -> bool:
+        """True when every identity names this judge (case-insensitive text match)."""
+        return all(self.name.lower() in text.lower() for text in identities)
+
+
+def _judge_row(name: str, identities: list[str] | None, judge: ConfiguredJudge | None) -> tuple[str, bool]:
+    """The words naming the judge of a queue's verdicts, and whether that judge is not the configured one."""
+    if identities is None:
+        return f"; the judge of the verdicts in {name} is not recorded (run dvc repro review@{name})", False
+    if not identities:
+        return "; the snapshot does not name the judge that made its verdicts", False
+    words = "; verdicts by " + " and ".join(repr(i) for i in identities)
+    if judge is None or judge.made(identities):
+        return words, False
+    return words + f", not the configured judge ({judge.label}; params judge)", True
+
+
 def review_agreement_checks(requirement: ReviewAgreement | None, reviews: dict[str, ReviewMetrics | None],
-                            listed: list[str], unusable: dict[str, tuple[Status, str]] | None = None) -> list[Check]:
+                            listed: list[str], unusable: dict[str, tuple[Status, str]] | None = None,
+                            judges: dict[str, list[str] | None] | None = None,
+                            configured: ConfiguredJudge | None = None) -> list[Check]:
     """Judge-versus-reviewers agreement from the review queues the plan names (none without a requirement).
 
     Args:
@@ -213,10 +254,16 @@ def review_agreement_checks(requirement: ReviewAgreement | None, reviews: dict[s
         listed: ``review.snapshots`` (a queue not listed there has no review stage).
         unusable: queue name -> (status, why) when its metrics cannot be used: ``missing`` for a
             broken file or provenance, ``stale`` when the snapshot changed since.
+        judges: queue name -> the identities of the judge that made its verdicts (the review
+            provenance's ``judges``; ``None`` when not recorded, ``[]`` when the snapshot names none).
+            The row names them; without ``judges`` (``None``) it names none and checks none.
+        configured: the judge params configure; a row whose verdicts another judge made is
+            ``stale`` (the agreement measured is not this judge's).
 
     Returns:
         One check per named queue, in the plan's order: ``missing`` (not listed, no metrics, or
-        ``unusable``), ``stale`` (``unusable``: the snapshot changed), ``fail`` (a hard fill, nothing decided, or below the
+        ``unusable``), ``stale`` (``unusable``: the snapshot changed; or the verdicts are another
+        judge's than ``configured``), ``fail`` (a hard fill, nothing decided, or below the
         minimum) or ``pass``. ``value`` is the figure compared (the interval's lower bound by
         default), ``threshold`` the minimum.
     """
@@ -243,7 +290,9 @@ def review_agreement_checks(requirement: ReviewAgreement | None, reviews: dict[s
             value = evidence.ci_low if requirement.use == "lower_bound" else evidence.agreement
             if metrics.synthetic:
                 why += " (synthetic reviews: demo data, not people)"
-            checks.append(Check(label, "pass" if ok else "fail", why, None if value != value else value, minimum))
+            named, other = _judge_row(name, judges.get(name), configured) if judges is not None else ("", False)
+            verdict: Status = "stale" if other else "pass" if ok else "fail"
+            checks.append(Check(label, verdict, why + named, None if value != value else value, minimum))
     return checks
 
 

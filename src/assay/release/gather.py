@@ -27,7 +27,7 @@ from assay.artifacts.registry import (AGREEMENT, BIAS, CALIBRATION, COMPARE, MET
 from assay.core.errors import AssayError
 from assay.queue.snapshot import ReviewParams
 from assay.release.checks import (Check, GateParams, Status, calibration_consistency, freshness_checks, judge_checks, metric_checks,
-                                  review_agreement_checks)
+                                  ConfiguredJudge, review_agreement_checks)
 
 if TYPE_CHECKING:
     from assay.data.plan import Plan
@@ -153,7 +153,9 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
             unusable[name] = ("stale", f"{ReviewParams().path(name)} changed since metrics/review/{name}.json was computed: "
                               "run dvc repro")
     listed = _listed_snapshots(params_file) if "queue" in ev.parts else []
-    checks += review_agreement_checks(plan.review_agreement, ev.reviews, listed, unusable)
+    judges = {name: _review_judges(ev, name) for name in ev.review_queues}
+    checks += review_agreement_checks(plan.review_agreement, ev.reviews, listed, unusable, judges,
+                                      _configured_judge(params_file))
     checks += _version_check(base)
     checks += _missing_files(ev)
     checks += fresh
@@ -170,6 +172,25 @@ def _judge_rule(params_file: Path) -> UsabilityRule | None:
         return load_section("judge", JudgeParams, params_file).rule
     except AssayError:
         return None
+
+
+def _configured_judge(params_file: Path) -> ConfiguredJudge | None:
+    """The judge params ``judge`` configures (None when the section does not load: check_params reported it)."""
+    from assay.core.params import load_section
+    from assay.judge.params import JudgeParams
+
+    try:
+        judge = load_section("judge", JudgeParams, params_file)
+    except AssayError:
+        return None
+    return ConfiguredJudge.from_params(judge.kind, judge.preset, judge.openai)
+
+
+def _review_judges(ev: Evidence, name: str) -> list[str] | None:
+    """The review provenance's ``judges`` for queue ``name``; None when the provenance or the key is absent."""
+    prov = ev.provenance.get(REVIEW.relpath(name=name))
+    judges = prov.details.get("judges") if prov else None
+    return [str(j) for j in judges] if isinstance(judges, list) else None
 
 
 def _listed_snapshots(params_file: Path) -> list[str]:

@@ -17,7 +17,7 @@ from assay.study.opening import read_opening, record_access
 from assay.study.params import StudyParams
 from assay.study.protocol import Study
 from assay.study.qrels import FROZEN, TREC, frozen_rows, write_frozen
-from assay.study.receipt import RECEIPT, build_receipt, write_receipt
+from assay.study.receipt import GRADE_NOTE, RECEIPT, build_receipt, write_receipt
 from assay.study.records import stage_record as _record
 
 
@@ -28,14 +28,16 @@ def note_sealed_read(root: EvidenceRoot, split: str, what: str, name: str) -> No
 
 
 def receipt_step(study: Study, root: EvidenceRoot, params: StudyParams) -> dict:
-    """Compute and write each split's agreement receipt; the record holds both receipts (no raw grades)."""
+    """Compute and write each split's agreement receipt; the record holds both receipts (no raw grades)
+    and, under ``grades``, how grade -1 is handled here and in the IR measures (:data:`GRADE_NOTE`)."""
     receipts = {}
     for split in SPLITS:
         for who in ("A", "B"):
             note_sealed_read(root, split, "study_receipt", judgments_name(who))
         receipts[split] = build_receipt(root, split, params.resamples, params.seed, params.level)
         write_receipt(root, split, receipts[split])
-    return _record(study, receipts=receipts, evidence=file_hashes(root, [f"{s}/{RECEIPT}" for s in SPLITS]))
+    return _record(study, receipts=receipts, grades=GRADE_NOTE,
+                   evidence=file_hashes(root, [f"{s}/{RECEIPT}" for s in SPLITS]))
 
 
 def bundle_step(study: Study, root: EvidenceRoot) -> dict:

@@ -42,6 +42,12 @@ RECEIPT = "receipt.json"
 #: the grades in ordinal order (seed 003: -1 misleading/stale, 0 no support, 1 partial, 2 direct)
 ORDER: tuple[int, ...] = tuple(sorted(RELEVANCE))
 
+#: How grade -1 is handled, said wherever the receipt's figures are shown (the evidence receipt.json
+#: itself keeps its fields: the manifest hashes it).
+GRADE_NOTE = ("The receipt orders grade -1 (misleading or stale) below 0 (no support), so a -1 against a 2 is a "
+              "wider disagreement than a 0 against a 2; the IR measures give -1 and 0 the same gain 0 and count "
+              "neither as relevant, so a -1/0 disagreement lowers these figures but changes no IR measure.")
+
 ALPHA = "Krippendorff's alpha, ordinal metric"
 ALPHA_FORMULA = ("alpha = 1 - (n - 1) * sum_ck o_ck d2_ck / sum_ck n_c n_k d2_ck; o = coincidence matrix of the "
                  "two graders, n_c its margins, n = 2 * pairs, d2_ck = (sum_{g=c..k} n_g - (n_c + n_k) / 2)^2")
