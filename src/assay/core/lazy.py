@@ -26,7 +26,8 @@ def lazy_exports(package: str, homes: Mapping[str, Iterable[str]]
     Use as ``__all__, __getattr__, __dir__ = lazy_exports(__name__, {...})`` at the end of a
     package ``__init__``. ``__all__`` is sorted. Reading a name not listed raises
     ``AttributeError`` as a plain module would; a name listed under two modules raises
-    ``ValueError`` at import, since one name has one home.
+    ``ValueError`` at import, since one name has one home, and so does a name that is also a
+    submodule's (``assay.release.verify``): importing the submodule would replace it.
     """
     where: dict[str, str] = {}
     for module, names in homes.items():
@@ -36,6 +37,12 @@ def lazy_exports(package: str, homes: Mapping[str, Iterable[str]]
                                  "give each public name one home")
             where[name] = module
     public = sorted(where)
+    from importlib.util import find_spec
+
+    shadowed = [name for name in public if find_spec(f"{package}.{name}") is not None]
+    if shadowed:  # importing the submodule would replace the name on the package with the module
+        raise ValueError(f"lazy_exports: {package} exports {', '.join(shadowed)}, which a submodule of the same name "
+                         "would replace once imported; export it from its own module only")
 
     def getattr_(name: str) -> Any:
         if name in where:

@@ -5,14 +5,17 @@ committed outputs byte for byte), and the check of the whole params file.
 
 May import: every package below it (``core``, ``stats``, ``artifacts``, ``data``, ``judge``, ``rag``,
 ``relevance``, ``queue``): the gate decides on everything they measure.
+
+The functions ``gather`` and ``verify`` share their modules' names, so they are imported from
+those modules (``from assay.release.gather import gather``), not from the package.
 """
 
 from assay.core.lazy import lazy_exports
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "assay.release.checks": ["Check", "exit_code"],
-    "assay.release.gather": ["gather"],
-    "assay.release.verify": ["verify"],
+    "assay.release.gather": ["Evidence"],
+    "assay.release.verify": ["Verification"],
     "assay.release.summary": ["summary_markdown"],
     "assay.release.params_check": ["check_params"],
     "assay.release.ledger": ["read_ledger", "record_look"],
