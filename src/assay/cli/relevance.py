@@ -56,16 +56,20 @@ def _register_scan(rs: argparse._SubParsersAction) -> None:
     p.add_argument("--mode-name", action="append", default=[], metavar="NAME",
                    help="another retrieval-mode name to refuse (repeatable); the built-in list covers lexical, "
                         "semantic, hybrid, reranked, graph and their usual aliases")
+    p.add_argument("--names", metavar="FILE", default=None,
+                   help="the coordinator's list of participants' and customers' names, one a line (# comments), "
+                        "a file inside the repository; each is reported as 'possible personal name'")
     p.set_defaults(func=run_scan)
 
 
 def run_scan(args: argparse.Namespace) -> int:
     from assay.core.errors import MissingArtifact
-    from assay.study.scan import scan_path
+    from assay.study.scan import read_names, scan_path
 
     show = _show(_root())
+    people = read_names(args.names, "--names") if args.names else []
     try:
-        hits, files = scan_path(args.path, show, args.mode_name)
+        hits, files = scan_path(args.path, show, args.mode_name, people)
     except FileNotFoundError:
         raise MissingArtifact(f"relevance scan: {show(args.path)} does not exist (fix: check the path)") from None
     for hit in hits:

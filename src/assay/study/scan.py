@@ -208,6 +208,32 @@ def scan_text(text: str, shown: str, modes: Iterable[str] = (), names: Iterable[
     return hits
 
 
+def read_names(path: str | os.PathLike, field: str = "names") -> list[str]:
+    """The coordinator's names list: one name per line; blank lines and lines starting with ``#`` skipped.
+
+    The path must resolve (symlinks followed) inside the repository (:mod:`assay.core.confinement`),
+    like every other path a study names. An existing but empty list is ``[]`` (nothing extra to find).
+
+    Raises:
+        InputError: ``path`` leads outside the repository, does not exist, or is not UTF-8; each
+            names ``field`` and the fix.
+    """
+    from assay.core.confinement import require_inside
+    from assay.core.errors import InputError, Problem
+
+    require_inside(str(path), str(path), field)
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError([Problem(str(p), None, field, "the names list does not exist",
+                                  "write one name per line in that file, or drop the field")]) from None
+    except UnicodeDecodeError as error:
+        raise InputError([Problem(str(p), None, field, f"is not UTF-8 ({error.reason} at byte {error.start})",
+                                  "save the names list as UTF-8")]) from None
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
 def files_under(path: str | os.PathLike) -> list[Path]:
     """``path`` itself when it is a file, else every file below it (hidden names skipped), sorted."""
     p = Path(path)
