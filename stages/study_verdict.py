@@ -1,6 +1,8 @@
 """Stage study_verdict: the human relevance study's verdict.
 
-Refuses (exit 2) when the thresholds changed after the sealed holdout was opened. While judgments
+Refuses (exit 2) when the thresholds changed after the sealed holdout was opened, or when the
+opening hash in data/relevance/received.json differs from the one registered at the first commit
+that held one (git history is the witness; without git it says so and checks the record only). While judgments
 are not handed in yet, writes a verdict that says it waits (``waiting`` 1) and succeeds. Checks the
 opening, judgments and decisions against the received-evidence lock and every file the manifests
 bind against its stage's record, re-checks the evidence conditions under $ASSAY_EVIDENCE_ROOT,
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 def main() -> None:
     import json
+    import sys
     from pathlib import Path
 
     from assay.artifacts.provenance import provenance
@@ -55,6 +58,8 @@ def main() -> None:
               **{name: digest for name, digest in records["qrels"]["evidence"].items() if name.endswith("manifest.json")}}
     result = verdict_step(study, root, params, records["evaluation"], records["receipt"]["receipts"],
                           level, hashes)
+    if result["note"]:
+        print(result["note"], file=sys.stderr)
     write_record(RELEVANCE_VERDICT, VerdictMetrics(**result["metrics"]),
                  provenance(settings={"candidate": params.candidate, "protocol_version": study.protocol_version},
                             details={"conditions": result["conditions"]}, **inputs))

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from assay.cli import build_parser, main
+from assay.core.errors import InputError
 from assay.study.evidence import ENV
 
 D1, D2 = "doc-00000000a1", "doc-00000000b2"
@@ -127,3 +129,54 @@ def test_check_of_sealed_judgments_needs_the_flag_and_logs_the_read(tmp_path, ca
     assert [(r["by"], r["file"]) for r in log] == [("relevance check", "sealed_holdout/judgments_A.jsonl"),
                                                    ("relevance check", "sealed_holdout/packet_A.jsonl")]
     assert "vault-x9" not in capsys.readouterr().out
+
+
+def test_scan_names_list_reports_a_planted_name(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path / "names.txt", ["# the study's customers", "", "Rahim Uddin", "  Nasrin Akter  "])
+    f = write(tmp_path / "p.jsonl", ['{"text": "fee 500 BDT"}', '{"text": "Customer rahim   UDDIN of Mirpur asked"}'])
+    assert main(["relevance", "scan", str(f)]) == 0  # without the list the name passes (no honorific)
+    capsys.readouterr()
+    assert main(["relevance", "scan", "--names", "names.txt", str(f)]) == 1
+    out = capsys.readouterr()
+    assert out.out == f"{f}:2:20: possible personal name\n"
+    assert "Rahim" not in out.out + out.err and "rahim" not in out.out + out.err
+
+
+def test_scan_names_list_outside_the_repository_is_refused(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv(ENV, raising=False)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    monkeypatch.chdir(repo)
+    write(tmp_path / "names.txt", ["Rahim Uddin"])
+    f = write(repo / "p.jsonl", ['{"text": "x"}'])
+    assert main(["relevance", "scan", "--names", "../names.txt", str(f)]) == 1  # an InputError, as for any bad input
+    err = capsys.readouterr().err
+    assert "--names" in err and "leads outside the repository" in err
+    assert main(["relevance", "scan", "--names", "missing.txt", str(f)]) == 1
+    assert "names list does not exist" in capsys.readouterr().err
+
+
+def test_study_scan_step_reads_the_study_files_names_list(tmp_path, monkeypatch):
+    from assay.study.evidence import EvidenceRoot
+    from assay.study.protocol import load_study
+    from assay.study.screening import ScanHits, scan_step
+
+    monkeypatch.chdir(tmp_path)
+    study_text = (Path(__file__).resolve().parents[1] / "data/relevance/study.yaml").read_text(encoding="utf-8")
+    write(tmp_path / "names.txt", ["Rahim Uddin"])
+    root = tmp_path / "ev"
+    for split in ("development", "sealed_holdout"):
+        for name in ("queries.jsonl", "packet_A.jsonl", "packet_B.jsonl"):
+            write(root / split / name, ['{"text": "fee 500 BDT"}'])
+    write(root / "development" / "packet_B.jsonl", ['{"text": "Rahim Uddin asked"}'])
+    evidence = EvidenceRoot.from_env({ENV: str(root)})
+    (tmp_path / "study.yaml").write_text(study_text, encoding="utf-8")
+    assert scan_step(load_study(tmp_path / "study.yaml"), evidence, [])["hits"]["development/packet_B.jsonl"] == 0
+    (tmp_path / "study.yaml").write_text(study_text + "names: names.txt\n", encoding="utf-8")
+    with pytest.raises(ScanHits, match=r"development/packet_B.jsonl:1:11: possible personal name"):
+        scan_step(load_study(tmp_path / "study.yaml"), evidence, [])
+    (tmp_path / "study.yaml").write_text(study_text + "names: ../names.txt\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"names.*leads outside the repository"):
+        load_study(tmp_path / "study.yaml")

@@ -56,16 +56,20 @@ def _register_scan(rs: argparse._SubParsersAction) -> None:
     p.add_argument("--mode-name", action="append", default=[], metavar="NAME",
                    help="another retrieval-mode name to refuse (repeatable); the built-in list covers lexical, "
                         "semantic, hybrid, reranked, graph and their usual aliases")
+    p.add_argument("--names", metavar="FILE", default=None,
+                   help="the coordinator's list of participants' and customers' names, one a line (# comments), "
+                        "a file inside the repository; each is reported as 'possible personal name'")
     p.set_defaults(func=run_scan)
 
 
 def run_scan(args: argparse.Namespace) -> int:
     from assay.core.errors import MissingArtifact
-    from assay.study.scan import scan_path
+    from assay.study.scan import read_names, scan_path
 
     show = _show(_root())
+    people = read_names(args.names, "--names") if args.names else []
     try:
-        hits, files = scan_path(args.path, show, args.mode_name)
+        hits, files = scan_path(args.path, show, args.mode_name, people)
     except FileNotFoundError:
         raise MissingArtifact(f"relevance scan: {show(args.path)} does not exist (fix: check the path)") from None
     for hit in hits:
@@ -275,7 +279,10 @@ def _register_verdict(rs: argparse._SubParsersAction) -> None:
                                       "3 waiting for people)",
                       description="Print the committed verdict of the human relevance study. Refuses (exit 2) when the "
                                   "thresholds changed after the sealed holdout was opened (a new pre-registration is "
-                                  "needed) or when the verdict is missing or older than its inputs; exit 3 while "
+                                  "needed), when the opening hash in data/relevance/received.json differs from the one "
+                                  "registered by the first commit that held one (git history is the witness; without "
+                                  "git it says so and checks the opening record only) or when the verdict is missing or older "
+                                  "than its inputs; exit 3 while "
                                   "judgments are not handed in yet (the study waits; the release gate does not).")
     p.add_argument("--root", default=".", help="repository root (default: .)")
     p.set_defaults(func=run_verdict)
@@ -288,10 +295,12 @@ def run_verdict(args: argparse.Namespace) -> int:
     from assay.study.evidence import ENV, EvidenceRootError, redacting
     from assay.study.opening import check_preregistration
     from assay.study.protocol import evidence_root, load_study
+    from assay.study.registration import require_registered_opening
     from assay.study.status import verdict_status
 
     base = Path(args.root)
     study = load_study(base / "data/relevance/study.yaml")
+    note = require_registered_opening(base)
     try:
         root = evidence_root(study) if (_root() or study.synthetic) else None
     except EvidenceRootError:
@@ -303,6 +312,8 @@ def run_verdict(args: argparse.Namespace) -> int:
     print(f"relevance study verdict: {status.status}: {status.detail}")
     if root is None:
         print(f"(opening not checked: {ENV} is not set)")
+    if note:
+        print(note)
     if status.status in ("missing", "stale"):
         raise MissingArtifact(f"relevance verdict: {status.detail}")
     return {"pass": 0, "waiting": WAITING_EXIT}.get(status.status, 1)

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 
 def num(x: float | int | None, digits: int = 3) -> str:
@@ -43,6 +44,10 @@ def exact(x: float | int | None) -> str:
     return f"{x:.10g}"
 
 
+_INTRAWORD = re.compile(r"(?<=[^\W_])\\_(?=[^\W_])")
+_BLOCK_START = re.compile(r"^(\d+(?=[.)])|)([#>+=.)-])")
+_INERT_LT = re.compile(r"&lt;(?![A-Za-z/!?])")
+_INERT_ENTITY = re.compile(r"&amp;(?![A-Za-z#])")
 _MD_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_[]|"} | {"<": "&lt;", "&": "&amp;"})
 
 
@@ -61,3 +66,53 @@ def md_text(text: object) -> str:
     if text is None:
         return ""
     return " ".join(str(text).split()).translate(_MD_SPECIAL)
+
+
+def md_words(text: object) -> str:
+    """Like :func:`md_text`, but characters that are already inert where they stand are kept as written.
+
+    Kept: an underscore inside a word (``answer_correct``: CommonMark never opens emphasis there),
+    a ``<`` not followed by a letter, ``/``, ``!`` or ``?`` (``0.1 < 0.6`` cannot open a tag or
+    autolink) and a ``&`` not followed by a letter or ``#`` (it cannot start an entity). So reports
+    of generated text stay readable as plain text, while every rule of :func:`md_text` that makes
+    user text inert holds (one line; ``<script>`` as ``&lt;script>``; ``|``, brackets, backticks,
+    ``*``, ``\\`` and word-edge ``_`` escaped). ``None`` is ``""``.
+
+    >>> md_words("answer_correct | <b> _x_ 1 < 2 & 3 &amp;")
+    'answer_correct \\\\| &lt;b> \\\\_x\\\\_ 1 < 2 & 3 &amp;amp;'
+    """
+    return _INERT_ENTITY.sub("&", _INERT_LT.sub("<", _INTRAWORD.sub("_", md_text(text))))
+
+
+def md_paragraphs(text: object) -> str:
+    """User prose (a plan's task or release rule) made inert, keeping its paragraphs.
+
+    Paragraphs (split at blank lines) are each passed through :func:`md_words` and joined by one
+    blank line; surrounding whitespace is dropped. A paragraph that would open a block (a heading
+    ``#``, quote ``>``, list item ``-``/``+``/``1.``/``1)``, rule or setext line ``=``) gets that
+    mark backslash-escaped, so it stays a plain paragraph. ``None`` or blank text is ``""``.
+
+    >>> md_paragraphs("one\\ntwo\\n\\n# three <i>\\n\\n1. four")
+    'one two\\n\\n\\\\# three &lt;i>\\n\\n1\\\\. four'
+    """
+    if text is None:
+        return ""
+    return "\n\n".join(_BLOCK_START.sub(r"\1\\\2", md_words(p)) for p in re.split(r"\n\s*\n", str(text).strip())
+                       if p.strip())
+
+
+def md_code(text: object) -> str:
+    """User text (a path, a name) as an inline code span that nothing inside can close or break.
+
+    Inside a code span Markdown and HTML are not read, so ``<script>`` shows as text; the fence is
+    one backtick longer than the longest backtick run in the text (padded with a space when the
+    text has backticks), and whitespace runs become one space. Not for table cells (a ``|`` still
+    splits a GFM table row there: use :func:`md_words`). ``None`` is an empty span.
+
+    >>> md_code("data/cases.jsonl"), md_code("a`b")
+    ('`data/cases.jsonl`', '`` a`b ``')
+    """
+    shown = "" if text is None else " ".join(str(text).split())
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", shown)), default=0) + 1)
+    pad = " " if "`" in shown else ""
+    return f"{fence}{pad}{shown}{pad}{fence}"

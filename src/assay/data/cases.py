@@ -19,6 +19,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
+from assay.core.fmt import md_words
 from assay.core.errors import Problem, raise_problems
 from assay.core.io import scan_jsonl
 from assay.core.records import NonBlank, check_rows
@@ -166,7 +167,7 @@ def coverage_markdown(cov: dict, dataset_hash_hex: str, n: int) -> str:
         lines.append(f"| {task} | " + " | ".join(str(row[s]) for s in SETS) + f" | {sum(row.values())} |")
     totals = [sum(cov["matrix"][t][s] for t in TASKS) for s in SETS]
     lines.append("| total | " + " | ".join(map(str, totals)) + f" | {n} |")
-    lines += ["", "Languages: " + ", ".join(f"{k} {v}" for k, v in cov["by_lang"].items()), ""]
+    lines += ["", "Languages: " + ", ".join(f"{md_words(k)} {v}" for k, v in cov["by_lang"].items()), ""]
     if cov["gaps"]:
         lines.append(f"{len(cov['gaps'])} cell(s) hold fewer than two cases:")
         lines += [f"- {t} x {s}: {k}" + (" (empty)" if k == 0 else "") for t, s, k in cov["gaps"]]

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from assay.core.fmt import md_code, md_paragraphs, md_words
 from assay.core.confinement import PlainName, ProjectPath
 from assay.core.errors import InputError, Problem
 from assay.core.io import read_yaml
@@ -226,20 +227,22 @@ def locate(problem: Problem, path: Path) -> Problem:
 
 def plan_markdown(plan: Plan, problems: list[str]) -> str:
     """The plan and its problems as a page a person reads."""
-    lines = ["# Evaluation plan", "", plan.task.strip(), "", f"Dataset: `{plan.dataset.path}`. {plan.dataset.description}".rstrip(), "",
+    lines = ["# Evaluation plan", "", md_paragraphs(plan.task), "",
+             f"Dataset: {md_code(plan.dataset.path)}. {md_paragraphs(plan.dataset.description)}".rstrip(), "",
              "## Failures", "", "| cost | failure | harmed | metric |", "|---|---|---|---|"]
-    lines += [f"| {f.cost} | {f.name} | {f.harmed} | {f.metric} |" for f in plan.failures]
+    lines += [f"| {md_words(f.cost)} | {md_words(f.name)} | {md_words(f.harmed)} | {md_words(f.metric)} |" for f in plan.failures]
     lines += ["", "## Metrics", "", "| metric | family | gate | threshold | direction | no regression |", "|---|---|---|---:|---|---|"]
-    lines += [f"| {m.name} | {m.family} | {m.gate} | {'—' if m.threshold is None else m.threshold} | {m.direction} | "
+    lines += [f"| {md_words(m.name)} | {md_words(m.family)} | {md_words(m.gate)} | "
+              f"{'—' if m.threshold is None else m.threshold} | {m.direction} | "
               f"{'yes' if m.no_regression else 'no'} |" for m in plan.metrics]
-    lines += ["", "## Release rule", "", plan.release_rule.strip(), ""]
+    lines += ["", "## Release rule", "", md_paragraphs(plan.release_rule), ""]
     if (r := plan.review_agreement) is not None:
         bound = "the lower end of its 95% interval" if r.use == "lower_bound" else "its point estimate"
         lines += ["## Judge agreement with reviewers", "",
                   f"The judge must agree with the reviewers on at least {r.min_agreement:g} of the items both decided, "
-                  f"read on {bound}, in each random-fill review queue: {', '.join(r.queues)}. "
+                  f"read on {bound}, in each random-fill review queue: {', '.join(md_words(q) for q in r.queues)}. "
                   "A hard-fill queue is never accepted as this evidence.", ""]
     lines += ["## Problems", ""]
-    lines += [f"- {p}" for p in problems] or [
+    lines += [f"- {md_words(p)}" for p in problems] or [
         "None: every failure names a known metric and every high-cost failure is guarded by a blocking metric."]
     return "\n".join(lines) + "\n"

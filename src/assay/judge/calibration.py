@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 
 import assay
+from assay.core.fmt import md_words
 from assay.data.pairs import LABELS, Pair
 from assay.judge.base import Judge
 from assay.judge.fake import cited, n_words, own_style
@@ -324,7 +325,7 @@ def _pct(x: float) -> str:
 
 
 def _slice_rows(slices: dict, min_n: int) -> list[str]:
-    return [f"| {k} | {s['correct']} | {s['n']} | {_pct(s['agreement'])} | {_pct(s['agreement_ci_low'])} to "
+    return [f"| {md_words(k)} | {s['correct']} | {s['n']} | {_pct(s['agreement'])} | {_pct(s['agreement_ci_low'])} to "
             f"{_pct(s['agreement_ci_high'])} |" + (" too small to judge |" if s["n"] < min_n else " |")
             for k, s in slices.items()]
 
@@ -350,7 +351,7 @@ def flip_words(flips: int, n: int, pattern: dict[str, int], swap: bool) -> str:
 def report_markdown(record: dict) -> str:
     """A one-page Markdown summary of a calibration record."""
     p, j, rule = record["prompt"], record["judge"], record["settings"]["rule"]
-    judge_name = ", ".join(f"{k}={v}" for k, v in j.items())
+    judge_name = ", ".join(f"{md_words(k)}={md_words(v)}" for k, v in j.items())
     kappa_rule = ("lower bound of its 95% interval" if rule["usability"] == "conservative" else "point estimate")
     kappa = (record["kappa_undefined"] if record["kappa_undefined"] else
              f"{_pct(record['kappa'])} (95% interval {_pct(record['kappa_ci_low'])} to {_pct(record['kappa_ci_high'])})")
@@ -358,11 +359,11 @@ def report_markdown(record: dict) -> str:
     lines = [
         "# Judge calibration",
         "",
-        f"Judge: {judge_name}. Prompt {p['name']} v{p['version']} (sha {p['sha'][:10]}). "
+        f"Judge: {judge_name}. Prompt {md_words(p['name'])} v{p['version']} (sha {p['sha'][:10]}). "
         f"Labels {record['labels_hash'][:10]}. Both orders: {'yes' if record['swap'] else 'no'}.",
         "",
         f"**{'Usable' if record['usable'] else 'Not usable'}.**"
-        + ("" if record["usable"] else " Reasons: " + "; ".join(record["reasons"]) + "."),
+        + ("" if record["usable"] else " Reasons: " + "; ".join(md_words(r) for r in record["reasons"]) + "."),
         "",
         f"Rule: at least {rule.get('min_pairs', 1)} pairs with a human label; at most {rule['max_invalid_share']:g} "
         f"of pairs without a verdict and {rule['max_flip_share']:g} "
@@ -403,6 +404,6 @@ def report_markdown(record: dict) -> str:
         "",
         "Agreement with these labels on these kinds of pairs is all this shows: not correctness, and "
         "not behaviour on other kinds, languages or domains. Slices of a few pairs are weak evidence"
-        + (": " + ", ".join(record["small_slices"]) + " are too small to judge." if record["small_slices"] else "."),
+        + (": " + ", ".join(md_words(s) for s in record["small_slices"]) + " are too small to judge." if record["small_slices"] else "."),
     ]
     return "\n".join(lines) + "\n"

@@ -23,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from assay.core.fmt import md_words
 from assay.stats.agreement import contingency
 from assay.judge.base import STATUSES, Judge
 from assay.judge.orders import judge_pairs, status_counts
@@ -192,5 +193,5 @@ def sensitivity_markdown(report: SensitivityReport) -> str:
               "measure a real judge (judge.kind: openai).", ""]
     if report.changed:
         lines += ["| pair | label under a | label under b |", "|---|---|---|"]
-        lines += [f"| {r['id']} | {r['a']} | {r['b']} |" for r in report.changed]
+        lines += [f"| {md_words(r['id'])} | {md_words(r['a'])} | {md_words(r['b'])} |" for r in report.changed]
     return "\n".join(lines) + "\n"

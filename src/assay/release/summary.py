@@ -10,6 +10,7 @@ review queues the plan names. Each figure carries its n and, where one exists, i
 
 from __future__ import annotations
 
+from assay.core.fmt import md_words
 from assay.artifacts.estimate import Estimate
 from assay.artifacts.registry import AGREEMENT, BIAS, CALIBRATION, COMPARE, DATASET, LEAKAGE, METRIC_NAMES, RAG, SPLIT
 from assay.core.fmt import ci, num
@@ -31,7 +32,7 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
     out = [f"# Evaluation summary: {cand} vs {base}", "", f"**Verdict: {VERDICTS[exit_code(checks)]}.**", "",
            "The decision is taken on the holdout cases; dev figures are for tuning.", ""]
     out += ["| check | status | detail |", "|---|---|---|"]
-    out += [f"| {c.name} | {c.status} | {c.detail} |" for c in checks]
+    out += [f"| {md_words(c.name)} | {c.status} | {md_words(c.detail)} |" for c in checks]
     out.append("")
     if holdout_looks is not None:
         warn = holdout_looks > ev.params.max_holdout_looks
@@ -42,7 +43,7 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
     out += ["## Dataset", ""]
     d, prov = ev.metric(DATASET), ev.provenance.get(DATASET.relpath())
     if d is not None:
-        langs = ", ".join(f"{k} {v}" for k, v in d.by_lang.items())
+        langs = ", ".join(f"{md_words(k)} {v}" for k, v in d.by_lang.items())
         digest = str((prov.details if prov else {}).get("dataset_hash", ""))[:12]
         out += [f"{d.cases} cases ({langs}) over {d.documents} documents, dataset hash `{digest}`. "
                 f"{d.gaps} task x set cell(s) hold fewer than two cases, {d.empty_cells} are empty "
@@ -71,7 +72,7 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
                 f"Usable: {'yes' if c.usable == 1 else 'no'} (reasons in reports/calibration.md).", ""]
         out += ["| slice | agreement | n |", "|---|---:|---:|"]
         for group in (c.by_kind, c.by_lang):
-            out += [f"| {name} | {num(v.agreement)} | {v.n} |" for name, v in sorted(group.items())]
+            out += [f"| {md_words(name)} | {num(v.agreement)} | {v.n} |" for name, v in sorted(group.items())]
         out.append("")
     else:
         out += _missing(CALIBRATION.relpath())
@@ -96,7 +97,7 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
                 f"{ci(p.diff, p.diff_ci_low, p.diff_ci_high)} (Tango's paired score interval). "
                 f"Exact sign test p = {num(p.p_sign)}; McNemar exact p = {num(p.mcnemar_p)}. Ids in reports/compare.json.", ""]
         out += [f"| task | {base} | {cand} |", "|---|---:|---:|"]
-        out += [f"| {task} | {_est(p.baseline_by_task[task])} | {_est(e)} |" for task, e in p.candidate_by_task.items()]
+        out += [f"| {md_words(task)} | {_est(p.baseline_by_task[task])} | {_est(e)} |" for task, e in p.candidate_by_task.items()]
         out.append("")
     else:
         out += _missing(COMPARE.relpath())
@@ -116,10 +117,10 @@ def _review_section(ev: Evidence) -> list[str]:
     for name in ev.review_queues:
         r = ev.reviews.get(name)
         if r is None:
-            out.append(f"| {name} | missing | | | | |")
+            out.append(f"| {md_words(name)} | missing | | | | |")
             continue
         fill = ("random" if r.random_fill else "hard (biased)") + (", synthetic" if r.synthetic else "")
-        out.append(f"| {name} | {fill} | {ci(r.agreement, r.agreement_ci_low, r.agreement_ci_high)} | {r.n_decided} | "
+        out.append(f"| {md_words(name)} | {fill} | {ci(r.agreement, r.agreement_ci_low, r.agreement_ci_high)} | {r.n_decided} | "
                    f"{num(r.kappa)} | {r.n} |")
     pages = ", ".join(f"reports/review/{name}.md" for name in ev.review_queues)
     return out + ["", f"Every disagreement, with both rationales: {pages}.", ""]

@@ -151,35 +151,13 @@ def append_only_differences(root: Path, rel: str = LEDGER) -> list[Difference]:
 def opening_differences(root: Path, rel: str = "data/relevance/received.json") -> list[Difference]:
     """A Difference when the opening hash in the received-evidence lock differs from the first one git recorded.
 
-    The sealed holdout is opened once: the first commit of ``rel`` whose ``opening`` entry is a
-    hash (not ``absent``) registers it, and the working tree's lock must still hold that hash
-    (git history is the witness). ``[]`` when the holdout was never opened in a commit, or without
-    git history.
+    The check is :func:`assay.study.registration.opening_history` (shared with the verdict). ``[]``
+    when the holdout was never opened in a commit, or without git history.
     """
-    from assay.core.io import parse_json_line
+    from assay.study.registration import opening_history
 
-    def opening_of(text: str) -> str | None:
-        data, why = parse_json_line(" ".join(text.split()))
-        entry = data.get("opening", {}).get("opening.json") if why is None and isinstance(data, dict) else None
-        return entry if isinstance(entry, str) and entry != "absent" else None
-
-    log = subprocess.run(["git", "log", "--reverse", "--format=%H", "--", rel], cwd=root, env=_env(),
-                         capture_output=True, text=True)
-    if log.returncode != 0:
-        return []
-    for commit in log.stdout.split():
-        shown = subprocess.run(["git", "show", f"{commit}:{rel}"], cwd=root, env=_env(), capture_output=True, text=True)
-        first = opening_of(shown.stdout) if shown.returncode == 0 else None
-        if first is None:
-            continue
-        now = opening_of((root / rel).read_text(encoding="utf-8")) if (root / rel).is_file() else None
-        if now != first:
-            return [Difference(rel, f"the opening record's hash is {now or 'absent'}, but commit {commit[:12]} registered "
-                                    f"{first[:12]}... when the holdout was opened; an opening is recorded once, so its "
-                                    f"thresholds cannot be re-registered (fix: restore the opening record and the lock, "
-                                    f"`git show {commit[:12]}:{rel}`)")]
-        return []
-    return []
+    history = opening_history(root, rel)
+    return [Difference(rel, history.problem())] if history.changed else []
 
 
 def uncommitted_files(root: Path) -> list[str]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from assay.core.fmt import md_words
 from assay.relevance.answers import Rate, answer_rates, answer_table
 from assay.relevance.comparison import paired_tests
 from assay.relevance.intervals import mean_interval, proportion_interval, quantile_interval
@@ -182,10 +183,11 @@ def summary_markdown(result: ModeScores, params: RelevanceParams, synthetic: boo
     for name, m in sorted(result.metrics.items()):
         cells = [f"{_fmt(t['value'])} [{_fmt(t['low'])}, {_fmt(t['high'])}] {'pass' if t['pass'] else 'FAIL'}"
                  for t in m["thresholds"].values()]
-        lines.append(f"| {name} | " + " | ".join(cells) + f" | {m['thresholds_met']}/{len(thresholds)} |")
-    lines += ["", "Thresholds (pre-registered: fixed before the sealed holdout is opened): " + ", ".join(map(str, thresholds.values())),
+        lines.append(f"| {md_words(name)} | " + " | ".join(cells) + f" | {m['thresholds_met']}/{len(thresholds)} |")
+    shown = ", ".join(md_words(t) for t in thresholds.values())
+    lines += ["", "Thresholds (pre-registered: fixed before the sealed holdout is opened): " + shown,
               "", "## Modes", ""]
-    lines += [f"- {name}: {label}" for name, label in sorted(result.labels.items())]
+    lines += [f"- {md_words(name)}: {md_words(label)}" for name, label in sorted(result.labels.items())]
     latency_kind = next(iter(result.metrics.values()))["latency_ms"]["modelled"] if result.metrics else 1
     lines += ["", "Latency is " + ("modelled (deterministic cost model, see assay.relevance.modes.runner)"
                                    if latency_kind else "measured wall clock") + ".",

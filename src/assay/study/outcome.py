@@ -78,14 +78,20 @@ def evaluate_step(study: Study, root: EvidenceRoot, relevance: RelevanceParams,
 
 def verdict_step(study: Study, root: EvidenceRoot, params: StudyParams, evaluation: dict, receipts: dict,
                  level: float, hashes: dict[str, str]) -> dict:
-    """``{"metrics", "page", "conditions"}`` of the verdict.
+    """``{"metrics", "page", "conditions", "note"}`` of the verdict, computed in the repository at the current directory.
+
+    ``note`` is ``""``, or says that git history could not be read, so the opening was checked
+    against the opening record only (:func:`assay.study.registration.require_registered_opening`).
 
     Raises:
-        HoldoutRefused: the thresholds file changed after the holdout was opened (exit 2).
+        HoldoutRefused: the thresholds file changed after the holdout was opened, or the lock's
+            opening hash differs from the one its first opening commit registered (exit 2).
     """
     from assay.study.conditions import evidence_conditions
+    from assay.study.registration import require_registered_opening
     from assay.study.verdict import decide, verdict_markdown, verdict_metrics
 
+    note = require_registered_opening(".")
     with redacting(root):
         check_preregistration(root, study.thresholds)
         thresholds = load_thresholds(study.thresholds)
@@ -95,5 +101,5 @@ def verdict_step(study: Study, root: EvidenceRoot, params: StudyParams, evaluati
     outcome = decide(conditions, splits, params.candidate)
     metrics = verdict_metrics(outcome, splits, receipts, study.synthetic, opened)
     page = verdict_markdown(outcome, splits, receipts, thresholds, params.candidate, study.synthetic, hashes, level)
-    return {"metrics": metrics, "page": page,
+    return {"metrics": metrics, "page": page, "note": note,
             "conditions": {c.key: {"holds": c.ok, "detail": c.detail} for c in outcome.conditions}}

@@ -12,6 +12,11 @@ Shape::
     pooling: {k: 10, random: 5, seed: 2026}
     thresholds: data/relevance/thresholds.yaml
     demo_evidence: data/relevance/evidence.synthetic   # only with synthetic: true
+    names: data/relevance/names.txt      # optional: participants' and customers' names, one a line
+
+``names`` (optional) is the coordinator's list of the study's participants and customers, one name a
+line (``#`` comments), a path inside the repository (:data:`assay.core.confinement.ProjectPath`);
+the de-identification scan reports each as "possible personal name" (:func:`assay.study.scan.read_names`).
 
 The roles validator (:func:`role_problems`) refuses, each at its YAML line:
 
@@ -35,6 +40,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, Va
 
 from pydantic_core import PydanticCustomError
 
+from assay.core.confinement import ProjectPath
 from assay.core.errors import InputError, Problem
 from assay.core.io import read_yaml
 from assay.core.records import problems_from
@@ -106,6 +112,7 @@ class Study(BaseModel):
     pooling: PoolingSettings
     thresholds: str
     demo_evidence: str | None = None
+    names: ProjectPath | None = None
 
     @model_validator(mode="after")
     def _demo_only_when_synthetic(self) -> Study:

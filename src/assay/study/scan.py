@@ -51,9 +51,16 @@ _EMAIL = re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-
 _HOST = re.compile(r"\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:" + "|".join(SUFFIXES) + r")\b(?![.-]?[a-z0-9])"
                    r"|\blocalhost\b", re.I)
 # a name of three or more dotted labels under any alphabetic top-level label (files.nodinet.xyz), not a file name
-_ANY_HOST = re.compile(r"\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){2,}(?!(?:pdf|txt|md|json|jsonl|csv|tsv|png|jpe?g|gif|"
-                       r"py|html?|ya?ml|xml|docx?|xlsx?|zip|gz|tar|log|exe|js|ts|css|sh|trec|parquet)\b)[a-z]{2,24}\b"
+_EXTENSIONS = (r"pdf|txt|md|json|jsonl|csv|tsv|png|jpe?g|gif|py|html?|ya?ml|xml|docx?|xlsx?|zip|gz|tar|log|exe|js|ts|css|sh|"
+               r"trec|parquet")
+_ANY_HOST = re.compile(r"\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){2,}(?!(?:" + _EXTENSIONS + r")\b)[a-z]{2,24}\b"
                        r"(?![.-]?[a-z0-9])", re.I)
+# a name of two labels under any lower-case alphabetic top-level label (nodinet.xyz, NodiNet.xyz): the first label of
+# two or more characters and not after '.', '@', '/', '\\' or '-', the last not a file extension, not followed by '('
+# nor by a word character after '.' or '-' (notes.final.docx and json.dumps() are not hosts). A lower-case top-level label
+# keeps a missing space after a full stop (end.Next) out; a lower-case one (fee.then) is still a hit.
+_TWO_LABEL_HOST = re.compile(r"(?<![\w.@/\\-])[A-Za-z][A-Za-z0-9-]{0,61}[A-Za-z0-9]\.(?!(?:" + _EXTENSIONS + r")\b)"
+                             r"[a-z]{2,24}\b(?![.-]?\w|\()")
 _IPV6 = re.compile(r"(?<![\w:.])[0-9a-f:]*:[0-9a-f:]*:[0-9a-f:]*(?![\w:.])", re.I)  # then checked by ipaddress
 _IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])")
 _PHONE = re.compile(r"(?<![\w+/-])(?:\+\d[\d\s().-]{7,}\d|\(?\d{2,5}\)?(?:[\s.-]\(?\d{2,5}\)?){2,5}|\d{10,15})(?![\w-])")
@@ -137,7 +144,7 @@ def _always(_: str) -> bool:
 #: (pattern, kind, test of the matched text), in priority order: an earlier rule's match hides later overlapping ones
 RULES = ((_PRIVATE_KEY, "private_key", _always), (_API_KEYS, "api_key", _always), (_URL, "url", _always),
          (_EMAIL, "email", _always), (_PATH, "path", _always), (_HOST, "hostname", _always),
-         (_ANY_HOST, "hostname", _always), (_IPV4, "hostname", _ipv4), (_IPV6, "hostname", _ipv6),
+         (_ANY_HOST, "hostname", _always), (_TWO_LABEL_HOST, "hostname", _always), (_IPV4, "hostname", _ipv4), (_IPV6, "hostname", _ipv6),
          (_BD_PHONE, "phone", _always), (_PHONE, "phone", _phone),
          (_TOKEN, "high_entropy", _high_entropy), (_HONORIFIC, "personal_name", _always))
 
@@ -206,6 +213,32 @@ def scan_text(text: str, shown: str, modes: Iterable[str] = (), names: Iterable[
                     counts[kind] = n
         hits += [Hit(shown, number, column, kind) for column, kind in sorted(found)]
     return hits
+
+
+def read_names(path: str | os.PathLike, field: str = "names") -> list[str]:
+    """The coordinator's names list: one name per line; blank lines and lines starting with ``#`` skipped.
+
+    The path must resolve (symlinks followed) inside the repository (:mod:`assay.core.confinement`),
+    like every other path a study names. An existing but empty list is ``[]`` (nothing extra to find).
+
+    Raises:
+        InputError: ``path`` leads outside the repository, does not exist, or is not UTF-8; each
+            names ``field`` and the fix.
+    """
+    from assay.core.confinement import require_inside
+    from assay.core.errors import InputError, Problem
+
+    require_inside(str(path), str(path), field)
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError([Problem(str(p), None, field, "the names list does not exist",
+                                  "write one name per line in that file, or drop the field")]) from None
+    except UnicodeDecodeError as error:
+        raise InputError([Problem(str(p), None, field, f"is not UTF-8 ({error.reason} at byte {error.start})",
+                                  "save the names list as UTF-8")]) from None
+    return [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
 
 
 def files_under(path: str | os.PathLike) -> list[Path]:

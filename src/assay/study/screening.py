@@ -13,7 +13,7 @@ from assay.study.evidence import SPLITS, EvidenceRoot, file_hashes
 from assay.study.formats import ANNOTATORS, QUERIES, packet_name
 from assay.study.protocol import Study
 from assay.study.records import stage_record
-from assay.study.scan import Hit, scan_path
+from assay.study.scan import Hit, read_names, scan_path
 
 
 class ScanHits(AssayError):
@@ -21,16 +21,17 @@ class ScanHits(AssayError):
 
 
 def scan_step(study: Study, root: EvidenceRoot, modes: list[str]) -> dict:
-    """Scan both packets and the queries of every split.
+    """Scan both packets and the queries of every split, with the study's names list when it names one.
 
     Raises:
         ScanHits: any hit, each as ``$ASSAY_EVIDENCE_ROOT/...:line:column kind``.
     """
+    people = read_names(study.names) if study.names is not None else []
     hits: list[Hit] = []
     counts, names = {}, []
     for side in SPLITS:
         for name in (QUERIES, *(packet_name(a) for a in ANNOTATORS)):
-            found, _ = scan_path(root.file(side, name), root.show, modes)
+            found, _ = scan_path(root.file(side, name), root.show, modes, people)
             hits += found
             counts[f"{side}/{name}"] = len(found)
             names.append(f"{side}/{name}")

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from assay.core.fmt import md_words
 from assay.core.fmt import num
 from assay.relevance.params import MODES
 from assay.relevance.thresholds import Threshold
@@ -174,7 +175,7 @@ def verdict_markdown(outcome: StudyDecision, evaluation: dict, receipts: dict, t
               f"({sum(m['passed'] for m in sealed.values())} of {len(MODES)} modes pass). A mode passes only when "
               "every pass condition below holds and it meets all seven pre-registered thresholds on the sealed holdout.",
               "", "## Pass conditions", "", "| condition | holds | detail |", "|---|---|---|"]
-    lines += [f"| {CONDITIONS[c.key]} | {'yes' if c.ok else '**no**'} | {c.detail} |" for c in outcome.conditions]
+    lines += [f"| {CONDITIONS[c.key]} | {'yes' if c.ok else '**no**'} | {md_words(c.detail)} |" for c in outcome.conditions]
     lines += ["", "## Sealed holdout, per mode", ""]
     if sealed:
         lines += [f"Value [{level:.0%} interval] and whether it meets the threshold. Means of per-query measures use "
@@ -195,6 +196,6 @@ def verdict_markdown(outcome: StudyDecision, evaluation: dict, receipts: dict, t
             lines.append(f"| {split} | {r['pairs']} | {r['disagreements']} | {m['name']} | {num(m['value'])} | "
                          f"[{num(m['interval']['low'])}, {num(m['interval']['high'])}] ({m['interval']['method']}) |")
     lines += ["", "## Pre-registered thresholds", ""]
-    lines += [f"- {t}" for t in thresholds.values()]
+    lines += [f"- {md_words(t)}" for t in thresholds.values()]
     lines += ["", "## Hashes", ""] + [f"- {name}: `{value}`" for name, value in sorted(hashes.items())]
     return "\n".join(lines) + "\n"
