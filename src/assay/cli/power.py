@@ -132,15 +132,16 @@ def _test(method: str, level: float) -> str:
     return f"{name}, two-sided at {level:.0%}"
 
 
-def _print(rows: list[tuple[str, str]]) -> None:
-    for label, value in rows:
-        print(f"{label:<20}{value}")
-
-
-def _json(result, **extra) -> None:
+def _answer(args: argparse.Namespace, result, rows: list[tuple[str, str]], **extra) -> int:
+    """Print ``result`` as JSON (with ``extra``) under ``--json``, else as aligned ``label value`` rows; exit 0."""
     from assay.core.io import dumps_json
 
-    print(dumps_json({**asdict(result), **extra}), end="")
+    if args.json:
+        print(dumps_json({**asdict(result), **extra}), end="")
+    else:
+        for label, value in rows:
+            print(f"{label:<20}{value}")
+    return 0
 
 
 def run_holdout(args: argparse.Namespace) -> int:
@@ -148,15 +149,11 @@ def run_holdout(args: argparse.Namespace) -> int:
 
     discordance, source, _ = _discordance(args)
     r = holdout_size(args.change, discordance, args.power, args.level, args.method)
-    if args.json:
-        _json(r, discordance_source=source)
-        return 0
-    _print([("cases needed", f"{r.n}"),
-            ("change", f"{r.change:+.3f} in pass rate (candidate minus baseline)"),
-            ("discordance", f"{r.discordance:.3f} ({source})"),
-            ("power", f"{r.power:.3f} at {r.n} cases (target {r.target:g})"),
-            ("test", _test(r.method, r.level))])
-    return 0
+    return _answer(args, r, [("cases needed", f"{r.n}"),
+                         ("change", f"{r.change:+.3f} in pass rate (candidate minus baseline)"),
+                         ("discordance", f"{r.discordance:.3f} ({source})"),
+                         ("power", f"{r.power:.3f} at {r.n} cases (target {r.target:g})"),
+                         ("test", _test(r.method, r.level))], discordance_source=source)
 
 
 def run_detectable(args: argparse.Namespace) -> int:
@@ -168,15 +165,11 @@ def run_detectable(args: argparse.Namespace) -> int:
         n = compared if compared is not None else _compare(args.root, "--n").n
         n_source = "metrics/compare.json"
     r = detectable_change(n, discordance, args.power, args.level, args.method)
-    if args.json:
-        _json(r, discordance_source=source, n_source=n_source)
-        return 0
-    _print([("smallest change", f"{r.change:.3f} in pass rate, either direction"),
-            ("cases", f"{r.n} ({n_source})"),
-            ("discordance", f"{r.discordance:.3f} ({source})"),
-            ("power", f"{r.power:g}"),
-            ("test", _test(r.method, r.level))])
-    return 0
+    return _answer(args, r, [("smallest change", f"{r.change:.3f} in pass rate, either direction"),
+                         ("cases", f"{r.n} ({n_source})"),
+                         ("discordance", f"{r.discordance:.3f} ({source})"),
+                         ("power", f"{r.power:g}"),
+                         ("test", _test(r.method, r.level))], discordance_source=source, n_source=n_source)
 
 
 def run_kappa(args: argparse.Namespace) -> int:
@@ -192,17 +185,13 @@ def run_kappa(args: argparse.Namespace) -> int:
         source = "params.yaml judge.min_kappa"
     r = kappa_pairs(args.expected, min_kappa, args.pass_rate, args.power, args.level, args.judge_pass_rate,
                     reps=args.reps, seed=args.seed)
-    if args.json:
-        _json(r, min_kappa_source=source)
-        return 0
-    _print([("pairs needed", f"{r.n} (seeded simulation: {r.reps} label sets per size, seed {r.seed})"),
-            ("large-sample", f"{r.n_large_sample} (the normal formula; optimistic)"),
-            ("probability", f"{r.power:.3f} that kappa's {r.level:.0%} lower bound clears {r.min_kappa:g} "
-                            f"(target {r.target:g})"),
-            ("expected kappa", f"{r.expected:g}"),
-            ("min_kappa", f"{r.min_kappa:g} ({source})"),
-            ("pass rates", f"{r.pass_rate:g} (people), {r.judge_pass_rate:g} (judge)")])
-    return 0
+    return _answer(args, r, [("pairs needed", f"{r.n} (seeded simulation: {r.reps} label sets per size, seed {r.seed})"),
+                         ("large-sample", f"{r.n_large_sample} (the normal formula; optimistic)"),
+                         ("probability", f"{r.power:.3f} that kappa's {r.level:.0%} lower bound clears {r.min_kappa:g} "
+                                         f"(target {r.target:g})"),
+                         ("expected kappa", f"{r.expected:g}"),
+                         ("min_kappa", f"{r.min_kappa:g} ({source})"),
+                         ("pass rates", f"{r.pass_rate:g} (people), {r.judge_pass_rate:g} (judge)")], min_kappa_source=source)
 
 
 def run_ppi(args: argparse.Namespace) -> int:
@@ -225,13 +214,9 @@ def run_ppi(args: argparse.Namespace) -> int:
         moments = JudgeMoments.from_pass_rate(args.pass_rate, args.correlation)
         judge = "given correlation"
     r = ppi_labels(args.width, moments, args.judged, args.level, args.interval)
-    if args.json:
-        _json(r, interval=args.interval, pass_rate=args.pass_rate)
-        return 0
-    _print([("labels needed", f"{r.n} (PPI++, {args.interval} interval)"),
-            ("human only", f"{r.n_human_only} labels for the same width"),
-            ("expected width", f"{r.width_at_n:.4f} at {r.n} labels (target {r.width:g}, {r.level:.0%} level)"),
-            ("judge", f"correlation {r.correlation:.3f} with people ({judge}); weight {r.lam:.3f}"),
-            ("judged cases", f"{r.n_unlabeled}"),
-            ("pass rate", f"{args.pass_rate:g} (people)")])
-    return 0
+    return _answer(args, r, [("labels needed", f"{r.n} (PPI++, {args.interval} interval)"),
+                         ("human only", f"{r.n_human_only} labels for the same width"),
+                         ("expected width", f"{r.width_at_n:.4f} at {r.n} labels (target {r.width:g}, {r.level:.0%} level)"),
+                         ("judge", f"correlation {r.correlation:.3f} with people ({judge}); weight {r.lam:.3f}"),
+                         ("judged cases", f"{r.n_unlabeled}"),
+                         ("pass rate", f"{args.pass_rate:g} (people)")], interval=args.interval, pass_rate=args.pass_rate)
