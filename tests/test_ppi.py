@@ -12,12 +12,13 @@ from hypothesis import strategies as st
 from scipy.stats import norm
 from scipy.stats import t as student_t
 
+import ppi_py  # the oracle: in the test extra, pinned in constraints.txt; never skipped
+
 from assay.stats.mean import mean_ci
 from assay.stats.ppi import PPIError, ppi_mean_ci, rubric_values, win_values
 
 from ppi_simulation import arrays, cell, draw, intervals, judge_rates
 
-ppi_py = pytest.importorskip("ppi_py")  # in the test extra (pinned in constraints.txt)
 
 
 def _data(rng: np.random.Generator, n: int, big_n: int, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
