@@ -30,11 +30,15 @@ def _common(p: argparse.ArgumentParser, power: bool = True) -> None:
     p.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
-def _method(p: argparse.ArgumentParser) -> None:
+def _paired(p: argparse.ArgumentParser) -> None:
+    """The options of the two paired-change questions: discordance, test method, and the common ones."""
+    p.add_argument("--discordance", type=float,
+                   help="share of cases the versions score differently, in (0, 1] (default: observed in metrics/compare.json)")
     p.add_argument("--method", choices=["exact", "normal"], default="exact",
                    help="exact: the exact McNemar test the pipeline runs, its power summed exactly (default); "
                         "normal: Connor's normal approximation (statsmodels' normal_power_het), which overstates "
                         "the exact test's power on small holdouts")
+    _common(p)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,10 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                   "given power. The discordance is the share of cases the two versions score "
                                   "differently; by default the one observed in metrics/compare.json.")
     h.add_argument("--change", type=float, required=True, help="the change in pass rate to detect, e.g. 0.05 or -0.05")
-    h.add_argument("--discordance", type=float,
-                   help="share of cases the versions score differently, in (0, 1] (default: observed in metrics/compare.json)")
-    _method(h)
-    _common(h)
+    _paired(h)
     h.set_defaults(func=run_holdout)
 
     d = ps.add_parser("detectable", help="the smallest change in pass rate a holdout detects",
@@ -62,10 +63,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                   "--n cases detects with the given power; --n and --discordance default to the "
                                   "holdout in metrics/compare.json.")
     d.add_argument("--n", type=int, help="holdout cases (default: those compared in metrics/compare.json)")
-    d.add_argument("--discordance", type=float,
-                   help="share of cases the versions score differently, in (0, 1] (default: observed in metrics/compare.json)")
-    _method(d)
-    _common(d)
+    _paired(d)
     d.set_defaults(func=run_detectable)
 
     k = ps.add_parser("kappa", help="labelled pairs for kappa's lower bound to clear min_kappa",
