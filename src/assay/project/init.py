@@ -22,7 +22,7 @@ from pathlib import Path
 
 import assay
 from assay.core.errors import AssayError
-from assay.core.io import write_text
+from assay.core.io import atomic_path, write_text
 from assay.core.pin import DISTRIBUTION, PIN_FILE
 from assay.pipeline.generate import HEADER, dvc_yaml
 from assay.pipeline.parts import project_parts, resolve_parts
@@ -80,10 +80,17 @@ def project_files(root: Path, parts: tuple[str, ...], example: str) -> dict[str,
         ".gitignore": _template("gitignore"),
         ".dvcignore": _template("dvcignore"),
     }
+    return {**files, **data_files(parts, example)}
+
+
+def data_files(parts: tuple[str, ...], example: str, chosen: tuple[str, ...] | None = None) -> dict[str, bytes | str]:
+    """The example's data files for ``parts``, by project-relative path; templates among them are
+    rendered for ``chosen`` (the project's parts, default ``parts``)."""
+    out: dict[str, bytes | str] = {}
     for source, dest in files_for(example, parts):
-        name = Path(dest).name
-        files[dest] = render(source.read_text(encoding="utf-8"), parts) if name in RENDERED else source.read_bytes()
-    return files
+        out[dest] = (render(source.read_text(encoding="utf-8"), chosen or parts) if Path(dest).name in RENDERED
+                     else source.read_bytes())
+    return out
 
 
 def _write(root: Path, rel: str, content: bytes | str) -> None:
@@ -92,9 +99,8 @@ def _write(root: Path, rel: str, content: bytes | str) -> None:
     if isinstance(content, str):
         write_text(path, content)
     else:
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_bytes(content)
-        tmp.replace(path)
+        with atomic_path(path) as tmp:
+            tmp.write_bytes(content)
 
 
 def _run(args: list[str], cwd: Path, result: InitResult, shown: str) -> None:
@@ -203,9 +209,7 @@ def add_part(root: str | Path, part: str, example: str = "minimal") -> InitResul
     result.written.append("params.yaml")
     write_text(dvc_file, dvc_yaml(after, "installed"))
     result.written.append("dvc.yaml")
-    for rel, content in sorted(project_files(base, tuple(new), example).items()):
-        if not rel.startswith("data/"):
-            continue
+    for rel, content in sorted(data_files(tuple(new), example, after).items()):
         if (base / rel).exists():
             result.kept.append(rel)
         else:
