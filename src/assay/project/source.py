@@ -20,14 +20,14 @@ REFERENCE_SOURCE = "src/assay/rag/systems.py"
 
 def source_files(root: str | Path = ".") -> dict[str, str]:
     """The three generated files of assay's repository at ``root``, by path."""
-    from assay.project.init import _template, _values
+    from assay.project.init import template_text, template_values
 
     base = Path(root)
-    values = {**_values(base, PARTS), "reference_source": REFERENCE_SOURCE}
+    values = {**template_values(base, PARTS), "reference_source": REFERENCE_SOURCE}
     return {
         "dvc.yaml": dvc_yaml(PARTS, "source"),
-        "params.yaml": render(_template("params.yaml"), (*PARTS, "demo"), values),
-        "examples/ci/assay.yml": render(_template("workflow.yml"), ("source",), values),
+        "params.yaml": render(template_text("params.yaml"), (*PARTS, "demo"), values),
+        "examples/ci/assay.yml": render(template_text("workflow.yml"), ("source",), values),
     }
 
 
