@@ -7,8 +7,8 @@ reports/plots/confusion_annotators.csv (one row per pair, for `dvc plots` with t
 
 from assay.artifacts.judge import AgreementMetrics
 from assay.artifacts.provenance import provenance
-from assay.artifacts.registry import AGREEMENT, write_record
-from assay.core.io import sha256_file, write_csv, write_jsonl
+from assay.artifacts.registry import AGREEMENT, CONFUSION_ANNOTATORS, DISAGREEMENTS, write_record
+from assay.core.io import sha256_file
 from assay.core.params import load_section
 from assay.core.paths import input_paths
 from assay.core.stage import run_stage
@@ -26,9 +26,9 @@ def main() -> None:
     write_record(AGREEMENT, AgreementMetrics(**report),
                  provenance(pairs=sha256_file(paths.pairs), guidelines=sha256_file(paths.guidelines), details=details))
     by_id = {p.id: p for p in pairs}
-    write_jsonl("reports/disagreements.jsonl", [{"id": i, "ann1": x, "ann2": y, "kind": by_id[i].kind, "lang": by_id[i].lang}
-                                                for i, x, y in disagreeing])
-    write_csv("reports/plots/confusion_annotators.csv", ("ann1", "ann2"), ((p.ann1, p.ann2) for p in pairs))
+    DISAGREEMENTS.write([{"id": i, "ann1": x, "ann2": y, "kind": by_id[i].kind, "lang": by_id[i].lang}
+                        for i, x, y in disagreeing])
+    CONFUSION_ANNOTATORS.write((p.ann1, p.ann2) for p in pairs)
 
 
 if __name__ == "__main__":

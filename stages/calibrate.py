@@ -11,8 +11,7 @@ reports/plots/confusion_judge.csv (columns final, judge; one row per pair).
 
 
 def main() -> None:
-    from assay.artifacts.registry import CALIBRATION, write_record
-    from assay.core.io import write_csv, write_jsonl, write_text
+    from assay.artifacts.registry import CALIBRATION, CALIBRATION_PAGE, CONFUSION_JUDGE, JUDGE_DIMENSIONS, write_record
     from assay.core.params import load_section
     from assay.core.paths import input_paths
     from assay.data.pairs import load_pairs
@@ -27,9 +26,9 @@ def main() -> None:
     prompt = load_prompt(params.prompt_file(paths.prompts))
     run = calibration_run(pairs, ReplayJudge.open(pairs=pairs), prompt, swap=params.swap, rule=params.rule)
     write_record(CALIBRATION, *outputs(run.record))
-    write_text("reports/calibration.md", report_markdown(run.record))
-    write_jsonl("reports/judge_dimensions.jsonl", pair_rows(pairs, run.labels))
-    write_csv("reports/plots/confusion_judge.csv", ("final", "judge"), ((p.final, j) for p, j in zip(pairs, run.labels, strict=True)))
+    CALIBRATION_PAGE.write(report_markdown(run.record))
+    JUDGE_DIMENSIONS.write(pair_rows(pairs, run.labels))
+    CONFUSION_JUDGE.write((p.final, j) for p, j in zip(pairs, run.labels, strict=True))
 
 
 if __name__ == "__main__":

@@ -9,13 +9,12 @@ reports/provenance/compare.json and the pass-rate-by-task plot data of both vers
 
 from __future__ import annotations
 
-SPLIT_TABLE = "data/derived/split.parquet"
-
-
 def main() -> None:
     from assay.artifacts.rag import HeadlineMetrics
-    from assay.artifacts.registry import COMPARE, HEADLINE, write_record
-    from assay.core.io import sha256_file, write_csv, write_json
+    from assay.artifacts.files import Document
+    from assay.artifacts.registry import (COMPARE, COMPARE_REPORT, HEADLINE, PASS_BY_TASK, RUN_TABLE, SPLIT_TABLE,
+                                          write_record)
+    from assay.core.io import sha256_file
     from assay.core.params import load_section
     from assay.data.split import read_split_table
     from assay.rag.compare import CompareParams, compare_runs, read_run, run_provenance
@@ -23,18 +22,17 @@ def main() -> None:
 
     names = load_section("compare", CompareParams)
     rag = load_section("rag", RagParams)
-    paths = {name: f"data/derived/runs/{name}.parquet" for name in (names.baseline, names.candidate)}
+    paths = {name: RUN_TABLE.relpath(version=name) for name in (names.baseline, names.candidate)}
     metrics, report = compare_runs(read_run(paths[names.baseline]), read_run(paths[names.candidate]),
-                                   read_split_table(SPLIT_TABLE), rag.interval, names=(names.baseline, names.candidate))
-    prov = run_provenance(paths, sha256_file(SPLIT_TABLE))
+                                   read_split_table(SPLIT_TABLE.path()), rag.interval, names=(names.baseline, names.candidate))
+    prov = run_provenance(paths, sha256_file(SPLIT_TABLE.path()))
     prov.settings.update({"baseline": names.baseline, "candidate": names.candidate, "interval": rag.interval,
                           "side": "holdout"})
     write_record(COMPARE, metrics, prov)
     HEADLINE.write(HeadlineMetrics.of(metrics))
-    write_json("reports/compare.json", report)
+    COMPARE_REPORT.write(Document(report))
     for side, by_task in (("baseline", metrics.baseline_by_task), ("candidate", metrics.candidate_by_task)):
-        write_csv(f"reports/plots/pass_by_task_{side}.csv", ("task", "pass_rate", "n"),
-                  ((task, e.value, e.n) for task, e in by_task.items()))
+        PASS_BY_TASK.write(((task, e.value, e.n) for task, e in by_task.items()), side=side)
 
 
 if __name__ == "__main__":

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import sys
 
-SPLIT_TABLE = "data/derived/split.parquet"
 
 
 def main(version: str) -> None:
     from assay.artifacts.provenance import provenance
-    from assay.artifacts.registry import RAG, write_record
+    from assay.artifacts.registry import RAG, RUN_TABLE, SPLIT_TABLE, write_record
     from assay.core.io import sha256_file, sha256_path, sha256_tree, write_parquet
     from assay.core.params import load_section
     from assay.core.paths import input_paths
@@ -35,13 +34,13 @@ def main(version: str) -> None:
     results = run_version(version, settings, cases, corpus, params.k)
     table = results_table(results)
     inputs = {"cases": dataset_hash(cases), "cases_file": sha256_file(paths.cases), "corpus": sha256_tree(paths.corpus),
-              "split": sha256_file(SPLIT_TABLE)}
+              "split": sha256_file(SPLIT_TABLE.path())}
     inputs["source"] = sha256_path(settings.source)  # a DVC dep of this version too (dvc.yaml ${item.source})
     prov = provenance(settings={"version": version, "k": params.k, "interval": params.interval, **settings.settings()},
                       **inputs)
-    write_parquet(f"data/derived/runs/{version}.parquet", table,
+    write_parquet(RUN_TABLE.path(version=version), table,
                   {"assay_version": prov.assay_version, "inputs": prov.inputs, **prov.settings})
-    write_record(RAG, version_metrics(table.to_pylist(), read_split(SPLIT_TABLE), params.interval), prov, version=version)
+    write_record(RAG, version_metrics(table.to_pylist(), read_split(SPLIT_TABLE.path()), params.interval), prov, version=version)
 
 
 if __name__ == "__main__":

@@ -6,9 +6,9 @@ the bytes of its source) this holdout has not judged before is appended to data/
 """
 
 from assay.artifacts.provenance import provenance
-from assay.artifacts.registry import DATASET, GATE, write_record
+from assay.artifacts.files import Document
+from assay.artifacts.registry import DATASET, GATE, GATE_REPORT, SUMMARY_PAGE, write_record
 from assay.artifacts.release import GateMetrics
-from assay.core.io import write_json, write_text
 from assay.core.stage import run_stage
 from assay.release.checks import STATUSES, Check, checks_dict, exit_code
 from assay.release.gather import gather
@@ -35,8 +35,8 @@ def main() -> None:
                           checks={c.name: int(c.status == "pass") for c in checks})
     write_record(GATE, metrics, provenance(settings={"baseline": ev.versions.baseline, "candidate": ev.versions.candidate},
                                            details={"statuses": {c.name: c.status for c in checks}}))
-    write_text("reports/summary.md", summary_markdown(ev, checks, n_looks))
-    write_json("reports/gate.json", {"checks": checks_dict(checks)})
+    SUMMARY_PAGE.write(summary_markdown(ev, checks, n_looks))
+    GATE_REPORT.write(Document({"checks": checks_dict(checks)}))
 
 
 if __name__ == "__main__":

@@ -52,8 +52,8 @@ def write_run_record(judge, identity: dict, rows: list, pairs_file: str, prompts
     and .assay/judge_client.json (cache hits and HTTP attempts; not committed)."""
     from assay.artifacts.judge import JudgeClientMetrics, JudgeRunMetrics
     from assay.artifacts.provenance import provenance
-    from assay.artifacts.registry import JUDGE, JUDGE_CLIENT, write_record
-    from assay.core.io import sha256_file, write_text
+    from assay.artifacts.registry import JUDGE, JUDGE_CLIENT, JUDGE_PAGE, write_record
+    from assay.core.io import sha256_file
     from assay.judge.replies import client_counts, client_line, invalid_sample, run_counts, run_report
 
     client = client_counts(judge)
@@ -63,7 +63,7 @@ def write_run_record(judge, identity: dict, rows: list, pairs_file: str, prompts
     counts = run_counts(judge, rows)
     inputs = {"pairs": sha256_file(pairs_file), **{f"prompt_v{v}": p.sha for v, p in prompts.items()}}
     write_record(JUDGE, JudgeRunMetrics(**counts), provenance(settings={"judge": identity}, **inputs))
-    write_text("reports/judge.md", run_report(counts, invalid_sample(judge)))
+    JUDGE_PAGE.write(run_report(counts, invalid_sample(judge)))
 
 if __name__ == "__main__":
     from assay.core.stage import run_stage

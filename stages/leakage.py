@@ -2,8 +2,9 @@
 
 from assay.artifacts.data import LeakageMetrics
 from assay.artifacts.provenance import provenance
-from assay.artifacts.registry import LEAKAGE, write_record
-from assay.core.io import sha256_tree, write_json
+from assay.artifacts.registry import CASES_TABLE, LEAKAGE, LEAKAGE_REPORT, SPLIT_TABLE, write_record
+from assay.artifacts.files import Document
+from assay.core.io import sha256_tree
 from assay.data.leakage.engine import engine_for
 from assay.data.leakage.report import LeakageParams, leakage_metrics, leakage_report
 from assay.data.leakage.sources import SourceFolder
@@ -17,8 +18,8 @@ from assay.data.split import read_split
 def main() -> None:
     params = load_section("leakage", LeakageParams)
     folder = input_paths().sources
-    cases = read_cases_table("data/derived/cases.parquet")
-    sides = read_split("data/derived/split.parquet")
+    cases = read_cases_table(CASES_TABLE.path())
+    sides = read_split(SPLIT_TABLE.path())
     sources = SourceFolder(folder, params.chunk_lines, params.max_line_bytes)
     report = leakage_report(cases, sides, sources, params.threshold,
                             engine=engine_for(params.engine, params.dask_scheduler), paraphrase=params.paraphrase)
@@ -26,7 +27,7 @@ def main() -> None:
     prov = provenance(cases=dataset_hash(cases), sources=sha256_tree(folder),
                       settings={"threshold": params.threshold, "paraphrase": params.paraphrase})
     write_record(LEAKAGE, LeakageMetrics(**leakage_metrics(report, sources.names)), prov)
-    write_json("reports/leakage.json", report)
+    LEAKAGE_REPORT.write(Document(report))
 
 
 if __name__ == "__main__":

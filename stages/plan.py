@@ -2,9 +2,9 @@
 
 from assay.artifacts.data import PlanMetrics
 from assay.artifacts.provenance import provenance
-from assay.artifacts.registry import PLAN, write_record
+from assay.artifacts.registry import PLAN, PLAN_PAGE, write_record
 from assay.core.errors import PlanProblems
-from assay.core.io import sha256_file, write_text
+from assay.core.io import sha256_file
 from assay.core.params import load_section
 from assay.core.paths import input_paths
 from assay.core.stage import run_stage
@@ -21,7 +21,7 @@ def main() -> None:
     metrics = PlanMetrics(problems=len(problems), failures=len(plan.failures), metrics=len(plan.metrics),
                           blocking=sum(m.gate == "block" for m in plan.metrics))
     write_record(PLAN, metrics, provenance(plan=sha256_file(path), details={"problems": problems}))
-    write_text("reports/plan.md", plan_markdown(plan, problems))
+    PLAN_PAGE.write(plan_markdown(plan, problems))
 
 
 if __name__ == "__main__":

@@ -11,8 +11,7 @@ configured judge when it is not a fake).
 def main() -> None:
     from assay.artifacts.judge import BiasMetrics
     from assay.artifacts.provenance import provenance
-    from assay.artifacts.registry import BIAS, write_record
-    from assay.core.io import write_text
+    from assay.artifacts.registry import BIAS, BIAS_PAGE, write_record
     from assay.core.params import load_section
     from assay.core.paths import input_paths
     from assay.data.pairs import load_pairs
@@ -31,8 +30,8 @@ def main() -> None:
     labels_sha = labels_hash(pairs)
     settings = {"judge": judge.identity, "prompt": {"name": prompt.name, "version": prompt.version, "sha": prompt.sha}}
     write_record(BIAS, BiasMetrics(**probes), provenance(prompt=prompt.sha, labels=labels_sha, settings=settings))
-    write_text("reports/bias.md", probe_markdown(params.kind, params.preset, probes, preset_table(pairs, prompt),
-                                                prompt, labels_sha))
+    BIAS_PAGE.write(probe_markdown(params.kind, params.preset, probes, preset_table(pairs, prompt),
+                                   prompt, labels_sha))
 
 
 if __name__ == "__main__":

@@ -12,7 +12,8 @@ import sys
 
 def main(mode: str) -> None:
     from assay.core.errors import InputError, Problem
-    from assay.core.io import write_json
+    from assay.artifacts.files import Document
+    from assay.artifacts.registry import RETRIEVAL_RUN, RETRIEVAL_RUNTIME
     from assay.core.params import load_section
     from assay.core.provenance import provenance
     from assay.relevance.manifest import build_manifest
@@ -28,11 +29,11 @@ def main(mode: str) -> None:
     documents, queries = load_documents(params.corpus), load_queries(params.queries)
     result = run_mode(mode, params, documents, queries)
     manifest = build_manifest(params.corpus, params.queries, params.model_dump(mode="json"))
-    write_run(f"data/derived/relevance/runs/{mode}.trec", result.run)
-    write_json(f"data/derived/relevance/runs/{mode}.json",
-               {**provenance(corpus=manifest["corpus_sha256"], queries=manifest["queries_sha256"]),
-                "mode": mode, "label": result.label, "manifest": manifest, "latency_kind": result.latency_kind,
-                "latency_ms": result.latency_ms, "heuristic": result.heuristic})
+    write_run(RETRIEVAL_RUN.path(mode=mode), result.run)
+    RETRIEVAL_RUNTIME.write(Document({**provenance(corpus=manifest["corpus_sha256"], queries=manifest["queries_sha256"]),
+                                      "mode": mode, "label": result.label, "manifest": manifest,
+                                      "latency_kind": result.latency_kind, "latency_ms": result.latency_ms,
+                                      "heuristic": result.heuristic}), mode=mode)
 
 
 if __name__ == "__main__":

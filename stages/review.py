@@ -18,8 +18,8 @@ def main() -> None:
     from assay.core.errors import InputError, Problem
     from assay.artifacts.queue import ReviewMetrics
     from assay.artifacts.provenance import provenance
-    from assay.artifacts.registry import REVIEW, write_record
-    from assay.core.io import sha256_file, write_text
+    from assay.artifacts.registry import REVIEW, REVIEW_PAGE, write_record
+    from assay.core.io import sha256_file
     from assay.core.params import load_section
     from assay.queue.report import report_markdown
     from assay.queue.results import review_metrics, summarize
@@ -37,7 +37,7 @@ def main() -> None:
     write_record(REVIEW, ReviewMetrics(**review_metrics(summary)),
                  provenance(settings={"name": name, "fill": summary.queue["fill"]},
                             details={"judges": judge_identities(snapshot)}, snapshot=digest), name=name)
-    write_text(f"reports/review/{name}.md", report_markdown(summary, {path: digest}))
+    REVIEW_PAGE.write(report_markdown(summary, {path: digest}), name=name)
 
 
 if __name__ == "__main__":

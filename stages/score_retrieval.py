@@ -8,13 +8,12 @@ provenance, summary) and one plot table per measure under ``reports/relevance/pl
 
 from __future__ import annotations
 
-OUT = "reports/relevance"
-
-
 def main() -> None:
-    from assay.artifacts.registry import MODE_COMPARISON, RETRIEVAL_MODE
+    from assay.artifacts.files import Document
+    from assay.artifacts.registry import (MODE_COMPARISON, RETRIEVAL_MODE, RETRIEVAL_PER_QUERY, RETRIEVAL_PLOT,
+                                          RETRIEVAL_PROVENANCE, RETRIEVAL_SUMMARY)
     from assay.artifacts.relevance import ModeComparison, ModeMetrics
-    from assay.core.io import sha256_file, write_csv, write_json, write_text
+    from assay.core.io import sha256_file
     from assay.core.params import load_section
     from assay.core.provenance import provenance
     from assay.relevance.params import RelevanceParams
@@ -34,19 +33,19 @@ def main() -> None:
         RETRIEVAL_MODE.write(ModeMetrics(**metrics), mode=mode)
     MODE_COMPARISON.write(ModeComparison(by_measure=comparison_metrics(result.comparison)))
     table = result.per_query
-    write_csv(f"{OUT}/per_query.csv", tuple(table.columns),
-              table.astype(object).where(table.notna(), "").itertuples(index=False, name=None))
-    write_json(f"{OUT}/provenance.json",
-               {**provenance(qrels=sha256_file(params.qrels), corpus=result.manifest["corpus_sha256"],
-                             queries=result.manifest["queries_sha256"]),
-                "manifest": result.manifest, "labels": result.labels, "heuristic_candidates": result.heuristic,
-                "synthetic_qrels": synthetic, "qrels": params.qrels, "missing_query_semantics": result.note,
-                "comparison": result.comparison})
-    write_text(f"{OUT}/summary.md", summary_markdown(result, params, synthetic, thresholds))
+    RETRIEVAL_PER_QUERY.write(table.astype(object).where(table.notna(), "").itertuples(index=False, name=None),
+                              header=tuple(table.columns))
+    RETRIEVAL_PROVENANCE.write(Document({
+        **provenance(qrels=sha256_file(params.qrels), corpus=result.manifest["corpus_sha256"],
+                     queries=result.manifest["queries_sha256"]),
+        "manifest": result.manifest, "labels": result.labels, "heuristic_candidates": result.heuristic,
+        "synthetic_qrels": synthetic, "qrels": params.qrels, "missing_query_semantics": result.note,
+        "comparison": result.comparison}))
+    RETRIEVAL_SUMMARY.write(summary_markdown(result, params, synthetic, thresholds))
     for measure in params.measures:
         slug = measure.replace("@", "_at_")
-        write_csv(f"{OUT}/plots/{slug}.csv", ("mode", measure),
-                  [(mode, round(m["measures"][measure]["value"], 6)) for mode, m in sorted(result.metrics.items())])
+        RETRIEVAL_PLOT.write([(mode, round(m["measures"][measure]["value"], 6)) for mode, m in sorted(result.metrics.items())],
+                             header=("mode", measure), slug=slug)
 
 
 if __name__ == "__main__":

@@ -5,8 +5,8 @@ The labels come from the judge's stored replies (data/derived/judge/, written by
 
 
 def main() -> None:
-    from assay.artifacts.registry import SENSITIVITY, write_record
-    from assay.core.io import sha256_file, write_text
+    from assay.artifacts.registry import SENSITIVITY, SENSITIVITY_PAGE, write_record
+    from assay.core.io import sha256_file
     from assay.core.params import load_section
     from assay.core.paths import input_paths
     from assay.data.pairs import load_pairs
@@ -21,7 +21,7 @@ def main() -> None:
     a, b = (load_prompt(params.prompt_file(paths.prompts, v)) for v in params.sensitivity_versions)
     report = wording_sensitivity(ReplayJudge.open(pairs=pairs), pairs, a, b, swap=params.swap)
     write_record(SENSITIVITY, *outputs(report, pairs=sha256_file(paths.pairs)))
-    write_text("reports/sensitivity.md", sensitivity_markdown(report))
+    SENSITIVITY_PAGE.write(sensitivity_markdown(report))
 
 
 if __name__ == "__main__":

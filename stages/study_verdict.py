@@ -19,9 +19,8 @@ def main() -> None:
     from pathlib import Path
 
     from assay.artifacts.provenance import provenance
-    from assay.artifacts.registry import RELEVANCE_VERDICT, write_record
+    from assay.artifacts.registry import RELEVANCE_VERDICT, VERDICT_PAGE, write_record
     from assay.artifacts.study import VerdictMetrics
-    from assay.core.io import write_text
     from assay.core.params import load_section
     from assay.relevance.params import RelevanceParams
     from assay.study.evidence import redacting
@@ -43,7 +42,7 @@ def main() -> None:
         write_record(RELEVANCE_VERDICT, metrics, provenance(settings={"candidate": params.candidate},
                                                             details={"waiting": waiting},
                                                             **current_inputs(Path("."), study.thresholds, STUDY_FILE)))
-        write_text("reports/relevance/verdict.md", page)
+        VERDICT_PAGE.write(page)
         return
     root = evidence_root(study)
     with redacting(root):
@@ -63,7 +62,7 @@ def main() -> None:
     write_record(RELEVANCE_VERDICT, VerdictMetrics(**result["metrics"]),
                  provenance(settings={"candidate": params.candidate, "protocol_version": study.protocol_version},
                             details={"conditions": result["conditions"]}, **inputs))
-    write_text("reports/relevance/verdict.md", result["page"])
+    VERDICT_PAGE.write(result["page"])
 
 
 if __name__ == "__main__":

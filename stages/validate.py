@@ -1,8 +1,8 @@
 """DVC stage `validate`: validate the cases against the corpus; write derived cases, dataset metrics and coverage."""
 
 from assay.artifacts.provenance import provenance
-from assay.artifacts.registry import DATASET, write_record
-from assay.core.io import sha256_file, sha256_tree, write_parquet, write_text
+from assay.artifacts.registry import CASES_TABLE, COVERAGE_PAGE, DATASET, write_record
+from assay.core.io import sha256_file, sha256_tree, write_parquet
 from assay.core.stage import run_stage
 from assay.core.paths import input_paths
 from assay.data.cases import cases_table, coverage_markdown, dataset_metrics
@@ -15,10 +15,10 @@ def main() -> None:
     metrics, cov, digest = dataset_metrics(cases, len(corpus))
     prov = provenance(cases_file=sha256_file(paths.cases), corpus=sha256_tree(paths.corpus),
                       details={"dataset_hash": digest})
-    write_parquet("data/derived/cases.parquet", cases_table(cases),
+    write_parquet(CASES_TABLE.path(), cases_table(cases),
                   {"assay_version": prov.assay_version, "inputs": prov.inputs, "dataset_hash": digest})
     write_record(DATASET, metrics, prov)
-    write_text("reports/coverage.md", coverage_markdown(cov, digest, len(cases)))
+    COVERAGE_PAGE.write(coverage_markdown(cov, digest, len(cases)))
 
 
 if __name__ == "__main__":

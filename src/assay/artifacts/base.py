@@ -69,11 +69,13 @@ def finite(x: float | None) -> float | None:
 @dataclass(frozen=True)
 class Artifact(Generic[M]):
     """One output file: ``template`` (relative to the repository root, ``{name}`` fields filled by
-    keyword), ``model`` and the ``stage`` that writes it."""
+    keyword), ``model`` and the ``stage`` that writes it; ``dvc`` is false for a file that is not a
+    DVC output (not committed). Siblings for other kinds of files: :mod:`assay.artifacts.files`."""
 
     template: str
     model: type[M]
     stage: str
+    dvc: bool = True
 
     def path(self, root: str | Path = ".", **fields: str) -> Path:
         """The file's path under ``root``."""

@@ -1,16 +1,30 @@
 """Every file the pipeline writes, by the stage that writes it: path template and content model.
 
+The one import point: the metrics and provenance files are declared here, every other output
+(reports, plot data, derived tables, folders) in :mod:`assay.artifacts.outputs` and re-exported.
 Readers and writers use these objects, never a path or a metrics key spelled as a string:
-``CALIBRATION.read(root).usable``, ``RAG.write(record, version="candidate")``. The gate's list
-of metrics files is :data:`METRICS`; the plan's metric names are validated against
-:data:`METRIC_NAMES`; a test checks dvc.yaml's outputs against this module.
+``CALIBRATION.read(root).usable``, ``RAG.write(record, version="candidate")``,
+``CALIBRATION_PAGE.write(text)``. The gate's list of metrics files is :data:`METRICS`; the plan's
+metric names are validated against :data:`METRIC_NAMES`; :data:`DECLARED` lists every declaration,
+and tests/test_artifact_homes.py checks it against dvc.yaml both ways and refuses a path under
+``metrics/``, ``reports/`` or ``data/derived/`` spelled outside the registry's modules.
 """
 
 from __future__ import annotations
 
 from assay.artifacts.base import M, Artifact
+from assay.artifacts import outputs
+from assay.artifacts.outputs import (  # noqa: F401 (re-exported: the registry is the one import point)
+    BIAS_PAGE, CALIBRATION_PAGE, CASES_TABLE, COMPARE_REPORT, CONFUSION_ANNOTATORS, CONFUSION_JUDGE, COVERAGE_PAGE,
+    DISAGREEMENTS, GATE_REPORT, HOLDOUT_LEDGER, JUDGE_DIMENSIONS, JUDGE_IDENTITY, JUDGE_PAGE, JUDGE_REPLIES,
+    JUDGE_REPLY_FILE, LEAKAGE_REPORT, PASS_BY_TASK, PLAN_PAGE, RETRIEVAL_PER_QUERY, RETRIEVAL_PLOT, RETRIEVAL_PLOTS,
+    RETRIEVAL_PROVENANCE, RETRIEVAL_RUN, RETRIEVAL_RUNS, RETRIEVAL_RUNTIME, RETRIEVAL_SUMMARY, REVIEW_PAGE,
+    RUN_TABLE, RUN_TABLES, SENSITIVITY_PAGE, SPLIT_TABLE, STUDY_EVALUATION, STUDY_RECORD, STUDY_RECORDS, SUMMARY_PAGE, TRAINING_ROWS,
+    VERDICT_PAGE,
+)
 from assay.artifacts.data import DatasetMetrics, LeakageMetrics, PlanMetrics, SplitMetrics
 from assay.artifacts.estimate import Estimate
+from assay.artifacts.files import FILE_KINDS
 from assay.artifacts.judge import (AgreementMetrics, BiasMetrics, CalibrationMetrics, JudgeClientMetrics, JudgeRunMetrics,
                                    SensitivityMetrics)
 from assay.artifacts.provenance import Provenance
@@ -28,7 +42,7 @@ AGREEMENT = Artifact("metrics/agreement.json", AgreementMetrics, "agreement")
 JUDGE = Artifact("metrics/judge.json", JudgeRunMetrics, "judge")
 #: Not committed and not a DVC output (.assay/ is git-ignored): cache hits and HTTP attempts differ
 #: between a run that asked the server and one the response cache answered.
-JUDGE_CLIENT = Artifact(".assay/judge_client.json", JudgeClientMetrics, "judge")
+JUDGE_CLIENT = Artifact(".assay/judge_client.json", JudgeClientMetrics, "judge", dvc=False)
 BIAS = Artifact("metrics/bias.json", BiasMetrics, "probe")
 CALIBRATION = Artifact("metrics/calibration.json", CalibrationMetrics, "calibrate")
 SENSITIVITY = Artifact("metrics/sensitivity.json", SensitivityMetrics, "sensitivity")
@@ -48,6 +62,10 @@ METRICS: tuple[Artifact, ...] = (PLAN, DATASET, SPLIT, LEAKAGE, AGREEMENT, BIAS,
 
 #: The per-stage provenance files; ``{stage}`` is the stage name (``evaluate_<version>`` for a version).
 PROVENANCE = Artifact("reports/provenance/{stage}.json", Provenance, "{stage}")
+
+#: Every declaration: the metrics and provenance files above and every output of :mod:`assay.artifacts.outputs`.
+DECLARED: tuple = (*(value for value in globals().values() if isinstance(value, Artifact)),
+                   *(value for name, value in vars(outputs).items() if name.isupper() and isinstance(value, FILE_KINDS)))
 
 #: Metric names a plan may gate on: the estimates of one side of a version's run.
 METRIC_NAMES: tuple[str, ...] = tuple(name for name, field in SideMetrics.model_fields.items()

@@ -50,7 +50,7 @@ def _recorded(root: Path, checks: list) -> list:
     try:
         recorded = GATE.read_optional(root)
     except AssayError as error:
-        return [Check("gate record", "missing", f"metrics/gate.json cannot be read: {error}")]
+        return [Check("gate record", "missing", f"{GATE.relpath()} cannot be read: {error}")]
     return recorded_verdict_checks(recorded, checks)
 
 

@@ -107,12 +107,13 @@ def _compare(root: str, what: str):
     try:
         return COMPARE.read(root)
     except MissingArtifact:
-        raise PowerError(f"{what} not given and metrics/compare.json not found "
+        raise PowerError(f"{what} not given and {COMPARE.relpath()} not found "
                          f"(fix: give {what}, or run `dvc repro compare`)") from None
 
 
 def _discordance(args: argparse.Namespace) -> tuple[float, str, int | None]:
     """The discordance, where it came from, and the holdout size when read from compare.json."""
+    from assay.artifacts.registry import COMPARE
     from assay.stats.power import PowerError
 
     if args.discordance is not None:
@@ -120,9 +121,9 @@ def _discordance(args: argparse.Namespace) -> tuple[float, str, int | None]:
     m = _compare(args.root, "--discordance")
     differ = m.better + m.worse
     if m.n == 0 or differ == 0:
-        raise PowerError(f"metrics/compare.json has {differ} of {m.n} cases scored differently; "
+        raise PowerError(f"{COMPARE.relpath()} has {differ} of {m.n} cases scored differently; "
                          "no discordance to plan with (fix: give --discordance, e.g. 0.2)")
-    return differ / m.n, f"observed in metrics/compare.json: {differ} of {m.n} cases differ", m.n
+    return differ / m.n, f"observed in {COMPARE.relpath()}: {differ} of {m.n} cases differ", m.n
 
 
 def _test(method: str, level: float) -> str:
@@ -155,13 +156,14 @@ def run_holdout(args: argparse.Namespace) -> int:
 
 
 def run_detectable(args: argparse.Namespace) -> int:
+    from assay.artifacts.registry import COMPARE
     from assay.stats.power import detectable_change
 
     discordance, source, compared = _discordance(args)
     n, n_source = args.n, "given"
     if n is None:
         n = compared if compared is not None else _compare(args.root, "--n").n
-        n_source = "metrics/compare.json"
+        n_source = COMPARE.relpath()
     r = detectable_change(n, discordance, args.power, args.level, args.method)
     return _answer(args, r, [("smallest change", f"{r.change:.3f} in pass rate, either direction"),
                          ("cases", f"{r.n} ({n_source})"),

@@ -16,7 +16,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def summary_lines(root: Path) -> list[str]:
     """One line per metrics file present, in pipeline order; missing stages are skipped."""
     from assay.artifacts.registry import (AGREEMENT, CALIBRATION, COMPARE, DATASET, GATE, LEAKAGE, PLAN, PROVENANCE,
-                                          SPLIT)
+                                          SPLIT, SUMMARY_PAGE)
     from assay.core.fmt import num
 
     lines = []
@@ -43,7 +43,7 @@ def summary_lines(root: Path) -> list[str]:
                      f"{m.better} better, {m.worse} worse, sign test p {num(m.p_sign)}")
     if (g := GATE.read_optional(root)) is not None:
         verdict = "PASS" if g.passed == 1 else f"FAIL ({g.failed} check(s) unmet, {g.missing + g.stale} missing or stale)"
-        lines.append(f"gate         {verdict}; details in reports/summary.md, CI runs `assay gate`")
+        lines.append(f"gate         {verdict}; details in {SUMMARY_PAGE.relpath()}, CI runs `assay gate`")
     return lines
 
 

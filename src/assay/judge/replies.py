@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assay.artifacts.registry import JUDGE_IDENTITY, JUDGE_REPLIES
 from assay.core.fmt import md_text
 from assay.data.pairs import Pair
 from assay.judge.base import STATUSES, Judge, JudgeItem, Status
@@ -50,8 +51,8 @@ if TYPE_CHECKING:
     from assay.judge.prompts import PromptVersion
 
 STAGE = "judge"
-REPLIES_DIR = "data/derived/judge"
-IDENTITY_FILE = "judge.json"
+REPLIES_DIR = JUDGE_REPLIES.relpath()
+IDENTITY_FILE = JUDGE_IDENTITY.path().name
 REPLY_CHARS = 2000
 ORDERS = ("ab", "ba")
 

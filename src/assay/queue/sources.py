@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from assay.artifacts.registry import JUDGE_DIMENSIONS, RUN_TABLE
 from assay.core.errors import InputError, Problem
 from assay.core.io import read_jsonl, sha256_file
 from assay.core.paths import input_paths
@@ -65,10 +66,10 @@ def from_calibration(root: Path) -> list[SourceItem]:
     from assay.data.pairs import load_pairs
 
     pairs = load_pairs(root / input_paths(root / "params.yaml").pairs)
-    path = root / "reports/judge_dimensions.jsonl"
+    path = JUDGE_DIMENSIONS.path(root)
     if not path.exists():
-        raise InputError([Problem(str(path), None, None, "not found", "run `dvc repro calibrate` first")])
-    judged = {row["id"]: row.get("judge") for _, row in read_jsonl(path)}
+        raise InputError([Problem(str(path), None, None, "not found", f"run `dvc repro {JUDGE_DIMENSIONS.stage}` first")])
+    judged = {row.id: row.judge for row in JUDGE_DIMENSIONS.read(root)}
     return [SourceItem(id=p.id, question=p.case_question, answers={"a": p.a, "b": p.b},
                        models={"a": "pairs.jsonl answer a", "b": "pairs.jsonl answer b"},
                        judge=JudgeOpinion(verdict=judged.get(p.id), identity="params judge (calibrate stage)"),
@@ -86,7 +87,7 @@ def from_compare(root: Path) -> list[SourceItem]:
     names = (section.get("baseline", "baseline"), section.get("candidate", "candidate"))
     runs = []
     for name in names:
-        path = root / f"data/derived/runs/{name}.parquet"
+        path = RUN_TABLE.path(root, version=name)
         if not path.exists():
             raise InputError([Problem(str(path), None, None, "not found", f"run `dvc repro evaluate@{name}` first")])
         runs.append(pd.read_parquet(path, columns=["id", "reply", "passed"]).set_index("id"))
@@ -111,7 +112,7 @@ def load_source(source: str, root: str | Path = ".") -> tuple[list[SourceItem], 
     """
     root = Path(root)
     if source == "calibration":
-        files = [input_paths(root / "params.yaml").pairs, "reports/judge_dimensions.jsonl"]
+        files = [input_paths(root / "params.yaml").pairs, JUDGE_DIMENSIONS.relpath()]
         items = from_calibration(root)
     elif source == "compare":
         items = from_compare(root)

@@ -32,6 +32,8 @@ from assay.artifacts.rag import CompareMetrics, RagMetrics
 from assay.core.fmt import exact, num
 from assay.artifacts.queue import ReviewMetrics
 from assay.artifacts.release import GateMetrics
+from assay.artifacts.registry import (AGREEMENT, CALIBRATION, CALIBRATION_PAGE, COMPARE, GATE, PROVENANCE, RAG,
+                                      REVIEW)
 from assay.data.plan import Plan, ReviewAgreement
 from assay.core.records import InputModel
 from assay.judge.usability import UsabilityRule
@@ -91,7 +93,7 @@ def metric_checks(plan: Plan, candidate: RagMetrics | None, compare: CompareMetr
             continue
         name = f"{m.name} ({candidate_name}, holdout)"
         if candidate is None:
-            checks.append(Check(name, "missing", f"metrics/rag/{candidate_name}.json not found: run dvc repro", None, m.threshold))
+            checks.append(Check(name, "missing", f"{RAG.relpath(version=candidate_name)} not found: run dvc repro", None, m.threshold))
             continue
         estimate = getattr(candidate.holdout, m.name)
         sign = ">=" if m.direction == "higher" else "<="
@@ -112,7 +114,7 @@ def metric_checks(plan: Plan, candidate: RagMetrics | None, compare: CompareMetr
         name = f"no regression on {m.name}"
         worse = None if compare is None else compare.regressions.get(m.name)
         if worse is None:
-            checks.append(Check(name, "missing", "metrics/compare.json has no regression count for it: run dvc repro"))
+            checks.append(Check(name, "missing", f"{COMPARE.relpath()} has no regression count for it: run dvc repro"))
         else:
             checks.append(Check(name, "pass" if worse == 0 else "fail",
                                 f"{worse} holdout case(s) went from pass to fail" if worse else "no holdout case got worse",
@@ -126,7 +128,7 @@ def judge_checks(params: GateParams, agreement: AgreementMetrics | None, calibra
     checks = []
     if agreement is not None or params.require_agreement:
         if agreement is None:
-            checks.append(Check("human agreement", "missing", "metrics/agreement.json not found: run dvc repro"))
+            checks.append(Check("human agreement", "missing", f"{AGREEMENT.relpath()} not found: run dvc repro"))
         else:
             k = agreement.kappa
             ok = k is not None and k >= params.min_human_kappa
@@ -135,10 +137,10 @@ def judge_checks(params: GateParams, agreement: AgreementMetrics | None, calibra
                                 params.min_human_kappa))
     if calibration is not None or params.require_judge:
         if calibration is None:
-            checks.append(Check("judge calibration", "missing", "metrics/calibration.json not found: run dvc repro"))
+            checks.append(Check("judge calibration", "missing", f"{CALIBRATION.relpath()} not found: run dvc repro"))
         else:
             usable = calibration.usable == 1
-            why = "; ".join(reasons or []) or "see reports/calibration.md"
+            why = "; ".join(reasons or []) or f"see {CALIBRATION_PAGE.relpath()}"
             checks.append(Check("judge calibration", "pass" if usable else "fail",
                                 "usable" if usable else f"not usable: {why}", calibration.usable, 1))
     return checks
@@ -162,7 +164,7 @@ def calibration_consistency(calibration: CalibrationMetrics | None, reasons: lis
     if reasons is not None and usable == bool(reasons):
         said = (f"lists {len(reasons)} reason(s) the judge is not usable" if reasons else "lists no reason")
         out.append(Check("calibration consistency", "stale",
-                         f"metrics/calibration.json says usable {calibration.usable} but reports/provenance/calibrate.json "
+                         f"{CALIBRATION.relpath()} says usable {calibration.usable} but {PROVENANCE.relpath(stage=CALIBRATION.stage)} "
                          f"{said} {fix}"))
     if rule is not None:
         from assay.judge.usability import usability as usability_reasons
@@ -170,10 +172,10 @@ def calibration_consistency(calibration: CalibrationMetrics | None, reasons: lis
         try:
             again = usability_reasons(calibration.model_dump(), rule)
         except (KeyError, TypeError) as error:  # a record without the numbers the rule reads
-            again = [f"metrics/calibration.json lacks {error}"]
+            again = [f"{CALIBRATION.relpath()} lacks {error}"]
         if usable == bool(again):
             out.append(Check("calibration consistency", "stale",
-                             f"metrics/calibration.json says usable {calibration.usable} but its own numbers under params "
+                             f"{CALIBRATION.relpath()} says usable {calibration.usable} but its own numbers under params "
                              f"judge's rule say {'not usable: ' + '; '.join(again) if again else 'usable'} {fix}"))
     return out
 
@@ -199,7 +201,7 @@ def recorded_verdict_checks(recorded: GateMetrics | None, checks: list[Check]) -
     if not differ:
         return []
     shown = "; ".join(differ[:4]) + (f"; and {len(differ) - 4} more" if len(differ) > 4 else "")
-    return [Check("gate record", "stale", f"metrics/gate.json, written by the gate stage, records {shown}: the files it "
+    return [Check("gate record", "stale", f"{GATE.relpath()}, written by the gate stage, records {shown}: the files it "
                   "read were changed after it ran (fix: run `dvc repro` and commit; a verdict is not edited by hand)")]
 
 
@@ -280,7 +282,7 @@ def review_agreement_checks(requirement: ReviewAgreement | None, reviews: dict[s
             checks.append(Check(label, "missing", f"queue {name} is not in review.snapshots, so nothing measures it (fix: "
                                 f"`assay queue export {name}`, add {name} to review.snapshots, run dvc repro)", None, minimum))
         elif metrics is None:
-            checks.append(Check(label, "missing", f"metrics/review/{name}.json not found: run dvc repro", None, minimum))
+            checks.append(Check(label, "missing", f"{REVIEW.relpath(name=name)} not found: run dvc repro", None, minimum))
         elif unusable and name in unusable:
             status, why = unusable[name]
             checks.append(Check(label, status, why, None, minimum))

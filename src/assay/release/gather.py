@@ -150,7 +150,7 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
     for name in ev.review_queues:
         row = next((c for c in fresh if c.name == f"fresh {provenance_stage(REVIEW, name=name)}"), None)
         if row is not None and row.status == "stale" and name not in unusable:
-            unusable[name] = ("stale", f"{ReviewParams().path(name)} changed since metrics/review/{name}.json was computed: "
+            unusable[name] = ("stale", f"{ReviewParams().path(name)} changed since {REVIEW.relpath(name=name)} was computed: "
                               "run dvc repro")
     listed = _listed_snapshots(params_file) if "queue" in ev.parts else []
     judges = {name: _review_judges(ev, name) for name in ev.review_queues}

@@ -12,14 +12,13 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from assay.artifacts.registry import RUN_TABLE, SPLIT_TABLE
 from assay.core.io import read_yaml, sha256_file, sha256_path, sha256_tree
 from assay.core.paths import InputPaths
 from assay.queue.snapshot import SNAPSHOT_DIR
 
 if TYPE_CHECKING:
     from assay.judge.params import JudgeParams
-
-SPLIT_TABLE = "data/derived/split.parquet"
 
 
 def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> dict[str, Callable[[], str]]:
@@ -69,14 +68,14 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
         "sources": lambda: sha256_tree(base / paths.sources),
         "pairs": lambda: sha256_file(base / paths.pairs),
         "guidelines": lambda: sha256_file(base / paths.guidelines),
-        "split": lambda: sha256_file(base / SPLIT_TABLE),
+        "split": lambda: sha256_file(SPLIT_TABLE.path(base)),
         "cases": dataset,
         "labels": labels,
         "prompt": prompt,
     }
     versions = (params.get("rag") or {}).get("versions") or {}
     for name, settings in versions.items():
-        inputs[f"run_{name}"] = partial(sha256_file, base / "data/derived/runs" / f"{name}.parquet")
+        inputs[f"run_{name}"] = partial(sha256_file, RUN_TABLE.path(base, version=name))
         if (settings or {}).get("source"):
             inputs[f"evaluate_{name}:source"] = partial(sha256_path, base / settings["source"])
     for name in (params.get("review") or {}).get("snapshots") or []:

@@ -20,7 +20,9 @@ import hashlib
 import json
 from pathlib import Path
 
-LEDGER = "data/holdout_ledger.jsonl"
+from assay.artifacts.registry import HOLDOUT_LEDGER
+
+LEDGER = HOLDOUT_LEDGER.relpath()
 
 
 def candidate_hash(settings: dict, source_sha256: str | None) -> str:

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from assay.core.fmt import md_words
 from assay.artifacts.estimate import Estimate
-from assay.artifacts.registry import AGREEMENT, BIAS, CALIBRATION, COMPARE, DATASET, LEAKAGE, METRIC_NAMES, RAG, SPLIT
+from assay.artifacts.registry import (AGREEMENT, BIAS, BIAS_PAGE, CALIBRATION, CALIBRATION_PAGE, COMPARE,
+                                      COMPARE_REPORT, COVERAGE_PAGE, DATASET, DISAGREEMENTS, LEAKAGE, LEAKAGE_REPORT,
+                                      METRIC_NAMES, RAG, REVIEW_PAGE, SPLIT)
 from assay.core.fmt import ci, num
 from assay.release.checks import VERDICTS, Check, exit_code
 from assay.release.gather import Evidence
@@ -47,7 +49,7 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
         digest = str((prov.details if prov else {}).get("dataset_hash", ""))[:12]
         out += [f"{d.cases} cases ({langs}) over {d.documents} documents, dataset hash `{digest}`. "
                 f"{d.gaps} task x set cell(s) hold fewer than two cases, {d.empty_cells} are empty "
-                "(reports/coverage.md).", ""]
+                f"({COVERAGE_PAGE.relpath()}).", ""]
     else:
         out += _missing(DATASET.relpath())
     if (s := ev.metric(SPLIT)) is not None:
@@ -55,13 +57,13 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
     if (k := ev.metric(LEAKAGE)) is not None:
         threshold = (ev.provenance[LEAKAGE.relpath()].settings.get("threshold") if LEAKAGE.relpath() in ev.provenance else None)
         out += [f"Leakage (word-set Jaccard >= {num(threshold, 2)}): {k.dev_holdout} near-duplicate(s) across the split, "
-                f"{k.sources} match(es) with other sources (reports/leakage.json). Word overlap does not catch paraphrases.", ""]
+                f"{k.sources} match(es) with other sources ({LEAKAGE_REPORT.relpath()}). Word overlap does not catch paraphrases.", ""]
 
     out += ["## Human agreement", ""]
     if (a := ev.metric(AGREEMENT)) is not None:
         out += [f"Two annotators on {a.n} pairs: observed {num(a.observed)}, chance {num(a.expected)}, "
                 f"Cohen's kappa {ci(a.kappa, a.kappa_ci_low, a.kappa_ci_high)}; {a.disagreements} disagreement(s) "
-                "routed to adjudication (reports/disagreements.jsonl).", ""]
+                f"routed to adjudication ({DISAGREEMENTS.relpath()}).", ""]
     else:
         out += _missing(AGREEMENT.relpath())
 
@@ -69,7 +71,7 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
     if (c := ev.metric(CALIBRATION)) is not None:
         out += [f"Judge vs the final human label on {c.n} pairs: agreement {ci(c.agreement, c.agreement_ci_low, c.agreement_ci_high)}, "
                 f"kappa {num(c.kappa)}; {c.order_disagreements} order disagreement(s), {c.invalid} invalid repl(ies). "
-                f"Usable: {'yes' if c.usable == 1 else 'no'} (reasons in reports/calibration.md).", ""]
+                f"Usable: {'yes' if c.usable == 1 else 'no'} (reasons in {CALIBRATION_PAGE.relpath()}).", ""]
         out += ["| slice | agreement | n |", "|---|---:|---:|"]
         for group in (c.by_kind, c.by_lang):
             out += [f"| {md_words(name)} | {num(v.agreement)} | {v.n} |" for name, v in sorted(group.items())]
@@ -78,7 +80,7 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
         out += _missing(CALIBRATION.relpath())
     if (b := ev.metric(BIAS)) is not None:
         out += [f"Bias probes: first_pick {num(b.first_pick)}, order_flip {num(b.order_flip)}, "
-                f"longer_wins {num(b.longer_wins)}, self_wins {num(b.self_wins)} (reports/bias.md).", ""]
+                f"longer_wins {num(b.longer_wins)}, self_wins {num(b.self_wins)} ({BIAS_PAGE.relpath()}).", ""]
 
     out += _review_section(ev)
 
@@ -95,7 +97,7 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
         out += [f"On the same {p.n} holdout cases: {p.better} better, {p.worse} worse, {p.unchanged} unchanged "
                 f"({p.still_failing} failing in both). Pass-rate difference {cand} - {base}: "
                 f"{ci(p.diff, p.diff_ci_low, p.diff_ci_high)} (Tango's paired score interval). "
-                f"Exact sign test p = {num(p.p_sign)}; McNemar exact p = {num(p.mcnemar_p)}. Ids in reports/compare.json.", ""]
+                f"Exact sign test p = {num(p.p_sign)}; McNemar exact p = {num(p.mcnemar_p)}. Ids in {COMPARE_REPORT.relpath()}.", ""]
         out += [f"| task | {base} | {cand} |", "|---|---:|---:|"]
         out += [f"| {md_words(task)} | {_est(p.baseline_by_task[task])} | {_est(e)} |" for task, e in p.candidate_by_task.items()]
         out.append("")
@@ -122,5 +124,5 @@ def _review_section(ev: Evidence) -> list[str]:
         fill = ("random" if r.random_fill else "hard (biased)") + (", synthetic" if r.synthetic else "")
         out.append(f"| {md_words(name)} | {fill} | {ci(r.agreement, r.agreement_ci_low, r.agreement_ci_high)} | {r.n_decided} | "
                    f"{num(r.kappa)} | {r.n} |")
-    pages = ", ".join(f"reports/review/{name}.md" for name in ev.review_queues)
+    pages = ", ".join(REVIEW_PAGE.relpath(name=name) for name in ev.review_queues)
     return out + ["", f"Every disagreement, with both rationales: {pages}.", ""]

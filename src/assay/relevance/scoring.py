@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
+from assay.artifacts.registry import RETRIEVAL_RUN, RETRIEVAL_RUNTIME
 from assay.core.fmt import md_words
 from assay.relevance.answers import Rate, answer_rates, answer_table
 from assay.relevance.comparison import paired_tests
@@ -38,23 +40,24 @@ class ModeInput:
     side: dict
 
 
-RUNS = "data/derived/relevance/runs"
-
 #: Scores a mode's answer table (:func:`answer_table`) into named rates; the default reads query and
 #: corpus metadata (:func:`answer_rates`), the human study the people's labels (``assay.study.labels``).
 RateRule = Callable[[pd.DataFrame], dict[str, Rate]]
 
 
-def read_modes(names: list[str], folder: str = RUNS) -> dict[str, ModeInput]:
-    """Each mode's run (``<folder>/<mode>.trec``) and side file (``<mode>.json``) as the ``retrieve`` stage wrote them."""
-    import json
+def read_modes(names: list[str], root: str | Path = ".") -> dict[str, ModeInput]:
+    """Each mode's run (:data:`~assay.artifacts.registry.RETRIEVAL_RUN`) and side file
+    (:data:`~assay.artifacts.registry.RETRIEVAL_RUNTIME`) as the ``retrieve`` stage wrote them under ``root``.
 
+    Raises:
+        MissingArtifact: a mode's side file is absent (run ``dvc repro retrieve@<mode>``).
+    """
     from assay.relevance.trec import read_run
 
     out = {}
     for name in names:
-        with open(f"{folder}/{name}.json", encoding="utf-8") as fh:
-            out[name] = ModeInput(read_run(f"{folder}/{name}.trec"), json.load(fh))
+        side = RETRIEVAL_RUNTIME.read(root, mode=name).root
+        out[name] = ModeInput(read_run(RETRIEVAL_RUN.path(root, mode=name)), side)
     return out
 
 

@@ -24,6 +24,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator
 from pydantic_core import PydanticCustomError
 
+from assay.artifacts.registry import STUDY_RECORDS
+
 QUERIES = "queries.jsonl"
 SPLIT_FILE = "split.json"
 POOL = "pool.jsonl"
@@ -66,7 +68,7 @@ FIELDS = ("relevance", "abstention_correct", "acceptable_citation_ids", "tempora
 DOCUMENT_ID = r"^doc-[0-9a-f]{10}$"
 
 #: Where the committed hash files of the study's stages live (no paths, no content: names, hashes, counts).
-REPORTS = "reports/relevance/study"
+REPORTS = STUDY_RECORDS.relpath()
 
 
 class PoolRow(BaseModel):

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay.artifacts.base import BrokenArtifact
-from assay.artifacts.registry import PROVENANCE, RELEVANCE_VERDICT, provenance_stage
+from assay.artifacts.registry import PROVENANCE, RELEVANCE_VERDICT, STUDY_RECORDS, provenance_stage
 from assay.artifacts.study import VerdictMetrics
 from assay.core.errors import AssayError
 from assay.core.io import sha256_file
@@ -27,7 +27,7 @@ from assay.core.io import sha256_file
 if TYPE_CHECKING:
     from assay.study.protocol import Study
 
-RECORDS = "reports/relevance/study"
+RECORDS = STUDY_RECORDS.relpath()
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from assay.artifacts.registry import STUDY_RECORD
 from assay.artifacts.study import VerdictMetrics
 
 #: the key of a record that waits: the evidence files not handed in yet (root-relative, sorted)
 WAITING = "waiting"
-CHECK_RECORD = "reports/relevance/study/check.json"
+CHECK_RECORD = STUDY_RECORD.relpath(name="check")
 
 
 def waiting_for(base: str | Path = ".") -> list[str]:
