@@ -11,7 +11,7 @@ from __future__ import annotations
 
 def main() -> None:
     from assay.artifacts.rag import HeadlineMetrics
-    from assay.artifacts.files import Document
+    from assay.artifacts.reports import CompareReport
     from assay.artifacts.registry import (COMPARE, COMPARE_REPORT, HEADLINE, PASS_BY_TASK, RUN_TABLE, SPLIT_TABLE,
                                           write_record)
     from assay.core.io import sha256_file
@@ -30,7 +30,7 @@ def main() -> None:
                           "side": "holdout"})
     write_record(COMPARE, metrics, prov)
     HEADLINE.write(HeadlineMetrics.of(metrics))
-    COMPARE_REPORT.write(Document(report))
+    COMPARE_REPORT.write(CompareReport.model_validate(report))
     for side, by_task in (("baseline", metrics.baseline_by_task), ("candidate", metrics.candidate_by_task)):
         PASS_BY_TASK.write(((task, e.value, e.n) for task, e in by_task.items()), side=side)
 

@@ -6,7 +6,7 @@ the bytes of its source) this holdout has not judged before is appended to data/
 """
 
 from assay.artifacts.provenance import provenance
-from assay.artifacts.files import Document
+from assay.artifacts.reports import GateReport
 from assay.artifacts.registry import DATASET, GATE, GATE_REPORT, SUMMARY_PAGE, write_record
 from assay.artifacts.release import GateMetrics
 from assay.core.stage import run_stage
@@ -36,7 +36,7 @@ def main() -> None:
     write_record(GATE, metrics, provenance(settings={"baseline": ev.versions.baseline, "candidate": ev.versions.candidate},
                                            details={"statuses": {c.name: c.status for c in checks}}))
     SUMMARY_PAGE.write(summary_markdown(ev, checks, n_looks))
-    GATE_REPORT.write(Document({"checks": checks_dict(checks)}))
+    GATE_REPORT.write(GateReport.model_validate({"checks": checks_dict(checks)}))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,7 @@
 """Every file the pipeline writes, declared once: its path, the pydantic model of its content and
-the stage that writes it (:mod:`assay.artifacts.registry`).
+the stage that writes it (:mod:`assay.artifacts.registry`, the one import point; metrics and
+provenance there, reports, plot data, derived tables and folders in :mod:`assay.artifacts.outputs`,
+the kinds of declaration in :mod:`assay.artifacts.files`).
 
 Metrics files hold numbers only (DVC diffs numbers; booleans are 0/1); hashes, names, settings,
 statuses and reasons go to the stage's provenance file under ``reports/provenance/``. Nobody

@@ -10,6 +10,7 @@ named beside the declaration.
 from __future__ import annotations
 
 from assay.artifacts.files import CsvFile, Document, Folder, JsonFile, JsonlFile, TableFile, TextFile
+from assay.artifacts.reports import CompareReport, GateReport
 from assay.artifacts.rows import DimensionRow, DisagreementRow, LedgerRow
 
 # plan, validate, split, leakage
@@ -43,12 +44,10 @@ SENSITIVITY_PAGE = TextFile("reports/sensitivity.md", "sensitivity")
 RUN_TABLE = TableFile("data/derived/runs/{version}.parquet", "evaluate@{version}")
 #: the folder of every version's run table (hashed by the gate's input check)
 RUN_TABLES = Folder("data/derived/runs", "evaluate", dvc=False)
-#: shape: the second value of :func:`assay.rag.compare.compare_runs` (id lists)
-COMPARE_REPORT = JsonFile("reports/compare.json", Document, "compare")
+COMPARE_REPORT = JsonFile("reports/compare.json", CompareReport, "compare")
 PASS_BY_TASK = CsvFile("reports/plots/pass_by_task_{side}.csv", "compare", ("task", "pass_rate", "n"))
 SUMMARY_PAGE = TextFile("reports/summary.md", "gate")
-#: ``{"checks": ...}`` of :func:`assay.release.checks.checks_dict`
-GATE_REPORT = JsonFile("reports/gate.json", Document, "gate")
+GATE_REPORT = JsonFile("reports/gate.json", GateReport, "gate")
 HOLDOUT_LEDGER = JsonlFile("data/holdout_ledger.jsonl", LedgerRow, "gate")
 
 # review queues and training data

@@ -35,3 +35,4 @@ class LedgerRow(Row):
     candidate: str
     dataset: str
     verdict: str
+
