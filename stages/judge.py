@@ -15,16 +15,16 @@ and its key.
 
 
 def main() -> None:
-    from pathlib import Path
-
-    from assay.core.io import sha256_file, write_json, write_jsonl
+    from assay.artifacts.files import Document
+    from assay.artifacts.registry import JUDGE_IDENTITY, JUDGE_REPLIES
+    from assay.core.io import sha256_file, write_jsonl
     from assay.core.params import load_section
     from assay.core.paths import input_paths
     from assay.core.provenance import provenance
     from assay.data.pairs import load_pairs
     from assay.judge.factory import JudgeParams, make_judge
     from assay.judge.prompts import load_prompt
-    from assay.judge.replies import IDENTITY_FILE, REPLIES_DIR, ask, replies_file, requested, status_line
+    from assay.judge.replies import ask, replies_file, requested, status_line
 
     params = load_section("judge", JudgeParams)
     paths = input_paths()
@@ -36,14 +36,14 @@ def main() -> None:
     answers = {v: ask(judge, identity, pairs, prompts[v], both_orders) for v, both_orders in versions.items()}
     written = set()
     for version, rows in answers.items():  # nothing is written until every request has a reply
-        path = replies_file(REPLIES_DIR, prompts[version])
+        path = replies_file(JUDGE_REPLIES.path(), prompts[version])
         write_jsonl(path, [r.row() for r in rows])
         written.add(path)
         print(f"judge: {status_line(prompts[version], rows)}")
-    for stale in set(Path(REPLIES_DIR).glob("*.jsonl")) - written:  # a version no longer asked
+    for stale in set(JUDGE_REPLIES.path().glob("*.jsonl")) - written:  # a version no longer asked
         stale.unlink()
-    write_json(Path(REPLIES_DIR) / IDENTITY_FILE, {"judge": identity, "judge_keys": list(identity),
-                                                   **provenance(pairs=sha256_file(paths.pairs))})
+    JUDGE_IDENTITY.write(Document({"judge": identity, "judge_keys": list(identity),
+                                   **provenance(pairs=sha256_file(paths.pairs))}))
     write_run_record(judge, identity, [r for rows in answers.values() for r in rows], paths.pairs, prompts)
 
 
