@@ -9,6 +9,7 @@ of metrics files is :data:`METRICS`; the plan's metric names are validated again
 from __future__ import annotations
 
 from assay.artifacts.base import M, Artifact
+from assay.artifacts.corrected import CorrectedMetrics
 from assay.artifacts.data import DatasetMetrics, LeakageMetrics, PlanMetrics, SplitMetrics
 from assay.artifacts.estimate import Estimate
 from assay.artifacts.judge import (AgreementMetrics, BiasMetrics, CalibrationMetrics, JudgeClientMetrics, JudgeRunMetrics,
@@ -29,6 +30,10 @@ JUDGE = Artifact("metrics/judge.json", JudgeRunMetrics, "judge")
 #: Not committed and not a DVC output (.assay/ is git-ignored): cache hits and HTTP attempts differ
 #: between a run that asked the server and one the response cache answered.
 JUDGE_CLIENT = Artifact(".assay/judge_client.json", JudgeClientMetrics, "judge")
+#: The judge's comparison of the baseline's and the candidate's answers (same counts as metrics/judge.json).
+JUDGE_COMPARE = Artifact("metrics/judge_compare.json", JudgeRunMetrics, "judge_compare")
+#: Judge-only, human-only and judge-corrected (PPI) estimates of the candidate against the baseline.
+CORRECTED = Artifact("metrics/ppi.json", CorrectedMetrics, "ppi")
 BIAS = Artifact("metrics/bias.json", BiasMetrics, "probe")
 CALIBRATION = Artifact("metrics/calibration.json", CalibrationMetrics, "calibrate")
 SENSITIVITY = Artifact("metrics/sensitivity.json", SensitivityMetrics, "sensitivity")

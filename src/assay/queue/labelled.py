@@ -1,0 +1,91 @@
+"""The human labels a judge-corrected estimate uses: reviews of compared cases from random-fill queues.
+
+A queue made with ``assay queue create NAME --from compare --fill random`` holds a seeded uniform
+sample of the cases both versions answered (answer ``a`` the baseline's, ``b`` the candidate's). Its
+exported snapshot (``data/reviews/NAME.jsonl``) gives, per reviewed case:
+
+- ``win``: the candidate's win as the reviewers chose (``b`` 1, ``a`` 0, ``tie`` 0.5), the mean over
+  the reviewers who chose (a review with no choice adds nothing);
+- ``score``: the candidate's rubric score, the mean over its criteria and reviewers, rescaled from
+  1-5 to [0, 1] (:func:`assay.stats.ppi.rubric_values`); ``None`` when no reviewer scored it.
+
+Only a random fill is a valid labelled sample: a hard fill picks cases *because* they look
+difficult (judge-human disagreements, order flips, small margins, version flips), so their mean
+is not the population's and PPI's correction would be biased. :func:`labelled_cases` refuses one
+with that reason (:class:`BiasedSample`), as it refuses reviews of other versions' answers.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from assay.core.errors import InputError, Problem
+from assay.queue.snapshot import Snapshot
+
+#: The candidate's win value of a reviewer's choice (source letters: a baseline, b candidate).
+CHOICE_WIN = {"b": 1.0, "a": 0.0, "tie": 0.5}
+
+
+class BiasedSample(InputError):
+    """A review snapshot offered as PPI's labelled sample that is not a uniform random sample (exit 2)."""
+
+
+class LabelledCase(BaseModel):
+    """One reviewed case's human values (see the module docstring); ``reviews`` counts the reviews read."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str
+    win: float | None
+    score: float | None
+    reviews: int
+
+
+def _refuse_hard(snapshot: Snapshot, path: str) -> None:
+    if not snapshot.random_fill:
+        raise BiasedSample([Problem(path, 1, "fill", f"queue {snapshot.queue.name!r} is a {snapshot.queue.fill} fill",
+                                    "a hard fill picks the cases most likely to expose problems, not a random sample, so "
+                                    "it cannot correct the judge's estimate (PPI needs a uniform sample); make one with "
+                                    "`assay queue create NAME --from compare --fill random` and list that snapshot in ppi.reviews")])
+
+
+def labelled_cases(snapshots: Sequence[tuple[str, Snapshot]], baseline: str, candidate: str) -> list[LabelledCase]:
+    """The human values of every case reviewed in ``snapshots`` (``(path, snapshot)`` pairs), sorted by id.
+
+    A case reviewed in several snapshots pools all its reviews. A review whose item is not a pair with
+    ``a`` the ``baseline``'s and ``b`` the ``candidate``'s answer is refused: it was not drawn from
+    ``--from compare`` of these two versions.
+
+    Raises:
+        BiasedSample: a snapshot is not a random fill (first file named, with the reason).
+        InputError: reviews of other answers (every bad line's item named, up to 20).
+    """
+    wins: dict[str, list[float]] = defaultdict(list)
+    scores: dict[str, list[float]] = defaultdict(list)
+    counts: dict[str, int] = defaultdict(int)
+    problems = []
+    for path, snapshot in snapshots:
+        _refuse_hard(snapshot, path)
+        for line, r in enumerate(snapshot.reviews, 2):
+            if r.kind != "pair" or r.models.get("a") != baseline or r.models.get("b") != candidate:
+                problems.append(Problem(path, line, "models", f"item {r.item!r} compares {dict(r.models)}, not a: {baseline}, "
+                                        f"b: {candidate}", "review a queue made with --from compare for these versions"))
+                continue
+            counts[r.item] += 1
+            if r.choice is not None:
+                wins[r.item].append(CHOICE_WIN[r.choice])
+            cand = r.scores.get("b") or {}
+            if cand:
+                scores[r.item].append(sum(cand.values()) / len(cand))
+    if problems:
+        raise InputError(problems[:20])
+    from assay.stats.ppi import rubric_values
+
+    out = []
+    for case in sorted(counts):
+        w, s = wins.get(case), scores.get(case)
+        out.append(LabelledCase(id=case, win=sum(w) / len(w) if w else None,
+                                score=float(rubric_values([sum(s) / len(s)])[0]) if s else None, reviews=counts[case]))
+    return out
