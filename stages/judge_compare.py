@@ -41,7 +41,7 @@ def main() -> None:
     write_jsonl(out, [r.row() for r in rows])
     for stale in set(Path(REPLIES_DIR).glob("*.jsonl")) - {out}:  # a prompt version no longer in use
         stale.unlink()
-    inputs = {"cases": sha256_file(paths.cases), **{f"run_{k}": sha256_file(v) for k, v in runs.items()}}
+    inputs = {"cases_file": sha256_file(paths.cases), **{f"run_{k}": sha256_file(v) for k, v in runs.items()}}
     write_json(Path(REPLIES_DIR) / IDENTITY_FILE, {"judge": identity, "judge_keys": list(identity), **provenance(**inputs)})
     print(f"judge_compare: {len(items)} cases, {len(items) - len(asked(items))} with identical answers (a tie, not asked); "
           f"{status_line(prompt, rows)}")

@@ -12,11 +12,11 @@ reports/ppi.md, reports/plots/ppi_win_rate.csv and reports/provenance/ppi.json.
 def main() -> None:
     from assay.artifacts.provenance import provenance
     from assay.artifacts.registry import CALIBRATION, CORRECTED, write_record
-    from assay.core.io import sha256_file, write_csv, write_text
+    from assay.core.io import sha256_file, sha256_tree, write_csv, write_text
     from assay.core.params import load_section
     from assay.core.paths import input_paths
     from assay.data.cases import load_cases
-    from assay.judge.matchup import FIX, REPLIES_DIR, judge_values, matchups, replies_path
+    from assay.judge.matchup import FIX, JUDGE_COMPARE_INPUT, REPLIES_DIR, judge_values, matchups
     from assay.judge.params import JudgeParams
     from assay.judge.prompts import load_prompt
     from assay.judge.replay import ReplayJudge
@@ -39,9 +39,9 @@ def main() -> None:
     metrics = corrected_metrics(join(items, judge_values(items, judge, prompt), labelled), params)
     calibration = CALIBRATION.read_optional()
     usable = None if calibration is None else calibration.usable == 1
-    inputs = {"cases": sha256_file(paths.cases), **{f"run_{k}": sha256_file(v) for k, v in runs.items()},
-              **{f"review_{n}": sha256_file(p) for n, (p, _) in zip(params.reviews, snapshots, strict=True)},
-              "judge_replies": sha256_file(replies_path(prompt))}
+    inputs = {"cases_file": sha256_file(paths.cases), "prompt": prompt.sha, JUDGE_COMPARE_INPUT: sha256_tree(REPLIES_DIR),
+              **{f"run_{k}": sha256_file(v) for k, v in runs.items()},
+              **{f"review_{n}:snapshot": sha256_file(p) for n, (p, _) in zip(params.reviews, snapshots, strict=True)}}
     write_record(CORRECTED, metrics, provenance(settings={"judge": judge.identity, **params.model_dump(),
                                                           "baseline": names.baseline, "candidate": names.candidate},
                                                 details={"judge_usable": usable}, **inputs))

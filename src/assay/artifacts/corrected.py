@@ -5,6 +5,13 @@ from __future__ import annotations
 from assay.artifacts.base import Metrics
 from assay.artifacts.estimate import Estimate
 
+#: Plan metric names that gate on a corrected figure, by the figure's field in :class:`CorrectedMetrics`: the
+#: gate compares the PPI interval's lower bound (upper bound for ``direction: lower``) overall with the threshold.
+GATED: dict[str, str] = {"ppi_win_rate": "win_rate", "ppi_score": "score"}
+#: Names of the judge-only figures: a plan that gates on one is refused (the judge's own estimate is biased
+#: by its errors, and its interval does not know it).
+JUDGE_ONLY: tuple[str, ...] = ("judge_win_rate", "judge_score", "judge_only_win_rate", "judge_only_score")
+
 
 class CorrectedRow(Metrics):
     """One figure on one slice: three estimates of the same mean, each with its 95% (``level``) interval.

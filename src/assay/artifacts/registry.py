@@ -3,13 +3,13 @@
 Readers and writers use these objects, never a path or a metrics key spelled as a string:
 ``CALIBRATION.read(root).usable``, ``RAG.write(record, version="candidate")``. The gate's list
 of metrics files is :data:`METRICS`; the plan's metric names are validated against
-:data:`METRIC_NAMES`; a test checks dvc.yaml's outputs against this module.
+:data:`PLAN_METRIC_NAMES`; a test checks dvc.yaml's outputs against this module.
 """
 
 from __future__ import annotations
 
 from assay.artifacts.base import M, Artifact
-from assay.artifacts.corrected import CorrectedMetrics
+from assay.artifacts.corrected import GATED, CorrectedMetrics
 from assay.artifacts.data import DatasetMetrics, LeakageMetrics, PlanMetrics, SplitMetrics
 from assay.artifacts.estimate import Estimate
 from assay.artifacts.judge import (AgreementMetrics, BiasMetrics, CalibrationMetrics, JudgeClientMetrics, JudgeRunMetrics,
@@ -49,14 +49,18 @@ MODE_COMPARISON = Artifact("metrics/relevance/comparison.json", ModeComparison, 
 RELEVANCE_VERDICT = Artifact("metrics/relevance/verdict.json", VerdictMetrics, "study_verdict")
 
 #: Every metrics file except the gate's own, in pipeline order (the gate reads these).
-METRICS: tuple[Artifact, ...] = (PLAN, DATASET, SPLIT, LEAKAGE, AGREEMENT, BIAS, CALIBRATION, SENSITIVITY, RAG, COMPARE)
+METRICS: tuple[Artifact, ...] = (PLAN, DATASET, SPLIT, LEAKAGE, AGREEMENT, BIAS, CALIBRATION, SENSITIVITY, RAG, COMPARE,
+                                 CORRECTED)
 
 #: The per-stage provenance files; ``{stage}`` is the stage name (``evaluate_<version>`` for a version).
 PROVENANCE = Artifact("reports/provenance/{stage}.json", Provenance, "{stage}")
 
-#: Metric names a plan may gate on: the estimates of one side of a version's run.
+#: The estimates of one side of a version's run (what the summary tabulates per version).
 METRIC_NAMES: tuple[str, ...] = tuple(name for name, field in SideMetrics.model_fields.items()
                                       if field.annotation is Estimate)
+#: Metric names a plan may gate on: :data:`METRIC_NAMES` and the judge-corrected figures of metrics/ppi.json
+#: (:data:`assay.artifacts.corrected.GATED`).
+PLAN_METRIC_NAMES: tuple[str, ...] = (*METRIC_NAMES, *GATED)
 
 
 def provenance_stage(artifact: Artifact, **fields: str) -> str:

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
 
 STAGE = "judge_compare"
 REPLIES_DIR = "data/derived/judge_compare"
+#: The name provenance files record the stored replies' tree hash under (:mod:`assay.release.input_hashes`).
+JUDGE_COMPARE_INPUT = "judge_compare:replies"
 #: What a missing stored reply's message says to do.
 FIX = f"run `dvc repro {STAGE}` to ask the judge, then commit {REPLIES_DIR}/"
 #: The candidate's win value of a judge label (a baseline, b candidate).

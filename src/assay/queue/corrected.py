@@ -5,7 +5,7 @@ each slice (overall, every task, set and language of the cases), three estimates
 
 - **judge only**: the mean of the judge's values over every judged case of the slice, with the
   Student t interval. Biased by exactly the errors calibration measured; its interval does not
-  know that, so the plan may never gate on it (:data:`JUDGE_ONLY`).
+  know that, so the plan may never gate on it (:data:`assay.artifacts.corrected.JUDGE_ONLY`).
 - **human only**: the mean of the reviewers' values on the labelled cases (``ppi_mean_ci`` with
   ``lam = 0``: the Student t interval). Unbiased, but wide on few labels.
 - **PPI**: :func:`assay.stats.ppi.ppi_mean_ci` (PPI++ with the power-tuned ``lam``, Student t
@@ -38,10 +38,6 @@ from assay.core.records import InputModel
 from assay.judge.matchup import Matchup
 from assay.queue.labelled import LabelledCase
 
-#: Plan metric names that gate on the corrected figures' lower bound, by figure.
-GATED = {"ppi_win_rate": "win_rate", "ppi_score": "score"}
-#: Names a plan might try for the judge-only figures: refused, with the reason.
-JUDGE_ONLY = ("judge_win_rate", "judge_score")
 SLICES = ("task", "set", "lang")
 
 
