@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from assay.artifacts.registry import (GATE, HEADLINE, JUDGE, METRICS, MODE_COMPARISON, PROVENANCE, RAG, RELEVANCE_VERDICT,
+from assay.artifacts.registry import (GATE, HEADLINE, JUDGE, JUDGE_COMPARE, METRICS, MODE_COMPARISON, PROVENANCE, RAG, RELEVANCE_VERDICT,
                                       RETRIEVAL_MODE, REVIEW,
                                       TRAINING, provenance_stage)
 
@@ -85,7 +85,7 @@ def test_dvc_yaml_declares_every_registered_metrics_and_provenance_file():
     params = yaml.safe_load((ROOT / "params.yaml").read_text(encoding="utf-8"))
     declared = _declared_outputs()
     expected = set()
-    for artifact in (*METRICS, GATE, JUDGE, HEADLINE, RELEVANCE_VERDICT):
+    for artifact in (*METRICS, GATE, JUDGE, JUDGE_COMPARE, HEADLINE, RELEVANCE_VERDICT):
         fields = [{"version": v} for v in params["rag"]["versions"]] if artifact is RAG else [{}]
         for f in fields:
             expected.add(artifact.relpath(**f))
