@@ -49,7 +49,8 @@ class CorrectedMetrics(Metrics):
 
     ``cases``: cases both versions answered; ``judge_failed``: of those, cases with a reply that was not
     ok in either order (dropped, never a tie); ``labelled``: cases with a human value in the review
-    snapshots; ``labelled_unjudged``: labelled cases dropped for a failed judge reply.
+    snapshots; ``labelled_unjudged``: labelled cases dropped for a failed judge reply; ``labelled_unmatched``:
+    reviewed cases that are not among the compared ones (left out).
     """
 
     level: float
@@ -58,5 +59,6 @@ class CorrectedMetrics(Metrics):
     judge_failed: int
     labelled: int
     labelled_unjudged: int
+    labelled_unmatched: int
     win_rate: CorrectedFigure
     score: CorrectedFigure | None

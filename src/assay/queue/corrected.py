@@ -63,8 +63,15 @@ class Case:
     human_score: float | None
 
 
+def unmatched(items: Sequence[Matchup], labelled: Sequence[LabelledCase]) -> int:
+    """Reviewed cases that are not among the compared ones (a snapshot older than the runs): left out, and counted."""
+    ids = {m.id for m in items}
+    return sum(c.id not in ids for c in labelled)
+
+
 def join(items: Sequence[Matchup], judged: Sequence[float | None], labelled: Sequence[LabelledCase]) -> list[Case]:
-    """The judge's and the reviewers' values per compared case; a reviewed case no run answered is ignored."""
+    """The judge's and the reviewers' values per compared case; a reviewed case no run answered is left out
+    (:func:`unmatched` counts them)."""
     human = {c.id: c for c in labelled}
     out = []
     for m, j in zip(items, judged, strict=True):
@@ -131,13 +138,14 @@ def figure(cases: Sequence[Case], human: Callable[[Case], float | None], judge_g
                            by_task=by("task"), by_set=by("set"), by_lang=by("lang"))
 
 
-def corrected_metrics(cases: Sequence[Case], params: CorrectedParams) -> CorrectedMetrics:
-    """metrics/ppi.json for the joined cases (:func:`join`); the score figure only when some review scored."""
+def corrected_metrics(cases: Sequence[Case], params: CorrectedParams, left_out: int = 0) -> CorrectedMetrics:
+    """metrics/ppi.json for the joined cases (:func:`join`); the score figure only when some review scored.
+    ``left_out``: reviewed cases not among the compared ones (:func:`unmatched`)."""
     has_score = any(c.human_score is not None for c in cases)
     labelled = [c for c in cases if c.human_win is not None or c.human_score is not None]
     return CorrectedMetrics(
         level=params.level, min_labelled=params.min_labelled, cases=len(cases),
         judge_failed=sum(c.judge is None for c in cases), labelled=len(labelled),
-        labelled_unjudged=sum(c.judge is None for c in labelled),
+        labelled_unjudged=sum(c.judge is None for c in labelled), labelled_unmatched=left_out,
         win_rate=figure(cases, lambda c: c.human_win, True, params.min_labelled, params.level),
         score=figure(cases, lambda c: c.human_score, False, params.min_labelled, params.level) if has_score else None)

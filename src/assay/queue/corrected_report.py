@@ -61,7 +61,8 @@ def report_markdown(m: CorrectedMetrics, usable: bool | None, sources: list[str]
     """reports/ppi.md."""
     out = ["# Judge-corrected estimates: candidate against baseline", "",
            f"{m.cases} compared cases; {m.judge_failed} dropped for a failed judge reply; {m.labelled} labelled by reviewers "
-           f"({m.labelled_unjudged} of them without a judge value) from {', '.join(sources) or 'no review snapshot'}. "
+           f"({m.labelled_unjudged} of them without a judge value) from {', '.join(sources) or 'no review snapshot'}"
+           f"{f'; {m.labelled_unmatched} reviewed case(s) not among the compared ones left out' if m.labelled_unmatched else ''}. "
            f"Intervals at level {num(m.level, 2)}; a slice with fewer than {m.min_labelled} labelled cases shows "
            "\"too few\".", "",
            "The judge-only interval assumes the judge is right: it is narrow and can be wrong. The human-only one "
