@@ -20,7 +20,7 @@ def main() -> None:
     from assay.judge.params import JudgeParams
     from assay.judge.prompts import load_prompt
     from assay.judge.replay import ReplayJudge
-    from assay.queue.corrected import CorrectedParams, corrected_metrics, join, unmatched
+    from assay.queue.corrected import CorrectedParams, corrected_metrics, join
     from assay.queue.corrected_report import PLOT, REPORT, plot_rows, report_markdown
     from assay.queue.labelled import labelled_cases
     from assay.queue.snapshot import ReviewParams, read_snapshot
@@ -35,8 +35,9 @@ def main() -> None:
     prompt = load_prompt(judge_params.prompt_file(paths.prompts))
     judge = ReplayJudge.open(REPLIES_DIR, pairs=items, fix=FIX)
     snapshots = [(ReviewParams().path(n), read_snapshot(ReviewParams().path(n))) for n in params.reviews]
-    labelled = labelled_cases(snapshots, names.baseline, names.candidate)
-    metrics = corrected_metrics(join(items, judge_values(items, judge, prompt), labelled), params, unmatched(items, labelled))
+    labelled, other_versions = labelled_cases(snapshots, names.baseline, names.candidate)
+    cases, stale = join(items, judge_values(items, judge, prompt), labelled)
+    metrics = corrected_metrics(cases, params, other_versions + stale)
     calibration = CALIBRATION.read_optional()
     usable = None if calibration is None else calibration.usable == 1
     inputs = {"cases_file": sha256_file(paths.cases), "prompt": prompt.sha, JUDGE_COMPARE_INPUT: sha256_tree(REPLIES_DIR),

@@ -82,12 +82,12 @@ def test_a_slice_under_min_labelled_says_too_few():
     cases = [_case(i, "lookup", float(rng.integers(0, 2)), float(rng.integers(0, 2)) if i < 20 else None) for i in range(60)]
     cases += [_case(100 + i, "multi_fact", 1.0, 1.0 if i < 3 else None) for i in range(10)]  # 3 labelled < 5
     cases.append(Case("failed", {"task": "lookup", "set": "golden", "lang": "en"}, None, 1.0, None))  # judge reply failed
-    m = corrected_metrics(cases, CorrectedParams(min_labelled=5))
+    m = corrected_metrics(cases, CorrectedParams(min_labelled=5), left_out=2)
     few = m.win_rate.by_task["multi_fact"]
     assert few.too_few == 1 and few.n_labelled == 3 and few.human.value is None and few.ppi.value is None
     assert few.judge.value == 1.0 and few.judge.n == 10   # the judge-only estimate is still shown
     assert m.win_rate.by_task["lookup"].too_few == 0 and m.win_rate.by_task["lookup"].n_labelled == 20
-    assert (m.judge_failed, m.labelled, m.labelled_unjudged) == (1, 24, 1)
+    assert (m.judge_failed, m.labelled, m.labelled_unjudged, m.labelled_unmatched) == (1, 24, 1, 2)
     assert m.score is None  # no review scored
     page = report_markdown(m, usable=False, sources=["x.jsonl"])
     assert "| task multi_fact | 3 | 10 | 1.000 (95% interval 1.000 to 1.000) | too few | too few | n/a |" in page
@@ -99,9 +99,24 @@ def test_a_hard_fill_is_refused_as_the_labelled_sample():
     hard = snap.model_copy(update={"queue": snap.queue.model_copy(update={"fill": "hard"})})
     with pytest.raises(BiasedSample, match=r"compare_demo.*is a hard fill.*not a random sample.*--fill random"):
         labelled_cases([("data/reviews/hard.jsonl", hard)], "baseline", "candidate")
-    assert len(labelled_cases([("data/reviews/compare_demo.jsonl", snap)], "baseline", "candidate")) == 60
-    with pytest.raises(Exception, match="not a: prod, b: candidate"):
-        labelled_cases([("data/reviews/compare_demo.jsonl", snap)], "prod", "candidate")
+    labelled, other = labelled_cases([("data/reviews/compare_demo.jsonl", snap)], "baseline", "candidate")
+    assert (len(labelled), other) == (60, 0)
+    # reviews of another comparison label nothing here: left out and counted, the stage still runs
+    assert labelled_cases([("data/reviews/compare_demo.jsonl", snap)], "prod", "candidate") == ([], 60)
+
+
+def test_a_review_of_an_answer_that_has_changed_since_labels_nothing():
+    from assay.judge.matchup import Matchup
+    from assay.queue.corrected import join
+    from assay.queue.labelled import LabelledCase
+
+    items = [Matchup(id=f"c{i}", case_question="q", facts=(), a="old", b=f"cand {i}", task="lookup", set="golden",
+                     lang="en") for i in range(3)]
+    labelled = [LabelledCase(id="c0", a="old", b="cand 0", win=1.0, score=None, reviews=1),
+                LabelledCase(id="c1", a="old", b="an earlier candidate answer", win=0.0, score=None, reviews=1),
+                LabelledCase(id="gone", a="x", b="y", win=0.5, score=None, reviews=1)]
+    cases, left_out = join(items, [0.5, 0.5, 0.5], labelled)
+    assert [c.human_win for c in cases] == [1.0, None, None] and left_out == 2
 
 
 def _plan(tmp_path: Path, name: str, threshold: float = 0.5) -> Path:

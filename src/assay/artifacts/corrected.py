@@ -50,7 +50,7 @@ class CorrectedMetrics(Metrics):
     ``cases``: cases both versions answered; ``judge_failed``: of those, cases with a reply that was not
     ok in either order (dropped, never a tie); ``labelled``: cases with a human value in the review
     snapshots; ``labelled_unjudged``: labelled cases dropped for a failed judge reply; ``labelled_unmatched``:
-    reviewed cases that are not among the compared ones (left out).
+    reviews of other versions' answers and reviewed cases whose answers are no longer the runs' (left out).
     """
 
     level: float

@@ -63,22 +63,21 @@ class Case:
     human_score: float | None
 
 
-def unmatched(items: Sequence[Matchup], labelled: Sequence[LabelledCase]) -> int:
-    """Reviewed cases that are not among the compared ones (a snapshot older than the runs): left out, and counted."""
-    ids = {m.id for m in items}
-    return sum(c.id not in ids for c in labelled)
+def join(items: Sequence[Matchup], judged: Sequence[float | None], labelled: Sequence[LabelledCase]) -> tuple[list[Case], int]:
+    """The judge's and the reviewers' values per compared case, and how many labelled cases were left out.
 
-
-def join(items: Sequence[Matchup], judged: Sequence[float | None], labelled: Sequence[LabelledCase]) -> list[Case]:
-    """The judge's and the reviewers' values per compared case; a reviewed case no run answered is left out
-    (:func:`unmatched` counts them)."""
-    human = {c.id: c for c in labelled}
+    A labelled case counts only when its two answers are the runs' answers now: a review of an answer
+    that has since changed (or of a case no longer compared) labels nothing, and is counted.
+    """
+    human = {(c.id, c.a, c.b): c for c in labelled}
     out = []
+    used = 0
     for m, j in zip(items, judged, strict=True):
-        h = human.get(m.id)
+        h = human.get((m.id, m.a, m.b))
+        used += h is not None
         out.append(Case(m.id, {"task": m.task, "set": m.set, "lang": m.lang}, j,
                         h.win if h else None, h.score if h else None))
-    return out
+    return out, len(labelled) - used
 
 
 def _estimate(value: float | None, n: int, low: float | None = None, high: float | None = None) -> Estimate:
@@ -140,7 +139,7 @@ def figure(cases: Sequence[Case], human: Callable[[Case], float | None], judge_g
 
 def corrected_metrics(cases: Sequence[Case], params: CorrectedParams, left_out: int = 0) -> CorrectedMetrics:
     """metrics/ppi.json for the joined cases (:func:`join`); the score figure only when some review scored.
-    ``left_out``: reviewed cases not among the compared ones (:func:`unmatched`)."""
+    ``left_out``: reviews or reviewed cases that label nothing here (other versions, changed answers)."""
     has_score = any(c.human_score is not None for c in cases)
     labelled = [c for c in cases if c.human_win is not None or c.human_score is not None]
     return CorrectedMetrics(

@@ -59,10 +59,12 @@ def width_note(r: CorrectedRow, usable: bool | None) -> str:
 
 def report_markdown(m: CorrectedMetrics, usable: bool | None, sources: list[str]) -> str:
     """reports/ppi.md."""
+    left = (f"; {m.labelled_unmatched} review(s) of other versions or of answers that have changed since, left out"
+            if m.labelled_unmatched else "")
     out = ["# Judge-corrected estimates: candidate against baseline", "",
            f"{m.cases} compared cases; {m.judge_failed} dropped for a failed judge reply; {m.labelled} labelled by reviewers "
            f"({m.labelled_unjudged} of them without a judge value) from {', '.join(sources) or 'no review snapshot'}"
-           f"{f'; {m.labelled_unmatched} reviewed case(s) not among the compared ones left out' if m.labelled_unmatched else ''}. "
+           f"{left}. "
            f"Intervals at level {num(m.level, 2)}; a slice with fewer than {m.min_labelled} labelled cases shows "
            "\"too few\".", "",
            "The judge-only interval assumes the judge is right: it is narrow and can be wrong. The human-only one "

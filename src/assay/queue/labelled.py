@@ -12,7 +12,8 @@ exported snapshot (``data/reviews/NAME.jsonl``) gives, per reviewed case:
 Only a random fill is a valid labelled sample: a hard fill picks cases *because* they look
 difficult (judge-human disagreements, order flips, small margins, version flips), so their mean
 is not the population's and PPI's correction would be biased. :func:`labelled_cases` refuses one
-with that reason (:class:`BiasedSample`), as it refuses reviews of other versions' answers.
+with that reason (:class:`BiasedSample`). Reviews of other versions' answers, or of answers that have
+changed since (a version's source was edited), label nothing here: they are left out and counted.
 """
 
 from __future__ import annotations
@@ -34,10 +35,13 @@ class BiasedSample(InputError):
 
 
 class LabelledCase(BaseModel):
-    """One reviewed case's human values (see the module docstring); ``reviews`` counts the reviews read."""
+    """One reviewed case's human values (see the module docstring), with the two answers the reviewers saw
+    (``a`` the baseline's, ``b`` the candidate's) and the number of reviews read."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     id: str
+    a: str
+    b: str
     win: float | None
     score: float | None
     reviews: int
@@ -51,41 +55,39 @@ def _refuse_hard(snapshot: Snapshot, path: str) -> None:
                                     "`assay queue create NAME --from compare --fill random` and list that snapshot in ppi.reviews")])
 
 
-def labelled_cases(snapshots: Sequence[tuple[str, Snapshot]], baseline: str, candidate: str) -> list[LabelledCase]:
-    """The human values of every case reviewed in ``snapshots`` (``(path, snapshot)`` pairs), sorted by id.
+def labelled_cases(snapshots: Sequence[tuple[str, Snapshot]], baseline: str, candidate: str) -> tuple[list[LabelledCase], int]:
+    """The human values of every case reviewed in ``snapshots`` (``(path, snapshot)`` pairs), sorted by id and
+    answers, and the number of reviews left out because they did not compare ``baseline`` (answer ``a``) with
+    ``candidate`` (answer ``b``): a queue of other versions, or not made ``--from compare``.
 
-    A case reviewed in several snapshots pools all its reviews. A review whose item is not a pair with
-    ``a`` the ``baseline``'s and ``b`` the ``candidate``'s answer is refused: it was not drawn from
-    ``--from compare`` of these two versions.
+    Reviews of one case with the same two answers are pooled (over snapshots too). Whether the answers
+    are still the runs' answers is for the caller to check (:func:`assay.queue.corrected.join`).
 
     Raises:
-        BiasedSample: a snapshot is not a random fill (first file named, with the reason).
-        InputError: reviews of other answers (every bad line's item named, up to 20).
+        BiasedSample: a snapshot is not a random fill (its file named, with the reason).
     """
-    wins: dict[str, list[float]] = defaultdict(list)
-    scores: dict[str, list[float]] = defaultdict(list)
-    counts: dict[str, int] = defaultdict(int)
-    problems = []
+    wins: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    scores: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    counts: dict[tuple[str, str, str], int] = defaultdict(int)
+    other = 0
     for path, snapshot in snapshots:
         _refuse_hard(snapshot, path)
-        for line, r in enumerate(snapshot.reviews, 2):
+        for r in snapshot.reviews:
             if r.kind != "pair" or r.models.get("a") != baseline or r.models.get("b") != candidate:
-                problems.append(Problem(path, line, "models", f"item {r.item!r} compares {dict(r.models)}, not a: {baseline}, "
-                                        f"b: {candidate}", "review a queue made with --from compare for these versions"))
+                other += 1
                 continue
-            counts[r.item] += 1
+            key = (r.item, r.answers["a"], r.answers["b"])
+            counts[key] += 1
             if r.choice is not None:
-                wins[r.item].append(CHOICE_WIN[r.choice])
+                wins[key].append(CHOICE_WIN[r.choice])
             cand = r.scores.get("b") or {}
             if cand:
-                scores[r.item].append(sum(cand.values()) / len(cand))
-    if problems:
-        raise InputError(problems[:20])
+                scores[key].append(sum(cand.values()) / len(cand))
     from assay.stats.ppi import rubric_values
 
     out = []
-    for case in sorted(counts):
-        w, s = wins.get(case), scores.get(case)
-        out.append(LabelledCase(id=case, win=sum(w) / len(w) if w else None,
-                                score=float(rubric_values([sum(s) / len(s)])[0]) if s else None, reviews=counts[case]))
-    return out
+    for key in sorted(counts):
+        w, s = wins.get(key), scores.get(key)
+        out.append(LabelledCase(id=key[0], a=key[1], b=key[2], win=sum(w) / len(w) if w else None,
+                                score=float(rubric_values([sum(s) / len(s)])[0]) if s else None, reviews=counts[key]))
+    return out, other
