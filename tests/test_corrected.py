@@ -150,3 +150,14 @@ def test_the_gate_reads_the_ppi_lower_bound(tmp_path, threshold, status):
         **m.win_rate.model_dump(), "overall": {**m.win_rate.overall.model_dump(), "too_few": 1}}})
     assert next(c for c in metric_checks(plan, None, None, "candidate", few) if c.name.startswith("ppi")).detail == \
         "too few labelled cases (60 < 100)"
+
+
+@pytest.mark.parametrize(("parts", "stages"), [
+    (("core", "judge"), {"judge_compare"}), (("core", "queue"), set()), (("core", "judge", "queue"), {"judge_compare", "ppi"})])
+def test_the_ppi_stage_needs_both_the_judge_and_the_queue_part(parts, stages):
+    import yaml
+
+    from assay.pipeline.generate import dvc_yaml
+
+    found = set(yaml.safe_load(dvc_yaml(parts, "source"))["stages"]) & {"judge_compare", "ppi"}
+    assert found == stages
