@@ -2,7 +2,8 @@
 
 A line ``#@ judge`` (or ``#@ judge,queue``) opens a block kept only when one of those parts is
 chosen, ``#@ judge+queue`` one kept only when all of them are; ``#@ end`` closes it; blocks do not
-nest. ``@@name@@`` is replaced by ``values[name]``. Everything else is copied as it is, so comments and layout survive and the output is byte-stable.
+nest. ``@@name@@`` is replaced by ``values[name]``. Everything else is copied as it is, so comments
+and layout survive and the output is byte-stable.
 """
 
 from __future__ import annotations
