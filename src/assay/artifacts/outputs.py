@@ -38,6 +38,8 @@ CALIBRATION_PAGE = TextFile("reports/calibration.md", "calibrate")
 JUDGE_DIMENSIONS = JsonlFile("reports/judge_dimensions.jsonl", DimensionRow, "calibrate")
 CONFUSION_JUDGE = CsvFile("reports/plots/confusion_judge.csv", "calibrate", ("final", "judge"))
 SENSITIVITY_PAGE = TextFile("reports/sensitivity.md", "sensitivity")
+#: the judge's stored comparisons of the baseline's and the candidate's answers (replayed by ``ppi``)
+JUDGE_COMPARE_REPLIES = Folder("data/derived/judge_compare", "judge_compare")
 
 # evaluate, compare, gate
 #: one row per case, sorted by id (schema: :func:`assay.rag.runner.results_table`)
@@ -48,6 +50,8 @@ COMPARE_REPORT = JsonFile("reports/compare.json", CompareReport, "compare")
 PASS_BY_TASK = CsvFile("reports/plots/pass_by_task_{side}.csv", "compare", ("task", "pass_rate", "n"))
 SUMMARY_PAGE = TextFile("reports/summary.md", "gate")
 GATE_REPORT = JsonFile("reports/gate.json", GateReport, "gate")
+CORRECTED_PAGE = TextFile("reports/ppi.md", "ppi")
+CORRECTED_PLOT = CsvFile("reports/plots/ppi_win_rate.csv", "ppi", ("estimate", "win_rate", "low", "high", "n"))
 HOLDOUT_LEDGER = JsonlFile("data/holdout_ledger.jsonl", LedgerRow, "gate")
 
 # review queues and training data

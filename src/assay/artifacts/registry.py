@@ -5,9 +5,9 @@ The one import point: the metrics and provenance files are declared here, every 
 Readers and writers use these objects, never a path or a metrics key spelled as a string:
 ``CALIBRATION.read(root).usable``, ``RAG.write(record, version="candidate")``,
 ``CALIBRATION_PAGE.write(text)``. The gate's list of metrics files is :data:`METRICS`; the plan's
-metric names are validated against :data:`METRIC_NAMES`; :data:`DECLARED` lists every declaration,
-and tests/test_artifact_homes.py checks it against dvc.yaml both ways and refuses a path under
-``metrics/``, ``reports/`` or ``data/derived/`` spelled outside the registry's modules.
+metric names are validated against :data:`PLAN_METRIC_NAMES`; :data:`DECLARED` lists every
+declaration, and tests/test_artifact_homes.py checks it against dvc.yaml both ways and refuses a
+path under ``metrics/``, ``reports/`` or ``data/derived/`` spelled outside the registry's modules.
 """
 
 from __future__ import annotations
@@ -15,13 +15,15 @@ from __future__ import annotations
 from assay.artifacts.base import M, Artifact
 from assay.artifacts import outputs
 from assay.artifacts.outputs import (  # noqa: F401 (re-exported: the registry is the one import point)
-    BIAS_PAGE, CALIBRATION_PAGE, CASES_TABLE, COMPARE_REPORT, CONFUSION_ANNOTATORS, CONFUSION_JUDGE, COVERAGE_PAGE,
-    DISAGREEMENTS, GATE_REPORT, HOLDOUT_LEDGER, JUDGE_DIMENSIONS, JUDGE_IDENTITY, JUDGE_PAGE, JUDGE_REPLIES,
+    BIAS_PAGE, CALIBRATION_PAGE, CASES_TABLE, CORRECTED_PAGE, CORRECTED_PLOT, COMPARE_REPORT, CONFUSION_ANNOTATORS,
+    CONFUSION_JUDGE, COVERAGE_PAGE,
+    DISAGREEMENTS, GATE_REPORT, HOLDOUT_LEDGER, JUDGE_DIMENSIONS, JUDGE_COMPARE_REPLIES, JUDGE_IDENTITY, JUDGE_PAGE, JUDGE_REPLIES,
     JUDGE_REPLY_FILE, LEAKAGE_REPORT, PASS_BY_TASK, PLAN_PAGE, RETRIEVAL_PER_QUERY, RETRIEVAL_PLOT, RETRIEVAL_PLOTS,
     RETRIEVAL_PROVENANCE, RETRIEVAL_RUN, RETRIEVAL_RUNS, RETRIEVAL_RUNTIME, RETRIEVAL_SUMMARY, REVIEW_PAGE,
     RUN_TABLE, RUN_TABLES, SENSITIVITY_PAGE, SPLIT_TABLE, STUDY_EVALUATION, STUDY_RECORD, STUDY_RECORDS, SUMMARY_PAGE, TRAINING_ROWS,
     VERDICT_PAGE,
 )
+from assay.artifacts.corrected import GATED, CorrectedMetrics
 from assay.artifacts.data import DatasetMetrics, LeakageMetrics, PlanMetrics, SplitMetrics
 from assay.artifacts.estimate import Estimate
 from assay.artifacts.files import FILE_KINDS
@@ -43,6 +45,10 @@ JUDGE = Artifact("metrics/judge.json", JudgeRunMetrics, "judge")
 #: Not committed and not a DVC output (.assay/ is git-ignored): cache hits and HTTP attempts differ
 #: between a run that asked the server and one the response cache answered.
 JUDGE_CLIENT = Artifact(".assay/judge_client.json", JudgeClientMetrics, "judge", dvc=False)
+#: The judge's comparison of the baseline's and the candidate's answers (same counts as metrics/judge.json).
+JUDGE_COMPARE = Artifact("metrics/judge_compare.json", JudgeRunMetrics, "judge_compare")
+#: Judge-only, human-only and judge-corrected (PPI) estimates of the candidate against the baseline.
+CORRECTED = Artifact("metrics/ppi.json", CorrectedMetrics, "ppi")
 BIAS = Artifact("metrics/bias.json", BiasMetrics, "probe")
 CALIBRATION = Artifact("metrics/calibration.json", CalibrationMetrics, "calibrate")
 SENSITIVITY = Artifact("metrics/sensitivity.json", SensitivityMetrics, "sensitivity")
@@ -58,7 +64,8 @@ MODE_COMPARISON = Artifact("metrics/relevance/comparison.json", ModeComparison, 
 RELEVANCE_VERDICT = Artifact("metrics/relevance/verdict.json", VerdictMetrics, "study_verdict")
 
 #: Every metrics file except the gate's own, in pipeline order (the gate reads these).
-METRICS: tuple[Artifact, ...] = (PLAN, DATASET, SPLIT, LEAKAGE, AGREEMENT, BIAS, CALIBRATION, SENSITIVITY, RAG, COMPARE)
+METRICS: tuple[Artifact, ...] = (PLAN, DATASET, SPLIT, LEAKAGE, AGREEMENT, BIAS, CALIBRATION, SENSITIVITY, RAG, COMPARE,
+                                 CORRECTED)
 
 #: The per-stage provenance files; ``{stage}`` is the stage name (``evaluate_<version>`` for a version).
 PROVENANCE = Artifact("reports/provenance/{stage}.json", Provenance, "{stage}")
@@ -67,9 +74,12 @@ PROVENANCE = Artifact("reports/provenance/{stage}.json", Provenance, "{stage}")
 DECLARED: tuple = (*(value for value in globals().values() if isinstance(value, Artifact)),
                    *(value for name, value in vars(outputs).items() if name.isupper() and isinstance(value, FILE_KINDS)))
 
-#: Metric names a plan may gate on: the estimates of one side of a version's run.
+#: The estimates of one side of a version's run (what the summary tabulates per version).
 METRIC_NAMES: tuple[str, ...] = tuple(name for name, field in SideMetrics.model_fields.items()
                                       if field.annotation is Estimate)
+#: Metric names a plan may gate on: :data:`METRIC_NAMES` and the judge-corrected figures of metrics/ppi.json
+#: (:data:`assay.artifacts.corrected.GATED`).
+PLAN_METRIC_NAMES: tuple[str, ...] = (*METRIC_NAMES, *GATED)
 
 
 def provenance_stage(artifact: Artifact, **fields: str) -> str:

@@ -100,6 +100,9 @@ def run_create(args: argparse.Namespace) -> int:
     store.create_queue(args.name, described, args.fill, args.seed, args.n, rubric,
                        item_rows(args.name, picked, args.seed, args.small_margin), args.reviewers_per_item)
     bias = "" if args.fill == "random" else " (hard fill: biased for overall agreement)"
+    if args.source == "compare":
+        bias += (" (the ppi stage refuses a hard fill as its labelled sample)" if args.fill == "hard" else
+                 " (a labelled sample for the ppi stage: export it and list it in ppi.reviews)")
     print(f"queue {args.name}: {len(picked)} items from {args.source}, fill {args.fill}{bias}, rubric {rubric.sha256[:12]}")
     return 0
 

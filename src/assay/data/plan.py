@@ -65,6 +65,19 @@ class Metric(InputModel):
     min_n: int = Field(default=10, ge=1)
     description: str = ""
 
+    @field_validator("name")
+    @classmethod
+    def _not_judge_only(cls, value: str) -> str:
+        from assay.artifacts.corrected import GATED, JUDGE_ONLY
+
+        if value in JUDGE_ONLY:
+            raise PydanticCustomError(
+                "judge_only", "{value} is the judge's own estimate, biased by exactly the errors calibration measures "
+                "(its interval does not know them), so the plan may not use it",
+                {"value": value, "fix": f"use the judge-corrected figure ({', '.join(GATED)}: the lower bound of its "
+                                        "PPI interval) from metrics/ppi.json"})
+        return value
+
     @field_validator("threshold")
     @classmethod
     def _in_range(cls, value: float | None, info: ValidationInfo) -> float | None:
@@ -158,7 +171,7 @@ def plan_problems(plan: Plan) -> list[str]:
     """
     from difflib import get_close_matches
 
-    from assay.artifacts.registry import METRIC_NAMES
+    from assay.artifacts.registry import PLAN_METRIC_NAMES as METRIC_NAMES
 
     problems = []
     names = {m.name: m for m in plan.metrics}

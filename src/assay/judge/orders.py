@@ -13,14 +13,31 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from assay.core.errors import AssayError
 from assay.judge.base import FAILURE_STATUSES, Judge, JudgeItem, Status, Verdict
-from assay.data.pairs import Pair
 
 if TYPE_CHECKING:
     from assay.judge.prompts import PromptVersion
+
+
+
+class AnswerPair(Protocol):
+    """What the judge is asked about: two answers to one question (a labelled :class:`~assay.data.pairs.Pair`,
+    or two versions' answers to one case, :class:`~assay.judge.matchup.Matchup`)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def case_question(self) -> str: ...
+    @property
+    def facts(self) -> Sequence[str]: ...
+    @property
+    def a(self) -> str: ...
+    @property
+    def b(self) -> str: ...
+
 
 _FORWARD = {"first": "a", "second": "b", "tie": "tie"}  # a shown first
 _BACKWARD = {"first": "b", "second": "a", "tie": "tie"}  # b shown first
@@ -64,7 +81,7 @@ class PairJudgement:
         return (self.forward.status,) if self.backward is None else (self.forward.status, self.backward.status)
 
 
-def items_for(pairs: Sequence[Pair], swap: bool) -> list[JudgeItem]:
+def items_for(pairs: Sequence[AnswerPair], swap: bool) -> list[JudgeItem]:
     """The items to ask: every pair as (a, b), then, with ``swap``, every pair as (b, a)."""
     forward = [JudgeItem(p.case_question, tuple(p.facts), p.a, p.b) for p in pairs]
     if not swap:
@@ -72,7 +89,7 @@ def items_for(pairs: Sequence[Pair], swap: bool) -> list[JudgeItem]:
     return forward + [JudgeItem(i.question, i.facts, i.second, i.first) for i in forward]
 
 
-def ask_items(judge: Judge, pairs: Sequence[Pair], prompt: PromptVersion, swap: bool) -> tuple[list[JudgeItem], list[Verdict]]:
+def ask_items(judge: Judge, pairs: Sequence[AnswerPair], prompt: PromptVersion, swap: bool) -> tuple[list[JudgeItem], list[Verdict]]:
     """The items of :func:`items_for` and the judge's verdicts on them, from one ``judge_many`` call.
 
     Raises:
@@ -86,7 +103,7 @@ def ask_items(judge: Judge, pairs: Sequence[Pair], prompt: PromptVersion, swap: 
     return items, verdicts
 
 
-def judge_pairs(judge: Judge, pairs: Sequence[Pair], prompt: PromptVersion, swap: bool) -> list[PairJudgement]:
+def judge_pairs(judge: Judge, pairs: Sequence[AnswerPair], prompt: PromptVersion, swap: bool) -> list[PairJudgement]:
     """Judge every pair, in one order or both, with one ``judge_many`` call.
 
     Returns one :class:`PairJudgement` per pair, in the order of ``pairs``; an empty list for no pairs.

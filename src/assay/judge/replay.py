@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 from assay.core.errors import InputError, MissingArtifact, Problem
 from assay.core.io import read_jsonl
 from assay.core.records import validate_rows
-from assay.data.pairs import Pair
 from assay.judge.base import JudgeItem, Verdict
+from assay.judge.orders import AnswerPair
 from assay.judge.replies import IDENTITY_FILE, REPLIES_DIR, STAGE, StoredReply, replies_file, reply_key
 
 if TYPE_CHECKING:
@@ -52,14 +52,17 @@ class ReplayJudge:
         identity: the identity of the judge that produced the replies (as it was before any reply).
         folder: the folder holding one ``<prompt name>_v<version>.jsonl`` per prompt version; a
             file is read the first time its version is asked about.
-        pairs: the labelled pairs, used only to name a missing request by pair id and order.
+        pairs: the labelled pairs (or compared cases), used only to name a missing request by id and order.
+        fix: what a missing reply's message says to do (the judge stage by default).
 
     Use :meth:`open` to read the identity from ``<folder>/judge.json`` (``{"judge": identity,
     "judge_keys": [its keys in the judge's order], ...}``; reports list the identity in that order).
     """
 
-    def __init__(self, identity: dict, folder: str | Path = REPLIES_DIR, pairs: Sequence[Pair] = ()):
+    def __init__(self, identity: dict, folder: str | Path = REPLIES_DIR, pairs: Sequence[AnswerPair] = (),
+                 fix: str = _FIX):
         self._identity = dict(identity)
+        self.fix = fix
         self.folder = Path(folder)
         self._rows: dict[Path, dict[str, StoredReply]] = {}
         self._models: set[str] = set()
@@ -69,7 +72,7 @@ class ReplayJudge:
             self._names[(p.case_question, tuple(p.facts), p.b, p.a)] = (p.id, "ba")
 
     @classmethod
-    def open(cls, folder: str | Path = REPLIES_DIR, pairs: Sequence[Pair] = ()) -> ReplayJudge:
+    def open(cls, folder: str | Path = REPLIES_DIR, pairs: Sequence[AnswerPair] = (), fix: str = _FIX) -> ReplayJudge:
         """The replay judge for the replies in ``folder``, with the identity from ``<folder>/judge.json``.
 
         Raises:
@@ -78,18 +81,18 @@ class ReplayJudge:
         """
         path = Path(folder) / IDENTITY_FILE
         if not path.is_file():
-            raise MissingReply(f"ReplayJudge: {path} not found: the judge has not been asked yet (fix: {_FIX})")
+            raise MissingReply(f"ReplayJudge: {path} not found: the judge has not been asked yet (fix: {fix})")
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise InputError([Problem(str(path), None, None, f"not valid JSON ({error})", _FIX)]) from None
+            raise InputError([Problem(str(path), None, None, f"not valid JSON ({error})", fix)]) from None
         if not isinstance(data, dict) or not isinstance(data.get("judge"), dict):
-            raise InputError([Problem(str(path), None, "judge", "expected an object naming the judge", _FIX)])
+            raise InputError([Problem(str(path), None, "judge", "expected an object naming the judge", fix)])
         identity = data["judge"]
         order = data.get("judge_keys")  # the judge's own key order (the file is written with sorted keys)
         if isinstance(order, list) and sorted(order) == sorted(identity):
             identity = {k: identity[k] for k in order}
-        return cls(identity, folder, pairs)
+        return cls(identity, folder, pairs, fix)
 
     @property
     def identity(self) -> dict:
@@ -103,7 +106,7 @@ class ReplayJudge:
         if path not in self._rows:
             if not path.is_file():
                 raise MissingReply(f"ReplayJudge: {path} not found: no stored replies for prompt {prompt.label} "
-                                   f"(fix: {_FIX})")
+                                   f"(fix: {self.fix})")
             rows = validate_rows(str(path), read_jsonl(path), StoredReply, key="key")
             self._rows[path] = {row.key: row for _, row in rows}
         return self._rows[path]
@@ -136,7 +139,7 @@ class ReplayJudge:
                 f"ReplayJudge: {len(missing)} of {len(items)} requests have no stored reply in "
                 f"{replies_file(self.folder, prompt)} for {_judge_name(self._identity)} and prompt {prompt.label} "
                 f"(sha {prompt.short_sha}): {named}{more}. The pairs, the prompt or the judge changed since the "
-                f"judge stage ran (fix: {_FIX})")
+                f"judge stage ran (fix: {self.fix})")
         out = []
         for key in keys:
             row = rows[key]

@@ -43,9 +43,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assay.artifacts.registry import JUDGE_IDENTITY, JUDGE_REPLIES
 from assay.core.fmt import md_text
-from assay.data.pairs import Pair
 from assay.judge.base import STATUSES, Judge, JudgeItem, Status
-from assay.judge.orders import ask_items
+from assay.judge.orders import AnswerPair, ask_items
 
 if TYPE_CHECKING:
     from assay.judge.prompts import PromptVersion
@@ -123,7 +122,7 @@ def replies_file(folder: str | Path, prompt: PromptVersion) -> Path:
     return Path(folder) / f"{prompt.name}_v{prompt.version}.jsonl"
 
 
-def ask(judge: Judge, identity: dict, pairs: Sequence[Pair], prompt: PromptVersion, both_orders: bool) -> list[StoredReply]:
+def ask(judge: Judge, identity: dict, pairs: Sequence[AnswerPair], prompt: PromptVersion, both_orders: bool) -> list[StoredReply]:
     """Ask ``judge`` about every pair under ``prompt`` in one ``judge_many`` call; one row per request.
 
     Args:

@@ -29,7 +29,7 @@ DESCRIPTIONS: dict[str, str] = {
 #: params.yaml sections, by the part that owns them (``inputs`` and ``parts`` belong to every project)
 SECTIONS: dict[str, str] = {
     "inputs": "core", "plan": "core", "split": "core", "leakage": "core", "rag": "core", "compare": "core",
-    "gate": "core", "agreement": "judge", "judge": "judge", "review": "queue", "relevance": "retrieval",
+    "gate": "core", "agreement": "judge", "judge": "judge", "review": "queue", "ppi": "queue", "relevance": "retrieval",
     "study": "study",
 }
 

@@ -1,8 +1,9 @@
 """The template language of the generated files: part blocks and named substitutions.
 
 A line ``#@ judge`` (or ``#@ judge,queue``) opens a block kept only when one of those parts is
-chosen; ``#@ end`` closes it; blocks do not nest. ``@@name@@`` is replaced by ``values[name]``.
-Everything else is copied as it is, so comments and layout survive and the output is byte-stable.
+chosen, ``#@ judge+queue`` one kept only when all of them are; ``#@ end`` closes it; blocks do not
+nest. ``@@name@@`` is replaced by ``values[name]``. Everything else is copied as it is, so comments
+and layout survive and the output is byte-stable.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ def render(text: str, parts: Iterable[str], values: Mapping[str, str] | None = N
 
     >>> render("a\\n#@ judge\\nb\\n#@ end\\nc @@x@@\\n", ["core"], {"x": "1"})
     'a\\nc 1\\n'
+    >>> render("#@ judge+queue\\nboth\\n#@ end\\n", ["judge"]), render("#@ judge+queue\\nboth\\n#@ end\\n", ["judge", "queue"])
+    ('', 'both\\n')
 
     Raises:
         TemplateError: nested or unclosed blocks, or a name ``values`` lacks.
@@ -30,6 +33,7 @@ def render(text: str, parts: Iterable[str], values: Mapping[str, str] | None = N
     values = values or {}
     out: list[str] = []
     block: set[str] | None = None
+    every = False  # the open block needs all its parts (``+``), not one of them (``,``)
     for number, line in enumerate(text.splitlines(keepends=True), 1):
         marker = line.strip()
         if marker.startswith("#@ "):
@@ -41,9 +45,10 @@ def render(text: str, parts: Iterable[str], values: Mapping[str, str] | None = N
             elif block is not None:
                 raise TemplateError(f"line {number}: blocks do not nest")
             else:
-                block = {w.strip() for w in word.split(",")}
+                every = "+" in word
+                block = {w.strip() for w in re.split(r"[,+]", word)}
             continue
-        if block is not None and not block & chosen:
+        if block is not None and not (block <= chosen if every else block & chosen):
             continue
 
         def fill(match: re.Match[str], number: int = number) -> str:

@@ -8,9 +8,13 @@ editing or deleting the source later changes nothing in the queue.
   names, so the models are named by their place in the pairs file ("pairs.jsonl answer a"). The
   human label is the annotators' final label.
 - ``compare``: each case's baseline and candidate replies from ``data/derived/runs/NAME.parquet``,
-  the models being the two version names of params ``compare``; the verdict is the pipeline's
-  rule-based pass/fail (a wins when only a passes; tie when both pass or both fail), so its
-  identity says ``rule``, not an LLM. A case that passes in one version only is a version flip.
+  the models being the two version names of params ``compare`` (``a`` the baseline, ``b`` the
+  candidate). The verdict is the judge's from the ``judge_compare`` stage's stored replies (replayed:
+  both orders, a flip is a tie and an order flip, a failed reply no verdict) when that stage has
+  run; without it, the pipeline's rule-based pass/fail (a wins when only a passes; tie when both
+  pass or both fail), its identity saying ``rule``, not an LLM. A case that passes in one version
+  only is a version flip. A random fill of this source is the labelled sample of the ``ppi`` stage
+  (:mod:`assay.queue.labelled`); a hard fill is refused there.
 - a JSONL file of judged pairs, one :class:`~assay.queue.items.SourceItem` per line, or of
   conversations ``{"id": ..., "messages": [...], "model": ...}``: each assistant turn becomes a
   single-response item in its conversation (the turns before it are its context).
@@ -20,7 +24,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from assay.artifacts.registry import JUDGE_DIMENSIONS, RUN_TABLE
+from assay.artifacts.registry import JUDGE_COMPARE_REPLIES, JUDGE_DIMENSIONS, RUN_TABLE, RUN_TABLES
 from assay.core.errors import InputError, Problem
 from assay.core.io import read_jsonl, sha256_file
 from assay.core.paths import input_paths
@@ -91,17 +95,55 @@ def from_compare(root: Path) -> list[SourceItem]:
         if not path.exists():
             raise InputError([Problem(str(path), None, None, "not found", f"run `dvc repro evaluate@{name}` first")])
         runs.append(pd.read_parquet(path, columns=["id", "reply", "passed"]).set_index("id"))
-    questions = {c.id: c.question for c in load_cases(root / "data/cases.jsonl")}
+    cases = load_cases(root / input_paths(root / "params.yaml").cases)
+    questions = {c.id: c.question for c in cases}
+    both = sorted(set(runs[0].index) & set(runs[1].index))
+    judged = _judged(root, cases, {i: str(runs[0].at[i, "reply"]) for i in both}, {i: str(runs[1].at[i, "reply"]) for i in both})
     items = []
-    for case_id in sorted(set(runs[0].index) & set(runs[1].index)):
+    for case_id in both:
         pa, pb = bool(runs[0].at[case_id, "passed"]), bool(runs[1].at[case_id, "passed"])
         verdict = "tie" if pa == pb else ("a" if pa else "b")
+        opinion = judged.get(case_id) if judged is not None else JudgeOpinion(verdict=verdict, identity=RULE)
         items.append(SourceItem(id=case_id, question=questions.get(case_id, case_id),
                                 answers={"a": str(runs[0].at[case_id, "reply"]), "b": str(runs[1].at[case_id, "reply"])},
-                                models={"a": names[0], "b": names[1]},
-                                judge=JudgeOpinion(verdict=verdict, identity="rule: passed (evaluate stage)"),
+                                models={"a": names[0], "b": names[1]}, judge=opinion or JudgeOpinion(),
                                 version_flip=pa != pb))
     return items
+
+
+RULE = "rule: passed (evaluate stage)"
+JUDGE_COMPARE = "params judge (judge_compare stage)"
+
+
+def _judged(root: Path, cases, baseline: dict[str, str], candidate: dict[str, str]) -> dict[str, JudgeOpinion] | None:
+    """The judge's opinion per compared case from the judge_compare stage's stored replies; None when it has not run.
+
+    Raises:
+        MissingReply: the replies do not cover the current runs (run ``dvc repro judge_compare``).
+    """
+    from assay.core.params import load_section
+    from assay.judge.matchup import FIX, REPLIES_DIR, Matchup, asked, matchups
+    from assay.judge.orders import judge_pairs
+    from assay.judge.params import JudgeParams
+    from assay.judge.prompts import load_prompt
+    from assay.judge.replay import ReplayJudge
+    from assay.judge.replies import IDENTITY_FILE
+
+    folder = root / REPLIES_DIR
+    if not (folder / IDENTITY_FILE).is_file() or not baseline:
+        return None
+    params = load_section("judge", JudgeParams, root / "params.yaml")
+    prompt = load_prompt(params.prompt_file(root / input_paths(root / "params.yaml").prompts))
+    items: list[Matchup] = matchups(cases, baseline, candidate, str(RUN_TABLES.path(root)))
+    ask = asked(items)
+    out = {m.id: JudgeOpinion(verdict="tie", reason="both versions gave the same reply", identity=JUDGE_COMPARE)
+           for m in items if m.a == m.b}
+    for m, j in zip(ask, judge_pairs(ReplayJudge.open(folder, ask, FIX), ask, prompt, swap=True), strict=True):
+        failed = [s for s in j.statuses if s != "ok"]
+        out[m.id] = JudgeOpinion(verdict=None if failed else j.label,
+                                 reason=f"judge reply {', '.join(failed)}" if failed else None,
+                                 order_flip=j.order_disagreement, identity=JUDGE_COMPARE)
+    return out
 
 
 def load_source(source: str, root: str | Path = ".") -> tuple[list[SourceItem], str]:
@@ -117,6 +159,7 @@ def load_source(source: str, root: str | Path = ".") -> tuple[list[SourceItem], 
     elif source == "compare":
         items = from_compare(root)
         files = [input_paths(root / "params.yaml").cases]
+        files += sorted(str(f.relative_to(root)) for f in JUDGE_COMPARE_REPLIES.path(root).glob("*.jsonl"))
     elif Path(source).is_file():
         return from_jsonl(source), f"{source} sha256:{sha256_file(source)}"
     else:

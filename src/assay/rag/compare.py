@@ -100,6 +100,21 @@ def read_run(path: str | Path):
     return table
 
 
+def replies(path: str | Path) -> dict[str, str]:
+    """A run table's reply text by case id (what the judge compares; a null reply is the empty string).
+
+    Raises:
+        MissingArtifact, InputError: as :func:`read_run`; also a table without a ``reply`` column.
+    """
+    table = read_run(path)
+    if "reply" not in table.column_names:
+        raise InputError([Problem(str(path), None, None, "missing column reply",
+                                  "write run tables with assay.rag.runner.results_table")])
+    ids = table.column("id").to_pylist()
+    texts = table.column("reply").to_pylist()
+    return {str(i): "" if t is None else str(t) for i, t in zip(ids, texts, strict=True)}
+
+
 def _name_ids(ids: list[str]) -> str:
     return ", ".join(ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
 

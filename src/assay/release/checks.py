@@ -27,14 +27,15 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
+from assay.artifacts.corrected import GATED, CorrectedMetrics
 from assay.artifacts.judge import AgreementMetrics, CalibrationMetrics
 from assay.artifacts.rag import CompareMetrics, RagMetrics
 from assay.core.fmt import exact, num
 from assay.artifacts.queue import ReviewMetrics
 from assay.artifacts.release import GateMetrics
-from assay.artifacts.registry import (AGREEMENT, CALIBRATION, CALIBRATION_PAGE, COMPARE, GATE, PROVENANCE, RAG,
+from assay.artifacts.registry import (AGREEMENT, CALIBRATION, CALIBRATION_PAGE, COMPARE, CORRECTED, GATE, PROVENANCE, RAG,
                                       REVIEW)
-from assay.data.plan import Plan, ReviewAgreement
+from assay.data.plan import Metric, Plan, ReviewAgreement
 from assay.core.records import InputModel
 from assay.judge.usability import UsabilityRule
 
@@ -84,12 +85,44 @@ def exit_code(checks: list[Check]) -> int:
     return 1 if any(c.status == "fail" for c in checks) else 0
 
 
+def corrected_check(m: Metric, corrected: CorrectedMetrics | None, candidate_name: str) -> Check:
+    """A blocking judge-corrected metric (``ppi_win_rate``, ``ppi_score``): the PPI interval's lower bound
+    overall (its upper bound for ``direction: lower``) against the threshold, never the judge-only estimate.
+
+    Fails when the figure is undefined, when the labelled sample is under the ppi stage's ``min_labelled``
+    ("too few") or under the metric's ``min_n``; missing when metrics/ppi.json is.
+    """
+    bound_name = "lower" if m.direction == "higher" else "upper"
+    name = f"{m.name} ({candidate_name} vs baseline, PPI {bound_name} bound)"
+    if corrected is None:
+        return Check(name, "missing", f"{CORRECTED.relpath()} not found: run dvc repro ppi", None, m.threshold)
+    figure = getattr(corrected, GATED[m.name])
+    if figure is None:
+        return Check(name, "fail", "no review scored the candidate's answers", None, m.threshold)
+    row = figure.overall
+    bound = row.ppi.ci_low if m.direction == "higher" else row.ppi.ci_high
+    if m.threshold is None:
+        return Check(name, "fail", "blocking metric without a threshold in the plan", bound)
+    if row.too_few or row.n_labelled < m.min_n or bound is None:
+        least = max(m.min_n, corrected.min_labelled)
+        return Check(name, "fail", f"too few labelled cases ({row.n_labelled} < {least})", None, m.threshold)
+    ok = m.meets(bound)
+    sign = ">=" if m.direction == "higher" else "<="
+    return Check(name, "pass" if ok else "fail",
+                 f"PPI {bound_name} bound {exact(bound)} {'meets' if ok else 'misses'} {sign} {exact(m.threshold)} "
+                 f"(estimate {exact(row.ppi.value)}, n labelled {row.n_labelled}, N judged {row.n_judged})", bound, m.threshold)
+
+
 def metric_checks(plan: Plan, candidate: RagMetrics | None, compare: CompareMetrics | None,
-                  candidate_name: str) -> list[Check]:
-    """Blocking-threshold checks on the candidate's holdout figures, and no-regression checks."""
+                  candidate_name: str, corrected: CorrectedMetrics | None = None) -> list[Check]:
+    """Blocking-threshold checks on the candidate's holdout figures (and on the judge-corrected figures,
+    :func:`corrected_check`), and no-regression checks."""
     checks = []
     for m in plan.metrics:
         if m.gate != "block":
+            continue
+        if m.name in GATED:
+            checks.append(corrected_check(m, corrected, candidate_name))
             continue
         name = f"{m.name} ({candidate_name}, holdout)"
         if candidate is None:

@@ -22,10 +22,11 @@ from pydantic import BaseModel, ConfigDict
 from assay.artifacts.base import Artifact, BrokenArtifact
 from assay.artifacts.provenance import Provenance
 from assay.artifacts.queue import ReviewMetrics
-from assay.artifacts.registry import (AGREEMENT, BIAS, CALIBRATION, COMPARE, METRICS, PROVENANCE, RAG, REVIEW, SENSITIVITY,
+from assay.artifacts.registry import (AGREEMENT, BIAS, CALIBRATION, COMPARE, CORRECTED, METRICS, PROVENANCE, RAG, REVIEW, SENSITIVITY,
                                       provenance_stage)
 from assay.core.errors import AssayError
 from assay.queue.snapshot import ReviewParams
+from assay.release.detectable import threshold_checks
 from assay.release.checks import (Check, GateParams, Status, calibration_consistency, freshness_checks, judge_checks, metric_checks,
                                   ConfiguredJudge, review_agreement_checks)
 
@@ -69,6 +70,7 @@ class Evidence:
     review_use: str = "lower_bound"
     review_minimum: float | None = None
     parts: tuple[str, ...] = ()
+    plan: Plan | None = None
 
     def metric(self, artifact: Artifact[M], **fields: str) -> M | None:
         """The metrics file ``artifact`` (``fields`` fill its path) as its model; ``None`` when it is
@@ -85,6 +87,8 @@ def _targets(versions: Versions, parts: tuple[str, ...]) -> list[tuple[Artifact,
     out: list[tuple[Artifact, dict]] = []
     for artifact in METRICS:
         if artifact in JUDGE_METRICS and "judge" not in parts:
+            continue
+        if artifact is CORRECTED and not {"judge", "queue"} <= set(parts):  # the ppi stage needs both parts
             continue
         if artifact is RAG:
             out += [(RAG, {"version": versions.baseline}), (RAG, {"version": versions.candidate})]
@@ -120,6 +124,7 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
     except AssayError as error:
         return [Check("inputs", "missing", f"params or plan unusable: {error}")], ev
     ev.plan_problems = plan_problems(plan)
+    ev.plan = plan
     checks: list[Check] = []
     for artifact, fields in _targets(ev.versions, ev.parts):
         name = artifact.relpath(**fields)
@@ -139,7 +144,8 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
             ev.stages[name] = provenance_stage(artifact, **fields)
     cand_prov = ev.provenance.get(RAG.relpath(version=ev.versions.candidate))
     ev.candidate_source_sha256 = cand_prov.inputs.get("source") if cand_prov else None
-    checks += metric_checks(plan, ev.metric(RAG, version=ev.versions.candidate), ev.metric(COMPARE), ev.versions.candidate)
+    checks += metric_checks(plan, ev.metric(RAG, version=ev.versions.candidate), ev.metric(COMPARE), ev.versions.candidate,
+                            ev.metric(CORRECTED))
     if "judge" in ev.parts:
         cal_prov = ev.provenance.get(CALIBRATION.relpath())
         reasons = cal_prov.details.get("reasons") if cal_prov else None
@@ -160,6 +166,8 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
     checks += _missing_files(ev)
     checks += fresh
     checks += [Check("plan", "warn", problem) for problem in ev.plan_problems]
+    checks += [Check(f"detectable change in {t.name}", "warn", t.warning, t.detectable, t.margin)
+               for t in threshold_checks(plan, ev.metric(RAG, version=ev.versions.candidate)) if t.warning]
     return checks, ev
 
 

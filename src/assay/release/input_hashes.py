@@ -32,7 +32,8 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
     table) and ``evaluate_<version>:source`` (the file or folder a version's answers come from: an
     answers file, a callable's module, the reference system's module; see
     :class:`assay.rag.runner.VersionParams`) and ``review_<name>:snapshot`` (each review
-    snapshot in ``review.snapshots``, data/reviews/NAME.jsonl). A missing file raises ``OSError`` or an
+    snapshot in ``review.snapshots`` and ``ppi.reviews``, data/reviews/NAME.jsonl) and ``judge_compare:replies``
+    (the tree of the judge_compare stage's stored replies). A missing file raises ``OSError`` or an
     :class:`~assay.core.errors.AssayError`; the gate counts it as changed.
     """
     base = Path(root)
@@ -78,6 +79,10 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
         inputs[f"run_{name}"] = partial(sha256_file, RUN_TABLE.path(base, version=name))
         if (settings or {}).get("source"):
             inputs[f"evaluate_{name}:source"] = partial(sha256_path, base / settings["source"])
-    for name in (params.get("review") or {}).get("snapshots") or []:
+    from assay.judge.matchup import JUDGE_COMPARE_INPUT, REPLIES_DIR
+
+    inputs[JUDGE_COMPARE_INPUT] = lambda: sha256_tree(base / REPLIES_DIR)
+    reviewed = [*((params.get("review") or {}).get("snapshots") or []), *((params.get("ppi") or {}).get("reviews") or [])]
+    for name in reviewed:
         inputs[f"review_{name}:snapshot"] = partial(sha256_file, base / SNAPSHOT_DIR / f"{name}.jsonl")
     return inputs

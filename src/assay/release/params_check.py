@@ -41,6 +41,7 @@ from assay.release.checks import GateParams
 from assay.data.pairs import AgreementParams
 
 from assay.core.paths import InputPaths
+from assay.queue.corrected import CorrectedParams
 from assay.queue.snapshot import ReviewParams
 from assay.relevance.params import RelevanceParams
 from assay.study.params import StudyParams
@@ -60,6 +61,7 @@ SECTIONS: dict[str, type[BaseModel]] = {
     "compare": CompareParams,
     "gate": GateParams,
     "review": ReviewParams,
+    "ppi": CorrectedParams,
     "relevance": RelevanceParams,
     "study": StudyParams,
 }

@@ -13,10 +13,12 @@ from __future__ import annotations
 from assay.core.fmt import md_words
 from assay.artifacts.estimate import Estimate
 from assay.artifacts.registry import (AGREEMENT, BIAS, BIAS_PAGE, CALIBRATION, CALIBRATION_PAGE, COMPARE,
-                                      COMPARE_REPORT, COVERAGE_PAGE, DATASET, DISAGREEMENTS, LEAKAGE, LEAKAGE_REPORT,
-                                      METRIC_NAMES, RAG, REVIEW_PAGE, SPLIT)
+                                      COMPARE_REPORT, CORRECTED, COVERAGE_PAGE, DATASET, DISAGREEMENTS, LEAKAGE,
+                                      LEAKAGE_REPORT, METRIC_NAMES, RAG, REVIEW_PAGE, SPLIT)
 from assay.core.fmt import ci, num
 from assay.release.checks import VERDICTS, Check, exit_code
+from assay.release.detectable import markdown as detectable_markdown
+from assay.release.detectable import threshold_checks
 from assay.release.gather import Evidence
 
 
@@ -104,7 +106,33 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
     else:
         out += _missing(COMPARE.relpath())
     out += ["Small samples give wide intervals: read a difference whose interval spans zero as no evidence of a change.", ""]
+    out += _corrected_section(ev)
+    out += detectable_markdown(threshold_checks(ev.plan, runs[cand])) if ev.plan is not None else []
     return "\n".join(out)
+
+
+def _corrected_section(ev: Evidence) -> list[str]:
+    """The three estimates of the candidate against the baseline side by side (metrics/ppi.json), when the ppi stage ran."""
+    from assay.queue.corrected_report import FIGURES, METHODS, cell, estimates
+
+    if not {"judge", "queue"} <= set(ev.parts):
+        return []
+    out = ["## Judge-corrected estimates (candidate vs baseline, every compared case)", ""]
+    m = ev.metric(CORRECTED)
+    if m is None:
+        return out + _missing(CORRECTED.relpath())
+    out += [f"The judge compared both versions' answers on {m.cases} cases; reviewers labelled {m.labelled} of them, a "
+            "random sample. Judge only is biased by the judge's errors; PPI corrects it with the labels "
+            "(reports/ppi.md has every slice).", "",
+            "| figure | n labelled | N judged | " + " | ".join(METHODS) + " |", "|---|---:|---:|---|---|---|"]
+    for key, title in FIGURES.items():
+        fig = getattr(m, key)
+        if fig is None:
+            continue
+        r = fig.overall
+        cells = [("too few" if r.too_few and name != METHODS[0] else cell(e)) for name, e in estimates(r).items()]
+        out.append(f"| {md_words(title.split(' (')[0])} | {r.n_labelled} | {r.n_judged} | " + " | ".join(cells) + " |")
+    return out + [""]
 
 
 def _review_section(ev: Evidence) -> list[str]:

@@ -1,0 +1,86 @@
+"""reports/ppi.md and the plot rows: the judge-only, human-only and PPI estimates side by side.
+
+Built from metrics/ppi.json only (:class:`~assay.artifacts.corrected.CorrectedMetrics`), so it says
+exactly what the metrics say.
+"""
+
+from __future__ import annotations
+
+from assay.artifacts.corrected import CorrectedFigure, CorrectedMetrics, CorrectedRow
+from assay.artifacts.estimate import Estimate
+from assay.core.fmt import ci, md_words, num
+
+#: The estimate names as the report, the summary and the plot show them.
+METHODS = ("judge only", "human only", "PPI")
+FIGURES = {"win_rate": "Candidate's win rate against the baseline (candidate 1, baseline 0, tie 0.5)",
+           "score": "Candidate's rubric score, rescaled from 1-5 to [0, 1]"}
+
+
+def estimates(r: CorrectedRow) -> dict[str, Estimate]:
+    """The row's three estimates by :data:`METHODS` name."""
+    return dict(zip(METHODS, (r.judge, r.human, r.ppi), strict=True))
+
+
+def cell(e: Estimate) -> str:
+    """``0.612 (95% 0.55 to 0.67)`` or ``n/a``."""
+    return "n/a" if e.value is None else ci(e.value, e.ci_low, e.ci_high)
+
+
+def table(fig: CorrectedFigure) -> list[str]:
+    """One Markdown table: overall, then each task, set and language slice."""
+    lines = ["| slice | n labelled | N judged | judge only | human only | PPI | PPI width / human-only |",
+             "|---|---:|---:|---|---|---|---:|"]
+    rows = [("overall", fig.overall)] + [(f"{kind} {name}", r) for kind, by in
+                                         (("task", fig.by_task), ("set", fig.by_set), ("lang", fig.by_lang))
+                                         for name, r in by.items()]
+    for name, r in rows:
+        if r.too_few:
+            human = ppi = "too few"
+        else:
+            human, ppi = cell(r.human), cell(r.ppi)
+        lines.append(f"| {md_words(name)} | {r.n_labelled} | {r.n_judged} | {cell(r.judge)} | {human} | {ppi} | "
+                     f"{num(r.width_ratio, 2)} |")
+    return lines
+
+
+def width_note(r: CorrectedRow, usable: bool | None) -> str:
+    """What correcting this judge bought or cost in width, against the human-only interval."""
+    if r.too_few or r.width_ratio is None:
+        return "Too few labelled cases overall to compare widths."
+    judge = {True: "The judge is usable (calibration).", False: "The judge is not usable (calibration); it is corrected "
+             "anyway, since PPI stays unbiased whatever the judge's errors.", None: "No calibration record was read."}[usable]
+    change = (f"{(1 - r.width_ratio) * 100:.0f}% narrower" if r.width_ratio < 1
+              else f"{(r.width_ratio - 1) * 100:.0f}% wider")
+    return (f"{judge} The PPI interval is {change} than the human-only one on the same {r.n_labelled} labels "
+            f"(power-tuned lam {num(r.lam, 2)}; lam 0 would give the human-only interval).")
+
+
+def report_markdown(m: CorrectedMetrics, usable: bool | None, sources: list[str]) -> str:
+    """reports/ppi.md."""
+    left = (f"; {m.labelled_unmatched} review(s) of other versions or of answers that have changed since, left out"
+            if m.labelled_unmatched else "")
+    out = ["# Judge-corrected estimates: candidate against baseline", "",
+           f"{m.cases} compared cases; {m.judge_failed} dropped for a failed judge reply; {m.labelled} labelled by reviewers "
+           f"({m.labelled_unjudged} of them without a judge value) from {', '.join(sources) or 'no review snapshot'}"
+           f"{left}. "
+           f"Intervals at level {num(m.level, 2)}; a slice with fewer than {m.min_labelled} labelled cases shows "
+           "\"too few\".", "",
+           "The judge-only interval assumes the judge is right: it is narrow and can be wrong. The human-only one "
+           "uses the reviewed cases alone. PPI corrects the judge's mean by its average error on the reviewed cases. "
+           "The plan may gate on the PPI lower bound (`ppi_win_rate`, `ppi_score`), never on the judge-only figure.", ""]
+    for key, title in FIGURES.items():
+        fig: CorrectedFigure | None = getattr(m, key)
+        out += [f"## {title}", ""]
+        if fig is None:
+            out += ["No review scored the candidate's answer.", ""]
+            continue
+        if key == "score":
+            out += ["The judge gives no rubric score: its judge-only column is empty, and PPI uses its win value "
+                    "as the prediction.", ""]
+        out += table(fig) + ["", width_note(fig.overall, usable), ""]
+    return "\n".join(out)
+
+
+def plot_rows(m: CorrectedMetrics) -> list[tuple[str, float | None, float | None, float | None, int]]:
+    """Rows of the win-rate plot: ``(estimate, win_rate, low, high, n)`` for each of :data:`METHODS`."""
+    return [(name, e.value, e.ci_low, e.ci_high, e.n) for name, e in estimates(m.win_rate.overall).items()]

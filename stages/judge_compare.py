@@ -1,0 +1,56 @@
+"""DVC stage `judge_compare`: the judge compares the baseline's and the candidate's answer on every case.
+
+Reads params ``judge.kind``, ``judge.preset``, ``judge.openai``, ``judge.prompt_version``, ``compare.baseline``,
+``compare.candidate``, ``inputs.cases`` and ``inputs.prompts``, the two versions' run tables and the
+prompt file in use. Asks every case both runs answered differently, in both orders (``assay.judge.matchup``) and
+writes, under data/derived/judge_compare/ (committed, ``cache: false``): judge.json (the judge's
+identity before any reply, its key order and the input hashes) and ``pairwise_v<N>.jsonl`` (one row
+per case and order); metrics/judge_compare.json (item and status counts) and
+reports/provenance/judge_compare.json. The ``ppi`` stage and ``assay queue create --from compare``
+replay the replies. With ``judge.kind: openai`` it needs the endpoint and its key.
+"""
+
+
+def main() -> None:
+    from pathlib import Path
+
+    from assay.artifacts.judge import JudgeRunMetrics
+    from assay.artifacts.provenance import provenance as record
+    from assay.artifacts.registry import JUDGE_COMPARE, RUN_TABLE, write_record
+    from assay.core.io import sha256_file, write_json, write_jsonl
+    from assay.core.params import load_section
+    from assay.core.paths import input_paths
+    from assay.core.provenance import provenance
+    from assay.data.cases import load_cases
+    from assay.judge.factory import JudgeParams, make_judge
+    from assay.judge.matchup import REPLIES_DIR, asked, matchups, replies_path
+    from assay.judge.prompts import load_prompt
+    from assay.judge.replies import IDENTITY_FILE, ask, run_counts, status_line
+    from assay.rag.compare import CompareParams, replies
+
+    params = load_section("judge", JudgeParams)
+    names = load_section("compare", CompareParams)
+    paths = input_paths()
+    runs = {name: RUN_TABLE.relpath(version=name) for name in (names.baseline, names.candidate)}
+    items = matchups(load_cases(paths.cases), replies(runs[names.baseline]), replies(runs[names.candidate]))
+    prompt = load_prompt(params.prompt_file(paths.prompts))
+    judge = make_judge(params)
+    identity = judge.identity  # before any reply: what params alone determine
+    rows = ask(judge, identity, asked(items), prompt, both_orders=True)
+    out = replies_path(prompt)
+    write_jsonl(out, [r.row() for r in rows])
+    for stale in set(Path(REPLIES_DIR).glob("*.jsonl")) - {out}:  # a prompt version no longer in use
+        stale.unlink()
+    inputs = {"cases_file": sha256_file(paths.cases), **{f"run_{k}": sha256_file(v) for k, v in runs.items()}}
+    write_json(Path(REPLIES_DIR) / IDENTITY_FILE, {"judge": identity, "judge_keys": list(identity), **provenance(**inputs)})
+    print(f"judge_compare: {len(items)} cases, {len(items) - len(asked(items))} with identical answers (a tie, not asked); "
+          f"{status_line(prompt, rows)}")
+    write_record(JUDGE_COMPARE, JudgeRunMetrics(**run_counts(judge, rows)),
+                 record(settings={"judge": identity, "baseline": names.baseline, "candidate": names.candidate},
+                        prompt=prompt.sha, **inputs))
+
+
+if __name__ == "__main__":
+    from assay.core.stage import run_stage
+
+    run_stage("judge_compare", main)

@@ -1,0 +1,163 @@
+"""The ppi stage's estimates: its committed numbers against ppi-python and scipy, the "too few" slice,
+the hard fill refused as the labelled sample, and the plan and gate on the corrected figures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import ppi_py  # the oracle: in the test extra, pinned in constraints.txt; never skipped
+import pytest
+from scipy import stats
+
+from assay.artifacts.corrected import CorrectedMetrics
+from assay.artifacts.registry import CORRECTED
+from assay.data.plan import load_plan
+from assay.queue.corrected import Case, CorrectedParams, corrected_metrics
+from assay.queue.corrected_report import report_markdown
+from assay.queue.labelled import BiasedSample, labelled_cases
+from assay.queue.snapshot import read_snapshot
+from assay.release.checks import metric_checks
+from assay.stats.ppi import ppi_mean_ci
+
+ROOT = Path(__file__).resolve().parents[1]
+SNAPSHOT = ROOT / "data/reviews/compare_demo.jsonl"
+_AB = {"first": "a", "second": "b", "tie": "tie"}  # order ab: a shown first
+_BA = {"first": "b", "second": "a", "tie": "tie"}
+
+
+def _stage_inputs() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Re-derive the stage's overall win-rate data from the committed files alone (no run table, no assay code):
+    the judge's label per case from its stored replies (both orders must agree, else a tie; a case not asked,
+    with identical answers, a tie) and the reviewers' choice from the snapshot (b, the candidate, 1)."""
+    labels: dict[str, dict[str, str]] = {}
+    for line in (ROOT / "data/derived/judge_compare/pairwise_v2.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        assert row["status"] == "ok"
+        labels.setdefault(row["pair"], {})[row["order"]] = (_AB if row["order"] == "ab" else _BA)[row["winner"]]
+    win = {"b": 1.0, "a": 0.0, "tie": 0.5}
+    cases = [json.loads(line)["id"] for line in (ROOT / "data/cases.jsonl").read_text(encoding="utf-8").splitlines()]
+    judge = {c: win[o["ab"]] if o["ab"] == o["ba"] else 0.5 for c, o in labels.items()}
+    judge.update({c: 0.5 for c in cases if c not in labels})
+    lines = SNAPSHOT.read_text(encoding="utf-8").splitlines()[1:]
+    human = {r["item"]: win[r["choice"]] for r in map(json.loads, lines)}
+    ids = sorted(human)
+    y = np.array([human[i] for i in ids])
+    yhat = np.array([judge[i] for i in ids])
+    unlabelled = np.array([judge[i] for i in sorted(judge) if i not in human])
+    return y, yhat, unlabelled
+
+
+def test_committed_win_rate_matches_ppi_python_and_scipy():
+    m = CORRECTED.read(ROOT)
+    y, yhat, u = _stage_inputs()
+    r = m.win_rate.overall
+    assert (r.n_labelled, r.n_judged) == (len(y), len(y) + len(u)) == (60, 176)
+    # the point estimate and the tuned lam are ppi-python's (its lam=None tunes the same way)
+    assert r.ppi.value == pytest.approx(float(ppi_py.ppi_mean_pointestimate(y, yhat, u)[0]), abs=1e-9)
+    # the stage's interval is the small-sample one: ddof-1 variances and Student t with n - 1 df, by hand
+    lam = r.lam
+    se = np.sqrt(lam**2 * np.var(u, ddof=1) / len(u) + np.var(y - lam * yhat, ddof=1) / len(y))
+    half = stats.t.ppf(0.975, len(y) - 1) * se
+    assert (r.ppi.ci_low, r.ppi.ci_high) == pytest.approx((r.ppi.value - half, r.ppi.value + half), abs=1e-9)
+    # with the same data, the z interval is exactly ppi-python's 95% one (its alpha default is 0.1)
+    z = ppi_mean_ci(y, yhat, u, level=0.95, interval="z")
+    low, high = ppi_py.ppi_mean_ci(y, yhat, u, alpha=0.05)
+    assert (z.low, z.high) == pytest.approx((float(low[0]), float(high[0])), abs=1e-9)
+    # human only: Student t on the labels; judge only: Student t on every judged case
+    assert (r.human.ci_low, r.human.ci_high) == pytest.approx(stats.t.interval(0.95, len(y) - 1, y.mean(), stats.sem(y)), abs=1e-9)
+    every = np.concatenate([yhat, u])
+    assert (r.judge.ci_low, r.judge.ci_high) == pytest.approx(
+        stats.t.interval(0.95, len(every) - 1, every.mean(), stats.sem(every)), abs=1e-9)
+    assert r.width_ratio == pytest.approx((r.ppi.ci_high - r.ppi.ci_low) / (r.human.ci_high - r.human.ci_low))
+
+
+def _case(i: int, task: str, judge: float, human: float | None) -> Case:
+    return Case(f"c{i}", {"task": task, "set": "golden", "lang": "en"}, judge, human, None)
+
+
+def test_a_slice_under_min_labelled_says_too_few():
+    rng = np.random.default_rng(3)
+    cases = [_case(i, "lookup", float(rng.integers(0, 2)), float(rng.integers(0, 2)) if i < 20 else None) for i in range(60)]
+    cases += [_case(100 + i, "multi_fact", 1.0, 1.0 if i < 3 else None) for i in range(10)]  # 3 labelled < 5
+    cases.append(Case("failed", {"task": "lookup", "set": "golden", "lang": "en"}, None, 1.0, None))  # judge reply failed
+    m = corrected_metrics(cases, CorrectedParams(min_labelled=5), left_out=2)
+    few = m.win_rate.by_task["multi_fact"]
+    assert few.too_few == 1 and few.n_labelled == 3 and few.human.value is None and few.ppi.value is None
+    assert few.judge.value == 1.0 and few.judge.n == 10   # the judge-only estimate is still shown
+    assert m.win_rate.by_task["lookup"].too_few == 0 and m.win_rate.by_task["lookup"].n_labelled == 20
+    assert (m.judge_failed, m.labelled, m.labelled_unjudged, m.labelled_unmatched) == (1, 24, 1, 2)
+    assert m.score is None  # no review scored
+    page = report_markdown(m, usable=False, sources=["x.jsonl"])
+    assert "| task multi_fact | 3 | 10 | 1.000 (95% interval 1.000 to 1.000) | too few | too few | n/a |" in page
+    assert "The judge is not usable (calibration); it is corrected anyway" in page
+
+
+def test_a_hard_fill_is_refused_as_the_labelled_sample():
+    snap = read_snapshot(SNAPSHOT)
+    hard = snap.model_copy(update={"queue": snap.queue.model_copy(update={"fill": "hard"})})
+    with pytest.raises(BiasedSample, match=r"compare_demo.*is a hard fill.*not a random sample.*--fill random"):
+        labelled_cases([("data/reviews/hard.jsonl", hard)], "baseline", "candidate")
+    labelled, other = labelled_cases([("data/reviews/compare_demo.jsonl", snap)], "baseline", "candidate")
+    assert (len(labelled), other) == (60, 0)
+    # reviews of another comparison label nothing here: left out and counted, the stage still runs
+    assert labelled_cases([("data/reviews/compare_demo.jsonl", snap)], "prod", "candidate") == ([], 60)
+
+
+def test_a_review_of_an_answer_that_has_changed_since_labels_nothing():
+    from assay.judge.matchup import Matchup
+    from assay.queue.corrected import join
+    from assay.queue.labelled import LabelledCase
+
+    items = [Matchup(id=f"c{i}", case_question="q", facts=(), a="old", b=f"cand {i}", task="lookup", set="golden",
+                     lang="en") for i in range(3)]
+    labelled = [LabelledCase(id="c0", a="old", b="cand 0", win=1.0, score=None, reviews=1),
+                LabelledCase(id="c1", a="old", b="an earlier candidate answer", win=0.0, score=None, reviews=1),
+                LabelledCase(id="gone", a="x", b="y", win=0.5, score=None, reviews=1)]
+    cases, left_out = join(items, [0.5, 0.5, 0.5], labelled)
+    assert [c.human_win for c in cases] == [1.0, None, None] and left_out == 2
+
+
+def _plan(tmp_path: Path, name: str, threshold: float = 0.5) -> Path:
+    text = (ROOT / "data/plan.yaml").read_text(encoding="utf-8")
+    text = text.replace("metrics:\n", f"metrics:\n  - name: {name}\n    family: correctness\n    gate: block\n"
+                                      f"    threshold: {threshold}\n    direction: higher\n", 1)
+    path = tmp_path / "plan.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_the_plan_refuses_a_judge_only_gate_metric(tmp_path):
+    from assay.core.errors import InputError
+
+    with pytest.raises(InputError, match=r"plan.yaml:\d+: field 'metrics.0.name'.*judge_win_rate is the judge's own estimate"
+                                         r".*ppi_win_rate"):
+        load_plan(_plan(tmp_path, "judge_win_rate"))
+
+
+@pytest.mark.parametrize(("threshold", "status"), [(0.45, "pass"), (0.55, "fail")])
+def test_the_gate_reads_the_ppi_lower_bound(tmp_path, threshold, status):
+    plan = load_plan(_plan(tmp_path, "ppi_win_rate", threshold))
+    m = CORRECTED.read(ROOT)
+    low = m.win_rate.overall.ppi.ci_low  # 0.492 on the demo: the point estimate 0.575 would pass both
+    check = next(c for c in metric_checks(plan, None, None, "candidate", m) if c.name.startswith("ppi_win_rate"))
+    assert (check.status, check.value) == (status, low)
+    assert "PPI lower bound" in check.name
+    missing = next(c for c in metric_checks(plan, None, None, "candidate", None) if c.name.startswith("ppi_win_rate"))
+    assert missing.status == "missing"
+    few = CorrectedMetrics.model_validate({**m.model_dump(), "min_labelled": 100, "win_rate": {
+        **m.win_rate.model_dump(), "overall": {**m.win_rate.overall.model_dump(), "too_few": 1}}})
+    assert next(c for c in metric_checks(plan, None, None, "candidate", few) if c.name.startswith("ppi")).detail == \
+        "too few labelled cases (60 < 100)"
+
+
+@pytest.mark.parametrize(("parts", "stages"), [
+    (("core", "judge"), {"judge_compare"}), (("core", "queue"), set()), (("core", "judge", "queue"), {"judge_compare", "ppi"})])
+def test_the_ppi_stage_needs_both_the_judge_and_the_queue_part(parts, stages):
+    import yaml
+
+    from assay.pipeline.generate import dvc_yaml
+
+    found = set(yaml.safe_load(dvc_yaml(parts, "source"))["stages"]) & {"judge_compare", "ppi"}
+    assert found == stages
