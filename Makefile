@@ -18,9 +18,9 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 # the relevance study reads its evidence from $ASSAY_EVIDENCE_ROOT (the demo's is synthetic and committed);
-# `assay relevance intake` first locks what people handed in there, so `dvc repro` sees edited evidence
+# `assay study intake` first locks what people handed in there, so `dvc repro` sees edited evidence
 repro: $(STAMP)
-	ASSAY_EVIDENCE_ROOT="$${ASSAY_EVIDENCE_ROOT:-$(CURDIR)/data/relevance/evidence.synthetic}" $(BIN)/assay relevance intake
+	ASSAY_EVIDENCE_ROOT="$${ASSAY_EVIDENCE_ROOT:-$(CURDIR)/data/relevance/evidence.synthetic}" $(BIN)/assay study intake
 	ASSAY_EVIDENCE_ROOT="$${ASSAY_EVIDENCE_ROOT:-$(CURDIR)/data/relevance/evidence.synthetic}" $(BIN)/dvc repro
 	$(BIN)/assay summary
 

@@ -72,7 +72,7 @@ def bench_measures() -> None:
 def bench_modes() -> None:
     from assay.relevance.modes.runner import run_mode
     from assay.relevance.params import RelevanceParams
-    from assay.relevance.study import load_documents, load_queries
+    from assay.relevance.corpus import load_documents, load_queries
 
     params = RelevanceParams(latency="measured")
     docs = load_documents(str(ROOT / params.corpus))

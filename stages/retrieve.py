@@ -19,7 +19,7 @@ def main(mode: str) -> None:
     from assay.relevance.manifest import build_manifest
     from assay.relevance.modes.runner import run_mode
     from assay.relevance.params import RelevanceParams
-    from assay.relevance.study import load_documents, load_queries
+    from assay.relevance.corpus import load_documents, load_queries
     from assay.relevance.trec import write_run
 
     params = load_section("relevance", RelevanceParams)

@@ -18,7 +18,7 @@ def main() -> None:
     from assay.core.provenance import provenance
     from assay.relevance.params import RelevanceParams
     from assay.relevance.scoring import comparison_metrics, read_modes, score_modes, summary_markdown
-    from assay.relevance.study import load_documents, load_queries
+    from assay.relevance.corpus import load_documents, load_queries
     from assay.relevance.thresholds import load_thresholds
     from assay.relevance.trec import read_qrels
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 
 def main() -> None:
-    from assay.study.formats import packet_name
-    from assay.study.freeze import bundle_step
+    from assay.study.evidence import packet_name
+    from assay.study.bundle import bundle_step
     from assay.study.received import per_split
-    from assay.study.receipt import RECEIPT
+    from assay.study.evidence import RECEIPT
     from assay.study.records import record_step
 
     record_step("bundle", bundle_step, received=("judgments",),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 
 def main() -> None:
-    from assay.study.formats import packet_name
+    from assay.study.evidence import packet_name
     from assay.study.judgments import check_step
     from assay.study.received import per_split
     from assay.study.records import record_step

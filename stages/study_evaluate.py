@@ -15,9 +15,9 @@ def main() -> None:
     from assay.core.params import load_section
     from assay.relevance.params import RelevanceParams
     from assay.relevance.thresholds import load_thresholds
-    from assay.study.formats import run_names
+    from assay.study.evidence import run_names
     from assay.study.manifest import BOUND_RECEIVED, BOUND_WRITTEN
-    from assay.study.outcome import evaluate_step
+    from assay.study.evaluation import evaluate_step
     from assay.study.received import per_split
     from assay.study.records import record_step
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 def main() -> None:
     from assay.core.params import load_section
     from assay.relevance.params import RelevanceParams
-    from assay.study.candidates import pool_step
-    from assay.study.formats import QUERIES, SPLIT_FILE
+    from assay.study.pooling import pool_step
+    from assay.study.evidence import QUERIES, SPLIT_FILE
     from assay.study.received import per_split
     from assay.study.records import record_step
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 
 def main() -> None:
-    from assay.study.freeze import qrels_step
+    from assay.study.qrels import qrels_step
     from assay.study.manifest import BOUND_RECEIVED, BOUND_WRITTEN
     from assay.study.records import record_step
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 def main() -> None:
     from assay.core.params import load_section
-    from assay.study.freeze import receipt_step
+    from assay.study.receipt import receipt_step
     from assay.study.params import StudyParams
     from assay.study.records import record_step
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 def main() -> None:
     from assay.core.params import load_section
     from assay.relevance.params import RelevanceParams
-    from assay.study.formats import QUERIES, packet_name
+    from assay.study.evidence import QUERIES, packet_name
     from assay.study.received import per_split
     from assay.study.records import record_step
-    from assay.study.screening import scan_step
+    from assay.study.scan import scan_step
 
     modes = load_section("relevance", RelevanceParams).modes
     record_step("scan", lambda study, root: scan_step(study, root, modes),

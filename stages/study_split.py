@@ -11,7 +11,7 @@ from __future__ import annotations
 
 
 def main() -> None:
-    from assay.study.intake import split_step
+    from assay.study.split import split_step
     from assay.study.records import record_step
 
     record_step("split", split_step, received=("inputs",))

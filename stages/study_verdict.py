@@ -25,7 +25,7 @@ def main() -> None:
     from assay.relevance.params import RelevanceParams
     from assay.study.evidence import redacting
     from assay.study.manifest import BOUND_RECEIVED, BOUND_WRITTEN
-    from assay.study.outcome import verdict_step
+    from assay.study.verdict import verdict_step
     from assay.study.params import StudyParams
     from assay.study.protocol import STUDY_FILE, evidence_root, load_study
     from assay.study.received import require_produced, require_received

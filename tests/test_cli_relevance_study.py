@@ -1,4 +1,4 @@
-"""`assay relevance receipt | validate | open-holdout | verdict`: exit codes, output, and the root never shown."""
+"""`assay study receipt | validate | open-holdout | verdict`: exit codes, output, and the root never shown."""
 
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ def test_verdict_without_a_verdict_is_missing_and_changed_thresholds_after_openi
 def test_every_study_subcommand_has_help(capsys):
     for name in ("intake", "receipt", "validate", "open-holdout", "verdict"):
         with pytest.raises(SystemExit) as done:
-            main(["relevance", name, "--help"])
+            main(["study", name, "--help"])
         assert done.value.code == 0
         assert len(capsys.readouterr().out) > 200
 
@@ -99,7 +99,7 @@ def test_every_study_subcommand_has_help(capsys):
 def test_intake_locks_the_received_files_and_check_lists_each_difference(study, capsys):
     repo, secret = study
     code, out, err = run(capsys, "relevance", "intake", "--check")
-    assert code == 2 and "data/relevance/received.json: not found" in err and "assay relevance intake" in err
+    assert code == 2 and "data/relevance/received.json: not found" in err and "assay study intake" in err
     code, out, _ = run(capsys, "relevance", "intake")
     assert code == 0 and out.splitlines()[-1] == "data/relevance/received.json: 7 received file(s) (1 absent), 7 changed; " \
                                                    "run `dvc repro`, then commit the lock and dvc.lock"
@@ -113,7 +113,7 @@ def test_intake_locks_the_received_files_and_check_lists_each_difference(study, 
     assert code == 1 and err.splitlines() == [
         "$ASSAY_EVIDENCE_ROOT/development/decisions.jsonl: differs from data/relevance/received.json",
         "$ASSAY_EVIDENCE_ROOT/sealed_holdout/judgments_A.jsonl: differs from data/relevance/received.json",
-        "2 received file(s) differ from data/relevance/received.json: run `assay relevance intake`, then `dvc repro`"]
+        "2 received file(s) differ from data/relevance/received.json: run `assay study intake`, then `dvc repro`"]
     assert (repo / "data/relevance/received.json").read_bytes() == lock  # --check writes nothing
     code, out, _ = run(capsys, "relevance", "intake")
     assert code == 0 and "  changed: $ASSAY_EVIDENCE_ROOT/sealed_holdout/judgments_A.jsonl" in out
@@ -124,7 +124,7 @@ def test_intake_locks_the_received_files_and_check_lists_each_difference(study, 
 def test_open_holdout_updates_the_opening_entry_of_the_lock(study, capsys):
     repo, secret = study
     code, out, _ = run(capsys, "relevance", "open-holdout", "--decided-by", "CRD-01", "--reason", "rc frozen")
-    assert code == 0 and "data/relevance/received.json not found: run `assay relevance intake`" in out
+    assert code == 0 and "data/relevance/received.json not found: run `assay study intake`" in out
     (secret / "opening.json").unlink()
     run(capsys, "relevance", "intake")
     code, out, _ = run(capsys, "relevance", "open-holdout", "--decided-by", "CRD-01", "--reason", "rc frozen")

@@ -77,7 +77,7 @@ LINES = [line for text in TEXT.values() for line in text.splitlines()]
 
 def test_the_parser_walk_finds_nested_commands_and_their_arguments():
     names = {c.name for c in COMMANDS}
-    assert {"assay validate", "assay queue", "assay queue create", "assay relevance verdict"} <= names
+    assert {"assay validate", "assay queue", "assay queue create", "assay study verdict"} <= names
     create = next(c for c in COMMANDS if c.name == "assay queue create")
     assert {"NAME", "--from", "--lease-seconds"} & {a.name for a in create.arguments} == {"NAME", "--from"}
 

@@ -1,5 +1,5 @@
 """End-to-end: the study's first stages under the real `dvc repro`, on evidence in a randomly named root:
-the received-evidence lock (`assay relevance intake`), each stage's check of the files it reads, and
+the received-evidence lock (`assay study intake`), each stage's check of the files it reads, and
 the privacy check: nothing any command or stage wrote, printed or logged holds the root's value."""
 
 from __future__ import annotations
@@ -96,16 +96,16 @@ def test_a_changed_judgment_needs_the_intake_then_reruns_check_and_what_depends_
     j.write_text("\n".join([json.dumps(row), *lines[1:]]) + "\n", encoding="utf-8")
     # DVC cannot see the root: nothing to do until the intake; the check says what differs
     assert run([DVC, "status", "downstream"], clone, root, log).stdout.strip() == UP_TO_DATE
-    check = run([ASSAY, "relevance", "intake", "--check"], clone, root, log)
+    check = run([ASSAY, "study", "intake", "--check"], clone, root, log)
     assert check.returncode == 1
     assert check.stderr.splitlines()[0] == f"${ENV}/development/judgments_A.jsonl: differs from {LOCK}"
     # a forced run refuses to read the changed file and keeps the record
     forced = run([DVC, "repro", "-f", "-s", "study_check"], clone, root, log)
     assert forced.returncode != 0
     assert (f"${ENV}/development/judgments_A.jsonl: differs from the SHA-256 in {LOCK} "
-            "(fix: run `assay relevance intake`, then `dvc repro`)") in forced.stderr
+            "(fix: run `assay study intake`, then `dvc repro`)") in forced.stderr
     assert json.loads((clone / "reports/relevance/study/check.json").read_text(encoding="utf-8")) == before
-    assert run([ASSAY, "relevance", "intake"], clone, root, log).returncode == 0
+    assert run([ASSAY, "study", "intake"], clone, root, log).returncode == 0
     changed = run([DVC, "repro", "downstream"], clone, root, log)
     assert changed.returncode == 0, changed.stderr
     ran = {line.split("'")[1] for line in changed.stdout.splitlines() if line.startswith("Running stage")}
@@ -124,7 +124,7 @@ def test_an_incomplete_judgment_file_fails_check_and_keeps_the_record(study, tmp
     j = root / "sealed_holdout/judgments_B.jsonl"
     lines = j.read_text(encoding="utf-8").splitlines()
     j.write_text("\n".join(lines[:2] + lines[3:] + [lines[0]]) + "\n", encoding="utf-8")  # drop line 3, repeat line 1
-    assert run([ASSAY, "relevance", "intake"], clone, root, log).returncode == 0
+    assert run([ASSAY, "study", "intake"], clone, root, log).returncode == 0
     proc = run([DVC, "repro", "-s", "study_check"], clone, root, log)
     assert proc.returncode != 0
     err = proc.stderr
@@ -154,14 +154,14 @@ def test_privacy_no_file_output_or_log_holds_the_root(study, tmp_path):
     clone, root, log, _ = study
     log = list(log)
     dev = root / "development"
-    assert run([ASSAY, "relevance", "scan", str(dev / "packet_A.jsonl")], clone, root, log).returncode == 0
+    assert run([ASSAY, "study", "scan", str(dev / "packet_A.jsonl")], clone, root, log).returncode == 0
     for split in ("development", "sealed_holdout"):  # every file an annotator or the arbiter receives, and the rest
         for f in sorted((root / split).iterdir()):  # but the runs/ folder: the coordinator's runs name their modes
             if f.is_file():
-                assert run([ASSAY, "relevance", "scan", str(f)], clone, root, log).returncode == 0, f.name
-    runs = run([ASSAY, "relevance", "scan", str(dev / "runs")], clone, root, log)
+                assert run([ASSAY, "study", "scan", str(f)], clone, root, log).returncode == 0, f.name
+    runs = run([ASSAY, "study", "scan", str(dev / "runs")], clone, root, log)
     assert runs.returncode == 1 and " mode" in runs.stdout  # the scan does see them
-    assert run([ASSAY, "relevance", "check", str(dev / "judgments_A.jsonl"), "--packet", str(dev / "packet_A.jsonl")],
+    assert run([ASSAY, "study", "check", str(dev / "judgments_A.jsonl"), "--packet", str(dev / "packet_A.jsonl")],
                clone, root, log).returncode == 0
     # failing commands print paths and messages too: a bad judgments file, a planted secret, a missing path
     broken = root / "broken.jsonl"
@@ -169,16 +169,16 @@ def test_privacy_no_file_output_or_log_holds_the_root(study, tmp_path):
     planted = root / "planted.txt"
     planted.write_text("token ghp_1234567890abcdefghijklmnopqrstuvwxyzAB\n", encoding="utf-8")
     try:
-        assert run([ASSAY, "relevance", "check", str(broken), "--packet", str(dev / "packet_A.jsonl")], clone, root, log).returncode == 1
-        assert run([ASSAY, "relevance", "scan", str(planted)], clone, root, log).returncode == 1
-        assert run([ASSAY, "relevance", "scan", str(root / "absent")], clone, root, log).returncode == 2
-        assert run([ASSAY, "relevance", "check", str(root / "absent.jsonl"), "--packet", str(dev / "packet_A.jsonl")],
+        assert run([ASSAY, "study", "check", str(broken), "--packet", str(dev / "packet_A.jsonl")], clone, root, log).returncode == 1
+        assert run([ASSAY, "study", "scan", str(planted)], clone, root, log).returncode == 1
+        assert run([ASSAY, "study", "scan", str(root / "absent")], clone, root, log).returncode == 2
+        assert run([ASSAY, "study", "check", str(root / "absent.jsonl"), "--packet", str(dev / "packet_A.jsonl")],
                    clone, root, log).returncode == 1
         assert run([sys.executable, "stages/study_check.py"], clone, root, log).returncode == 0
-        assert run([ASSAY, "relevance", "intake", "--check"], clone, root, log).returncode == 0
-        assert run([ASSAY, "relevance", "intake"], clone, root, log).returncode == 0
+        assert run([ASSAY, "study", "intake", "--check"], clone, root, log).returncode == 0
+        assert run([ASSAY, "study", "intake"], clone, root, log).returncode == 0
         (dev / "decisions.jsonl").rename(dev / "decisions.moved")
-        assert run([ASSAY, "relevance", "intake", "--check"], clone, root, log).returncode == 1
+        assert run([ASSAY, "study", "intake", "--check"], clone, root, log).returncode == 1
         assert run([sys.executable, "stages/study_check.py"], clone, root, log).returncode == 0  # reads no decision
         assert run([sys.executable, "stages/study_qrels.py"], clone, root, log).returncode != 0
     finally:
@@ -198,11 +198,11 @@ def test_privacy_no_file_output_or_log_holds_the_root(study, tmp_path):
 
 def test_judgments_not_handed_in_yet_are_waiting_not_an_error_through_the_verdict(study, tmp_path):
     """An annotator who has not handed in: `dvc repro` of the study succeeds, every later record and the
-    verdict say what the study waits for, and `assay relevance verdict` exits 3 (the gate never reads it)."""
+    verdict say what the study waits for, and `assay study verdict` exits 3 (the gate never reads it)."""
     clone, root = copy_of(study, tmp_path)
     log: list[str] = []
     (root / "sealed_holdout/judgments_B.jsonl").unlink()
-    assert run([ASSAY, "relevance", "intake"], clone, root, log).returncode == 0
+    assert run([ASSAY, "study", "intake"], clone, root, log).returncode == 0
     proc = run([DVC, "repro", "study_verdict"], clone, root, log)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for name in ("check", "receipt", "bundle", "qrels", "evaluation"):
@@ -210,7 +210,7 @@ def test_judgments_not_handed_in_yet_are_waiting_not_an_error_through_the_verdic
         assert record["waiting"] == ["sealed_holdout/judgments_B.jsonl"], name
     verdict = json.loads((clone / "metrics/relevance/verdict.json").read_text(encoding="utf-8"))
     assert verdict["waiting"] == 1 and verdict["passed"] == 0
-    said = run([ASSAY, "relevance", "verdict"], clone, root, log)
+    said = run([ASSAY, "study", "verdict"], clone, root, log)
     assert said.returncode == 3, said.stdout + said.stderr
     assert ("relevance study verdict: waiting: waiting for 1 file(s) not handed in yet: "
             "sealed_holdout/judgments_B.jsonl") in said.stdout

@@ -44,7 +44,7 @@ def test_an_unchanged_study_is_not_recomputed(repro_copy):
 
 
 def gate_row(root, monkeypatch) -> tuple[int, dict]:
-    """`assay relevance verdict` with the evidence root set: exit code, status and detail."""
+    """`assay study verdict` with the evidence root set: exit code, status and detail."""
     monkeypatch.setenv("ASSAY_EVIDENCE_ROOT", str(root / DEMO))
     proc = run([str(BIN / "assay"), "relevance", "verdict"], root, check=False)
     said = proc.stdout + proc.stderr

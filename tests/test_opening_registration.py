@@ -68,13 +68,13 @@ def test_relevance_verdict_refuses_a_reregistered_opening(reopened, capsys, monk
     root, opened = reopened
     monkeypatch.delenv(ENV, raising=False)
     monkeypatch.chdir(root)
-    assert main(["relevance", "verdict", "--root", str(root)]) == 2
+    assert main(["study", "verdict", "--root", str(root)]) == 2
     err = capsys.readouterr().err
     assert LOCK in err and opened[:12] in err and "recorded once" in err and "bbbbbbbbbbbb" in err
 
 
 def test_the_verdict_stage_step_refuses_before_reading_anything(reopened, monkeypatch):
-    from assay.study.outcome import verdict_step
+    from assay.study.verdict import verdict_step
 
     root, opened = reopened
     monkeypatch.chdir(root)
@@ -97,7 +97,7 @@ def test_without_git_the_verdict_says_so_and_goes_on(reopened, capsys, monkeypat
     monkeypatch.setenv("PATH", str(root / "no-such-bin"))  # no git program to run
     note = require_registered_opening(root)
     assert note.startswith("(opening history not checked: git cannot be run")
-    assert main(["relevance", "verdict", "--root", str(root)]) == 2  # no verdict in this toy repository: missing
+    assert main(["study", "verdict", "--root", str(root)]) == 2  # no verdict in this toy repository: missing
     out = capsys.readouterr()
     assert "opening history not checked: git cannot be run" in out.out and "recorded once" not in out.out + out.err
 

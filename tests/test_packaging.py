@@ -203,10 +203,10 @@ def test_the_demo_with_every_part_from_the_wheel_reproduces_verifies_and_decides
     root = tmp_path / "nodinet"
     sh(["assay", "init", str(root), "--parts", "core,judge,queue,retrieval,study", "--example", "demo"], tmp_path, env)
     denv = {**env, "ASSAY_EVIDENCE_ROOT": str(root / "data/relevance/evidence.synthetic")}
-    sh(["assay", "relevance", "intake"], root, denv)
+    sh(["assay", "study", "intake"], root, denv)
     sh(["dvc", "repro", "-q"], root, denv)
     assert sh(["assay", "gate"], root, env, check=False).returncode == 1  # the demo fails by design
-    assert sh(["assay", "relevance", "verdict"], root, denv, check=False).returncode == 1  # synthetic evidence
+    assert sh(["assay", "study", "verdict"], root, denv, check=False).returncode == 1  # synthetic evidence
     sh(["git", "add", "-A"], root, env)
     sh(["git", "commit", "-qm", "demo"], root, env)
     verified = sh(["assay", "verify"], root, env)

@@ -9,7 +9,7 @@ from assay.relevance.measures import order
 from assay.relevance.modes.runner import run_mode
 from assay.relevance.modes.text import content_words
 from assay.relevance.params import RelevanceParams
-from assay.relevance.study import StudyDocument, StudyQuery
+from assay.relevance.corpus import StudyDocument, StudyQuery
 
 # Bangla topics whose words carry vowel signs (U+09BE..U+09CC) and the virama (U+09CD), which are
 # not \w: the old (?u)\b\w\w+\b pattern cut them into fragments shared across topics.

@@ -10,7 +10,7 @@ from assay.relevance.modes.hybrid import ranks, rrf
 from assay.relevance.modes.reranked import overlap_score
 from assay.relevance.modes.runner import run_mode
 from assay.relevance.params import RelevanceParams
-from assay.relevance.study import StudyDocument, StudyQuery
+from assay.relevance.corpus import StudyDocument, StudyQuery
 from assay.relevance.measures import order
 
 TOPICS = ["router replacement fee", "esim activation time", "roaming day pass price", "static address setup",

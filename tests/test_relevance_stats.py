@@ -11,7 +11,7 @@ from assay.relevance.answers import answer_rates, answer_table, support
 from assay.relevance.comparison import paired_tests
 from assay.relevance.intervals import mean_interval, proportion_interval, quantile_interval
 from assay.relevance.manifest import ManifestMismatch, build_manifest, check_same
-from assay.relevance.study import StudyDocument, StudyQuery
+from assay.relevance.corpus import StudyDocument, StudyQuery
 from assay.relevance.trec import Run
 
 

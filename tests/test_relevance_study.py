@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from assay.core.errors import InputError
-from assay.relevance.study import load_documents, load_queries
+from assay.relevance.corpus import load_documents, load_queries
 from assay.relevance.trec import read_qrels
 
 from conftest import ROOT

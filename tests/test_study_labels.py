@@ -11,7 +11,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from assay.relevance.params import RelevanceParams
 from assay.relevance.scoring import ModeInput
-from assay.relevance.study import StudyDocument, StudyQuery
+from assay.relevance.corpus import StudyDocument, StudyQuery
 from assay.relevance.thresholds import Threshold
 from assay.relevance.trec import Qrels, Run
 from assay.study.evaluation import evaluate_split

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from assay.relevance.study import StudyDocument, StudyQuery
+from assay.relevance.corpus import StudyDocument, StudyQuery
 from assay.relevance.trec import run_from_rankings
 from assay.study import pooling
 from assay.study.packets import PacketMismatch, packet_rows, require_identical, write_packets
@@ -102,10 +102,44 @@ def test_pooling_from_one_mode_alone_is_refused(tmp_path):
     from assay.core.errors import InputError
     from assay.relevance.params import RelevanceParams
     from assay.study.evidence import EvidenceRoot
-    from assay.study.candidates import pool_step
+    from assay.study.pooling import pool_step
     from assay.study.protocol import STUDY_FILE, load_study
 
     root = Path(__file__).resolve().parents[1]
     with pytest.raises(InputError, match="relevance.modes"):
         pool_step(load_study(root / STUDY_FILE), EvidenceRoot(tmp_path), RelevanceParams(modes=["lexical"]))
     assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_a_real_study_measures_every_modes_latency_and_the_demo_models_it(tmp_path, monkeypatch):
+    """pool_step on the demo's split with ``synthetic: false``: each run's side file holds measured wall times,
+    every query timed as often as p95's upper bound needs; the demo's committed runs (synthetic) hold modelled ones."""
+    import shutil
+
+    from assay.relevance.latency import from_side, repetitions_for
+    from assay.relevance.params import RelevanceParams
+    from assay.study.evidence import QUERIES, SPLIT_FILE, SPLITS, EvidenceRoot, run_names
+    from assay.study.pooling import pool_step
+    from assay.study.protocol import STUDY_FILE, load_study
+
+    repo = Path(__file__).resolve().parents[1]
+    monkeypatch.chdir(repo)
+    demo = load_study(repo / STUDY_FILE)
+    assert demo.synthetic and demo.demo_evidence is not None
+    params = RelevanceParams(modes=["lexical", "semantic"])
+    for split in SPLITS:
+        (tmp_path / split).mkdir()
+        shutil.copy(repo / demo.demo_evidence / split / QUERIES, tmp_path / split / QUERIES)
+    shutil.copy(repo / demo.demo_evidence / SPLIT_FILE, tmp_path / SPLIT_FILE)
+    pool_step(demo.model_copy(update={"synthetic": False}), EvidenceRoot(tmp_path), params)
+    for split in SPLITS:
+        queries = len((tmp_path / split / QUERIES).read_text(encoding="utf-8").splitlines())
+        for mode in params.modes:
+            measured = from_side(json.loads((tmp_path / split / run_names(mode)[1]).read_text(encoding="utf-8")))
+            reps = repetitions_for(queries)
+            assert (measured.kind, measured.queries, measured.repetitions) == ("measured", queries, reps)
+            assert len(measured.values) == queries * reps >= 72
+            side = json.loads((repo / demo.demo_evidence / split / run_names(mode)[1]).read_text(encoding="utf-8"))
+            modelled = from_side(side)
+            assert (modelled.kind, modelled.repetitions, len(modelled.values)) == ("modelled", 1, queries)
+            assert "latency_samples_ms" not in side

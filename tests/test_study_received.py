@@ -75,7 +75,7 @@ def test_a_changed_missing_or_new_received_file_fails_with_the_intake_fix_and_no
     with pytest.raises(EvidenceChanged) as caught:
         require_received(study, root, ("judgments", "decisions", "opening"), "lock.json")
     lines = str(caught.value).splitlines()
-    fix = "(fix: run `assay relevance intake`, then `dvc repro`)"
+    fix = "(fix: run `assay study intake`, then `dvc repro`)"
     assert lines == [
         f"$ASSAY_EVIDENCE_ROOT/development/decisions.jsonl: is missing, but lock.json records its SHA-256 {fix}",
         f"$ASSAY_EVIDENCE_ROOT/development/judgments_A.jsonl: differs from the SHA-256 in lock.json {fix}",
@@ -90,7 +90,7 @@ def test_a_changed_missing_or_new_received_file_fails_with_the_intake_fix_and_no
 def test_no_lock_is_refused_with_the_intake_fix(vault):
     study, root = vault
     with pytest.raises(EvidenceChanged, match=r"absent.json: not found: no received evidence is locked yet \(fix: run "
-                                              r"`assay relevance intake`"):
+                                              r"`assay study intake`"):
         require_received(study, root, ("judgments",), "absent.json")
     Path("broken.json").write_text("[1, 2]")
     with pytest.raises(EvidenceChanged, match="expected {group: {path: sha256}}"):
@@ -160,7 +160,8 @@ def test_record_step_refuses_before_the_step_runs_and_writes_nothing(tmp_path, m
 
 
 def test_opening_is_once_a_rewritten_opening_record_is_not_relocked(vault, tmp_path):
-    from assay.study.opening import OPENING, open_holdout
+    from assay.study.evidence import OPENING
+    from assay.study.opening import open_holdout
 
     study, root = vault
     thresholds = REPO / "data/relevance/thresholds.yaml"

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assay.core.errors import InputError
-from assay.relevance.study import StudyDocument, StudyQuery, load_documents, load_queries
+from assay.relevance.corpus import StudyDocument, StudyQuery, load_documents, load_queries
 from assay.study.split import family_groups, paraphrase_links, split_families, split_problems
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,4 +1,4 @@
-"""The relevance study's own verdict (``assay relevance verdict``): fail when not passed, stale when an
+"""The relevance study's own verdict (``assay study verdict``): fail when not passed, stale when an
 input changed since, missing when absent (on a copy of the committed repository). The release gate
 never reads it, so a study that waits for people cannot block a release."""
 
@@ -31,7 +31,7 @@ def test_the_gate_never_has_a_study_row_and_a_plan_asking_for_one_is_refused_wit
     plan.write_text(plan.read_text() + "relevance_verdict: true\n")
     (check,) = [c for c in gather(repo)[0] if c.name == "inputs"]
     assert check.status == "missing" and "relevance_verdict" in check.detail
-    assert "assay relevance verdict" in check.detail
+    assert "assay study verdict" in check.detail
 
 
 def test_the_committed_synthetic_verdict_fails_the_gate_when_asked(repo):
@@ -69,7 +69,7 @@ def test_received_evidence_that_differs_from_the_lock_makes_the_verdict_stale_on
     (check,) = relevance(repo)
     assert check.status == "stale"
     assert check.detail == ("received evidence differs from the lock: development/judgments_A.jsonl "
-                            "(fix: run `assay relevance intake`, then `dvc repro`)")
+                            "(fix: run `assay study intake`, then `dvc repro`)")
     assert str(secret) not in check.detail
     monkeypatch.delenv("ASSAY_EVIDENCE_ROOT")
     (check,) = relevance(repo)

@@ -7,7 +7,8 @@ from pathlib import Path
 from assay.artifacts.study import VerdictMetrics
 from assay.relevance.params import MODES
 from assay.relevance.thresholds import load_thresholds
-from assay.study.verdict import CONDITIONS, Condition, decide, verdict_markdown, verdict_metrics
+from assay.study.conditions import CONDITIONS, Condition
+from assay.study.verdict import decide, verdict_markdown, verdict_metrics
 
 THRESHOLDS = load_thresholds(Path(__file__).resolve().parents[1] / "data/relevance/thresholds.yaml")
 GIVEN = ("judgments_and_receipt", "adjudicated", "hashes_verified", "holdout_opened", "human_evidence")

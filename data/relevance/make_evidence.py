@@ -30,7 +30,7 @@ Then, once for the root: ``opening.json``, the coordinator's recorded decision t
 holdout (by ``CRD-01`` at the fixed time :data:`OPENED_AT`, pre-registering the thresholds file as
 it is; an earlier opening record is replaced, and the opening's line is appended to ``access.log``),
 and, in the repository, the received-evidence lock ``data/relevance/received.json`` of those files
-(what ``assay relevance intake`` writes).
+(what ``assay study intake`` writes).
 
 JSONL rows keep the exact formats (no extra key), so the SYNTHETIC label lives beside them: a
 ``README.md`` and ``synthetic.json`` (``{"synthetic": true, "files": {name: sha256}}``) list every
@@ -126,13 +126,15 @@ def main() -> int:
     from assay.core.io import read_jsonl, sha256_bytes, sha256_file, write_json, write_jsonl, write_text
     from assay.core.params import load_section
     from assay.relevance.params import RelevanceParams
-    from assay.relevance.study import load_documents, load_queries
+    from assay.relevance.corpus import load_documents, load_queries
     from assay.relevance.trec import read_qrels
     from assay.study.evidence import SPLITS
-    from assay.study.formats import POOL, QUERIES, SALT, PacketRow, PoolRow, judgments_name, packet_name
-    from assay.study.candidates import pool_step
-    from assay.study.intake import split_step
-    from assay.study.opening import OPENING, open_holdout
+    from assay.study.evidence import POOL, QUERIES, SALT, judgments_name, packet_name
+    from assay.study.formats import PacketRow, PoolRow
+    from assay.study.pooling import pool_step
+    from assay.study.split import split_step
+    from assay.study.evidence import OPENING
+    from assay.study.opening import open_holdout
     from assay.study.protocol import evidence_root, load_study
     from assay.study.received import LOCK, take_in
 

@@ -18,9 +18,12 @@ class Interval(Metrics):
 
 
 class Latency(Interval):
-    """p95 latency in ms; ``modelled`` is 1 when it comes from the deterministic cost model."""
+    """p95 latency in ms over ``n`` values; ``modelled`` is 1 when they come from the deterministic cost model
+    (one per query), 0 when they are measured wall times (``queries`` x ``repetitions`` timed searches)."""
 
     modelled: int
+    queries: int
+    repetitions: int
 
 
 class ModeMetrics(Metrics):

@@ -40,7 +40,7 @@ class ModeVerdict(ModeFigures):
 class VerdictMetrics(Metrics):
     """metrics/relevance/verdict.json: the study's verdict, numbers only.
 
-    ``passed`` is 1 when every pass condition of seed 003 holds and the candidate mode meets all
+    ``passed`` is 1 when every pass condition of the protocol (docs/relevance-study.md) holds and the candidate mode meets all
     seven thresholds on the sealed holdout; ``conditions`` maps each condition to 1/0;
     ``sealed_holdout`` is empty while the holdout is sealed. ``waiting`` is 1 while judgments are
     not handed in yet (:mod:`assay.study.waiting`): then nothing else is measured and ``passed`` is 0.

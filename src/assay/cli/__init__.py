@@ -15,7 +15,7 @@ from assay.core.errors import INTERRUPTED, INTERRUPTED_EXIT, AssayError
 
 # module names under assay.cli, in the order `assay --help` lists them
 COMMANDS = ["init", "add", "pipeline", "validate", "summary", "agreement", "calibration_status", "gate", "verify", "queue",
-            "ir_eval", "relevance", "judge", "power"]
+            "ir_eval", "study", "judge", "power"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--complete", action="store_true",
                    help="average over every query in the qrels, scoring queries the run lacks as 0 (trec_eval -c)")
     p.add_argument("--allow-sealed", action="store_true",
-                   help="allow reading sealed-holdout files (after `assay relevance open-holdout`; each read is logged)")
+                   help="allow reading sealed-holdout files (after `assay study open-holdout`; each read is logged)")
     p.add_argument("--json", action="store_true",
                    help='print {"mean": {...}, "per_query": {qid: {...}}, "queries": {...}, "note": ...} as JSON')
     p.set_defaults(func=run)

@@ -131,7 +131,7 @@ class Plan(InputModel):
     ``review_agreement`` (optional): the judge-versus-people agreement the release requires from
     random-fill review queues (:class:`ReviewAgreement`); absent, the gate does not ask for it.
     The human relevance study is not part of the release rule: it has its own verdict
-    (``assay relevance verdict``), so a plan that still says ``relevance_verdict`` is refused with that fix.
+    (``assay study verdict``), so a plan that still says ``relevance_verdict`` is refused with that fix.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -147,7 +147,7 @@ class Plan(InputModel):
     def _no_study_in_the_gate(cls, data: Any) -> Any:
         if isinstance(data, dict) and "relevance_verdict" in data:
             raise ValueError("relevance_verdict: the release gate no longer reads the relevance study, which has its own "
-                             "verdict and exit code (`assay relevance verdict`); delete relevance_verdict from the plan")
+                             "verdict and exit code (`assay study verdict`); delete relevance_verdict from the plan")
         return data
 
     def metric(self, name: str) -> Metric | None:

@@ -14,6 +14,7 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "assay.relevance.modes.runner": ["run_mode"],
     "assay.relevance.scoring": ["score_modes"],
     "assay.relevance.thresholds": ["load_thresholds"],
-    "assay.relevance.study": ["load_documents", "load_queries"],
+    "assay.relevance.latency": ["time_modes", "upper_bound_size", "repetitions_for"],
+    "assay.relevance.corpus": ["load_documents", "load_queries"],
     "assay.relevance.manifest": ["build_manifest"],
 })

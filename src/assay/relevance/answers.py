@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from assay.relevance.modes.text import content_words
-from assay.relevance.study import StudyDocument, StudyQuery
+from assay.relevance.corpus import StudyDocument, StudyQuery
 from assay.relevance.trec import Run
 
 

@@ -23,10 +23,11 @@ from assay.core.fmt import md_words
 from assay.relevance.answers import Rate, answer_rates, answer_table
 from assay.relevance.comparison import paired_tests
 from assay.relevance.intervals import mean_interval, proportion_interval, quantile_interval
+from assay.relevance.latency import from_side
 from assay.relevance.manifest import check_same
 from assay.relevance.measures import MISSING_QUERIES_NOTE, evaluate
 from assay.relevance.params import RelevanceParams
-from assay.relevance.study import StudyDocument, StudyQuery
+from assay.relevance.corpus import StudyDocument, StudyQuery
 from assay.relevance.thresholds import Threshold
 from assay.relevance.trec import Qrels, Run
 
@@ -78,7 +79,7 @@ def mode_scores(name: str, mode: ModeInput, qrels: Qrels, documents: list[StudyD
     ev = evaluate(judged, mode.run, params.measures, params.relevance_level, complete=True)
     answers = answer_table(mode.run, mode.side["heuristic"], documents, queries, params.min_support)
     answer_figures = rates(answers)
-    latency = pd.Series(mode.side["latency_ms"]).sort_index()
+    timing = from_side(mode.side)
 
     figures = {}
     measures = {}
@@ -91,8 +92,8 @@ def mode_scores(name: str, mode: ModeInput, qrels: Qrels, documents: list[StudyD
         low, high = proportion_interval(rate.hits, rate.n, params.level)
         answer_figs[key] = _interval(rate.value, low, high, rate.n)
         figures[key] = answer_figs[key]
-    p95, low, high = quantile_interval(latency.to_numpy(), 0.95, params.level)
-    figures["p95_latency_ms"] = _interval(p95, low, high, len(latency))
+    p95, low, high = quantile_interval(timing.values, 0.95, params.level)
+    figures["p95_latency_ms"] = _interval(p95, low, high, len(timing.values))
     scored = {}
     for key, t in thresholds.items():
         fig = figures[t.figure]
@@ -101,11 +102,12 @@ def mode_scores(name: str, mode: ModeInput, qrels: Qrels, documents: list[StudyD
     metrics = {"queries": {"scored": len(ev.per_query), "missing_from_run": len(ev.missing_from_run),
                            "total": len(queries)},
                "measures": measures, "answers": answer_figs,
-               "latency_ms": {**figures["p95_latency_ms"], "modelled": int(mode.side["latency_kind"] == "modelled")},
+               "latency_ms": {**figures["p95_latency_ms"], "modelled": int(timing.kind == "modelled"),
+                              "queries": timing.queries, "repetitions": timing.repetitions},
                "thresholds": scored, "thresholds_met": sum(t["pass"] for t in scored.values()),
                "synthetic_qrels": int(synthetic), "level": params.level}
     table = answers.merge(ev.per_query, left_on="query_id", right_index=True, how="left")
-    table["latency_ms"] = table["query_id"].map(latency)
+    table["latency_ms"] = table["query_id"].map(pd.Series(timing.per_query_ms, dtype=float))
     table.insert(0, "mode", name)
     return metrics, table
 
@@ -172,16 +174,48 @@ def _fmt(x: float | None, spec: str = ".3f") -> str:
     return "n/a" if x is None or x != x else format(x, spec)
 
 
+def headings(thresholds: dict[str, Threshold], latency: dict | None) -> list[str]:
+    """The threshold keys as table headings, p95 latency's marked modelled or measured (unmarked when
+    ``latency`` is None: nothing says which).
+
+    >>> headings({"p95_latency_ms": None, "ndcg_at_10": None}, {"modelled": 1})
+    ['p95_latency_ms (modelled)', 'ndcg_at_10']
+    """
+    if latency is None:
+        return list(thresholds)
+    kind = "modelled" if latency["modelled"] else "measured"
+    return [f"{key} ({kind})" if key == "p95_latency_ms" else key for key in thresholds]
+
+
+def latency_words(latency: dict | None) -> str:
+    """One sentence saying whether p95 latency is modelled or measured, and over how many searches ("" for None).
+
+    >>> latency_words({"modelled": 1, "n": 59, "queries": 59, "repetitions": 1})
+    "Latency is modelled: a deterministic cost model of each mode's work (assay.relevance.modes.runner), not a measurement."
+    >>> latency_words({"modelled": 0, "n": 135, "queries": 27, "repetitions": 5})
+    'Latency is measured: wall time of 27 queries x 5 repetitions = 135 timed searches per mode, every mode in one process.'
+    """
+    if latency is None:
+        return ""
+    if latency["modelled"]:
+        return ("Latency is modelled: a deterministic cost model of each mode's work (assay.relevance.modes.runner), "
+                "not a measurement.")
+    return (f"Latency is measured: wall time of {latency['queries']} queries x {latency['repetitions']} repetitions = "
+            f"{latency['n']} timed searches per mode, every mode in one process.")
+
+
 def summary_markdown(result: ModeScores, params: RelevanceParams, synthetic: bool, thresholds: dict[str, Threshold]) -> str:
     """A one-page summary: each mode's figures with intervals against the seven thresholds."""
     lines = ["# Retrieval modes", ""]
     if synthetic:
         lines += ["**Synthetic qrels**: the judgments come from the demo generator, not from the human study. "
-                  "No figure here is evidence of retrieval quality; the M2 verdict needs frozen human qrels.", ""]
+                  "No figure here is evidence of retrieval quality; the human relevance study's verdict "
+                  "(docs/relevance-study.md) needs frozen human qrels.", ""]
     lines += [f"Intervals: {params.level:.0%}; measure means use a t interval over queries, rates a Wilson "
               "interval, p95 latency the order-statistic interval. IR measures cover answerable queries; "
               + result.note, ""]
-    head = "| mode | " + " | ".join(thresholds) + " | met |"
+    latency = next(iter(result.metrics.values()))["latency_ms"] if result.metrics else None
+    head = "| mode | " + " | ".join(headings(thresholds, latency)) + " | met |"
     lines += [head, "|" + "---|" * (len(thresholds) + 2)]
     for name, m in sorted(result.metrics.items()):
         cells = [f"{_fmt(t['value'])} [{_fmt(t['low'])}, {_fmt(t['high'])}] {'pass' if t['pass'] else 'FAIL'}"
@@ -191,9 +225,7 @@ def summary_markdown(result: ModeScores, params: RelevanceParams, synthetic: boo
     lines += ["", "Thresholds (pre-registered: fixed before the sealed holdout is opened): " + shown,
               "", "## Modes", ""]
     lines += [f"- {md_words(name)}: {md_words(label)}" for name, label in sorted(result.labels.items())]
-    latency_kind = next(iter(result.metrics.values()))["latency_ms"]["modelled"] if result.metrics else 1
-    lines += ["", "Latency is " + ("modelled (deterministic cost model, see assay.relevance.modes.runner)"
-                                   if latency_kind else "measured wall clock") + ".",
+    lines += ["", latency_words(latency),
               "", "## Paired comparisons (t test, Holm-adjusted within each measure)", "",
               "| measure | a | b | n | mean a-b | p | p Holm |", "|---|---|---|---|---|---|---|"]
     lines += [f"| {r['measure']} | {r['a']} | {r['b']} | {r['n']} | {_fmt(r['mean_diff'])} | {_fmt(r['p'], '.2g')} | "

@@ -8,6 +8,15 @@ never in the repository; the repository holds the protocol, checksums and summar
 received-evidence lock of what people handed in (:mod:`assay.study.received`) and the record of
 what each stage wrote (:mod:`assay.study.records`), which the DVC stages depend on.
 
+Modules, by noun: the study file (``protocol``) and its params (``params``); the evidence root and
+the name of every file under it (``evidence``), what each file holds (``formats``), the lock of what
+people handed in (``received``) and the stages' records (``records``); then the study's objects in
+the order the protocol meets them (docs/relevance-study.md): ``split``, ``pooling`` and ``packets``,
+``scan`` (with ``reading``), ``judgments``, ``receipt``, ``bundle``, ``qrels`` and ``labels``,
+``manifest``, ``opening`` and ``registration``, ``evaluation``, ``conditions``, ``verdict``,
+``waiting`` and ``status``. Each stage's work is a ``*_step`` function in the module of what it
+makes (``split_step`` in ``split``, ``receipt_step`` in ``receipt``, ...).
+
 May import: ``assay.core``, ``assay.stats``, ``assay.artifacts``, ``assay.data``, ``assay.relevance``.
 """
 

@@ -1,4 +1,4 @@
-"""The arbiter's bundle (step 7) and the check of the arbiter's decisions.
+"""The arbiter's bundle (docs/relevance-study.md, "Send the disagreements to the arbiter") and the check of the arbiter's decisions.
 
 ``bundle.jsonl`` holds only the pairs where A and B differ on at least one judged field
 (:data:`~assay.study.formats.FIELDS`: relevance, abstention_correct, the *set* of
@@ -17,13 +17,13 @@ bundle is written only after the agreement receipt exists and matches the judgme
 "reason", ...}`` with the final value of every disputed field of that pair (``relevance`` in {2,
 1, 0, -1}, ``abstention_correct`` true/false, ``acceptable_citation_ids`` document ids of the same
 query in the packet, ``temporal_classification`` in {current, historical, conflicted, unknown})
-and one ``reason`` code from seed 003 (scope, temporal, provenance, partial, conflict, other) for
+and one ``reason`` code of the protocol (scope, temporal, provenance, partial, conflict, other) for
 the row. :func:`check_decisions` refuses, each at ``file:line`` with the field: a row that is not
 JSON, an unknown field, a missing or unknown reason, a value outside its set, a disputed field
 with no final value, a value for a field A and B agreed on (the arbiter decides disagreements
 only), a citation id that is not a document of the query, a pair not in the bundle, a pair decided
 twice, and (at the bundle's line) a bundle row with no decision. A field set to ``null`` counts as
-not given.
+not given. :func:`bundle_step` is stage ``study_bundle``'s work on both splits.
 """
 
 from __future__ import annotations
@@ -34,14 +34,12 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from assay.core.errors import InputError, Problem
 from assay.core.io import write_jsonl
-from assay.study.evidence import EvidenceRoot
-from assay.study.formats import (FIELDS, PacketRow, Reason, Relevance, Temporal, field_value,
-                                 no_boolean_grade, packet_name)
+from assay.study.evidence import BUNDLE, DECISIONS, SPLITS, EvidenceRoot, file_hashes, packet_name
+from assay.study.formats import FIELDS, PacketRow, Reason, Relevance, Temporal, field_value, no_boolean_grade, read_rows, scan_rows
+from assay.study.opening import note_sealed_read
+from assay.study.protocol import Study
 from assay.study.receipt import pair_judgments, receipt_is_current
-from assay.study.rows import read_rows, scan_rows
-
-BUNDLE = "bundle.jsonl"
-DECISIONS = "decisions.jsonl"
+from assay.study.records import stage_record as _record
 
 
 class CitedDocument(BaseModel):
@@ -166,3 +164,14 @@ def check_decisions(root: EvidenceRoot, split: str) -> dict[tuple[str, str], Dec
     if problems:
         raise InputError(sorted(problems, key=lambda p: (p.path, p.line or 0)))
     return out
+
+
+def bundle_step(study: Study, root: EvidenceRoot) -> dict:
+    """Write each split's blind disagreement bundle; the record holds its row count and hash."""
+    counts = {}
+    for split in SPLITS:
+        note_sealed_read(root, split, "study_bundle", BUNDLE)
+        rows = build_bundle(root, split)
+        write_bundle(root, split, rows)
+        counts[split] = len(rows)
+    return _record(study, disagreements=counts, evidence=file_hashes(root, [f"{s}/{BUNDLE}" for s in SPLITS]))

@@ -1,4 +1,4 @@
-"""Checking seed 003's evidence conditions on the evidence root, for the verdict.
+"""The verdict's pass conditions (:data:`CONDITIONS`) and the check of those the evidence root holds.
 
 Each check re-reads the evidence rather than trusting an earlier stage: the receipt against the
 judgment files, the decisions against the bundle, every manifest against its files. Receipts and
@@ -9,13 +9,33 @@ implementers may validate) only after its opening, each read logged (:mod:`assay
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from assay.core.errors import AssayError
 from assay.study.bundle import check_decisions
-from assay.study.evidence import SEALED, SPLITS, EvidenceRoot
-from assay.study.manifest import MANIFEST, validate_manifest
+from assay.study.evidence import MANIFEST, SEALED, SPLITS, EvidenceRoot
+from assay.study.manifest import validate_manifest
 from assay.study.receipt import receipt_is_current
-from assay.study.verdict import Condition
+
+
+CONDITIONS: dict[str, str] = {
+    "judgments_and_receipt": "two independent judgment files and an agreement receipt, both splits",
+    "adjudicated": "a third person (the arbiter) decided every disagreement, with a reason",
+    "hashes_verified": "corpus, queries, raw judgments and frozen qrels match their manifests' SHA-256",
+    "holdout_opened": "development evidence validated; sealed holdout opened by an explicit recorded decision",
+    "same_runtime": "lexical, semantic, hybrid, reranked and graph evaluated on one corpus/runtime manifest",
+    "all_published": "all seven figures defined for every mode, published with intervals",
+    "human_evidence": "judgments by people, not the synthetic demo generator",
+}
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One pass condition: whether it holds and why."""
+
+    key: str
+    ok: bool
+    detail: str
 
 
 def _each(root: EvidenceRoot, splits: tuple[str, ...], check: Callable[[EvidenceRoot, str], object]) -> list[str]:

@@ -5,7 +5,8 @@ Its value is a secret of the same kind as an API key: it is never written to a f
 error. Code that shows a path under the root shows it through :meth:`EvidenceRoot.show`, which
 writes ``$ASSAY_EVIDENCE_ROOT/...`` instead, and :func:`redact` scrubs the root from any message.
 
-Layout under the root, one folder per split (:data:`SPLITS`)::
+Layout under the root, one folder per split (:data:`SPLITS`); each file's name is a constant of this
+module, and what a row holds is :mod:`assay.study.formats`::
 
     <root>/<split>/queries.jsonl        the split's queries (sealed_holdout: never in the repository)
     <root>/<split>/pool.jsonl           coordinator's key: opaque document_id -> real doc_id, per query
@@ -19,6 +20,9 @@ Layout under the root, one folder per split (:data:`SPLITS`)::
     <root>/<split>/qrels_frozen.jsonl   A, B, C and final value of every judged field side by side
     <root>/<split>/qrels.trec           final grades in TREC qrels form
     <root>/<split>/manifest.json        SHA-256 of every file above, protocol version, runtime
+    <root>/split.json                   the family split (the coordinator's)
+    <root>/salt.json                    the key of the opaque document ids
+    <root>/<split>/runs/<mode>.trec     each mode's run of the split's documents (and runs/<mode>.json)
     <root>/opening.json                 the recorded decision to open the sealed holdout
     <root>/access.log                   one appended line per read of sealed data
 
@@ -42,6 +46,52 @@ from assay.core.errors import AssayError
 ENV = "ASSAY_EVIDENCE_ROOT"
 SPLITS = ("development", "sealed_holdout")
 SEALED = "sealed_holdout"
+
+
+# Every file under the root, named once (the layout above); modules import the names from here.
+#: A split's queries.
+QUERIES = "queries.jsonl"
+#: The family split (under the root itself): ``{"families": {family: side}, "synthetic"}``.
+SPLIT_FILE = "split.json"
+#: The coordinator's key of the pool: opaque document id -> corpus doc_id, per query.
+POOL = "pool.jsonl"
+#: The two annotators, each with a packet and a judgments file.
+ANNOTATORS = ("A", "B")
+#: The key of the opaque document ids (under the root itself).
+SALT = "salt.json"
+#: The agreement receipt of a split.
+RECEIPT = "receipt.json"
+#: The arbiter's bundle (disagreements only) and the arbiter's decisions.
+BUNDLE = "bundle.jsonl"
+DECISIONS = "decisions.jsonl"
+#: Every person's value of every judged field side by side, and the final grades in TREC form.
+FROZEN = "qrels_frozen.jsonl"
+TREC = "qrels.trec"
+#: The hashes of a split's files.
+MANIFEST = "manifest.json"
+#: The recorded decision to open the sealed holdout, and the log of reads after it (under the root itself).
+OPENING = "opening.json"
+ACCESS_LOG = "access.log"
+
+
+def run_names(mode: str) -> tuple[str, str]:
+    """The pooled run of one mode in a split folder: its TREC run and its side file (latency, heuristic,
+    runtime manifest), as the retrieve stage writes them for the whole corpus.
+
+    >>> run_names("hybrid")
+    ('runs/hybrid.trec', 'runs/hybrid.json')
+    """
+    return f"runs/{mode}.trec", f"runs/{mode}.json"
+
+
+def packet_name(annotator: str) -> str:
+    """``packet_A.jsonl`` or ``packet_B.jsonl``."""
+    return f"packet_{annotator}.jsonl"
+
+
+def judgments_name(annotator: str) -> str:
+    """``judgments_A.jsonl`` or ``judgments_B.jsonl``."""
+    return f"judgments_{annotator}.jsonl"
 
 
 class EvidenceRootError(AssayError):

@@ -1,69 +1,53 @@
-"""The study's file formats under the evidence root: file names, value sets and one row model per file.
+"""What the study's files under the evidence root hold: value sets, one row model per file, and reading them.
 
-``split.json`` (under the root itself): ``{"families": {family: side}, "synthetic"}``, the coordinator's.
+The files' names are :mod:`assay.study.evidence`'s. ``split.json`` (under the root itself):
+``{"families": {family: side}, "synthetic"}``, the coordinator's.
 
 Rows (JSON Lines, one object per line, keys sorted on write):
 
-* ``queries.jsonl``: :class:`assay.relevance.study.StudyQuery` rows of one split.
+* ``queries.jsonl``: :class:`assay.relevance.corpus.StudyQuery` rows of one split.
 * ``pool.jsonl`` (the coordinator's key, never given to an annotator): :class:`PoolRow`
   ``{"query_id", "document_id", "doc_id", "position"}``; ``document_id`` is opaque, ``doc_id`` the
   corpus id, ``position`` the 1-based place of the candidate in the query's shuffled list.
 * ``packet_A.jsonl`` / ``packet_B.jsonl``: identical bytes, :class:`PacketRow`
   ``{"query_id", "query", "document_id", "title", "text"}`` in pool order; no mode name, no corpus id.
-* ``judgments_A.jsonl`` / ``judgments_B.jsonl``: :class:`JudgmentRow`, exactly seed 003's row
+* ``judgments_A.jsonl`` / ``judgments_B.jsonl``: :class:`JudgmentRow`, exactly the protocol's row
   ``{"query_id", "document_id", "relevance", "abstention_correct", "acceptable_citation_ids",
   "temporal_classification"}``.
 
-The committed hash files that stand for the evidence in DVC live under :data:`REPORTS`.
+:func:`read_rows` and :func:`scan_rows` read a file into its row model; every problem names the file as
+:meth:`~assay.study.evidence.EvidenceRoot.show` writes it (``$ASSAY_EVIDENCE_ROOT/...``), never the
+root's value, with its line. The committed hash files that stand for the evidence in DVC live under
+:data:`REPORTS`. The protocol these rows serve is docs/relevance-study.md ("The human study, step by step").
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from pathlib import Path
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator
 from pydantic_core import PydanticCustomError
 
 from assay.artifacts.registry import STUDY_RECORDS
+from assay.core.errors import InputError, Problem
+from assay.core.io import scan_jsonl
+from assay.core.records import check_rows
+from assay.study.evidence import EvidenceRoot
 
-QUERIES = "queries.jsonl"
-SPLIT_FILE = "split.json"
-POOL = "pool.jsonl"
-ANNOTATORS = ("A", "B")
-SALT = "salt.json"
-
-
-def run_names(mode: str) -> tuple[str, str]:
-    """The pooled run of one mode in a split folder: its TREC run and its side file (latency, heuristic,
-    runtime manifest), as the retrieve stage writes them for the whole corpus.
-
-    >>> run_names("hybrid")
-    ('runs/hybrid.trec', 'runs/hybrid.json')
-    """
-    return f"runs/{mode}.trec", f"runs/{mode}.json"
-
-
-def packet_name(annotator: str) -> str:
-    """``packet_A.jsonl`` or ``packet_B.jsonl``."""
-    return f"packet_{annotator}.jsonl"
-
-
-def judgments_name(annotator: str) -> str:
-    """``judgments_A.jsonl`` or ``judgments_B.jsonl``."""
-    return f"judgments_{annotator}.jsonl"
-
-
-#: Seed 003's grades: 2 directly supports, 1 useful but incomplete, 0 does not support, -1 misleading or stale.
+#: The protocol's grades: 2 directly supports, 1 useful but incomplete, 0 does not support, -1 misleading or stale.
 Relevance = Literal[2, 1, 0, -1]
 RELEVANCE: tuple[Relevance, ...] = (2, 1, 0, -1)
-#: Seed 003's temporal classes.
+#: The protocol's temporal classes.
 Temporal = Literal["current", "historical", "conflicted", "unknown"]
 TEMPORAL: tuple[Temporal, ...] = ("current", "historical", "conflicted", "unknown")
-#: The arbiter's reason codes (seed 003).
+#: The arbiter's reason codes.
 Reason = Literal["scope", "temporal", "provenance", "partial", "conflict", "other"]
 REASONS: tuple[Reason, ...] = ("scope", "temporal", "provenance", "partial", "conflict", "other")
-#: The judged fields of a row, in the seed's order: each one can be disputed, adjudicated and frozen.
+#: The judged fields of a row, in the protocol's order: each one can be disputed, adjudicated and frozen.
 FIELDS = ("relevance", "abstention_correct", "acceptable_citation_ids", "temporal_classification")
+M = TypeVar("M", bound=BaseModel)
+
 #: The opaque document id: ``doc-`` and 10 hex digits of a keyed hash.
 DOCUMENT_ID = r"^doc-[0-9a-f]{10}$"
 
@@ -111,7 +95,7 @@ def field_value(row: BaseModel, name: str) -> object:
 
 
 class JudgmentRow(BaseModel):
-    """One annotator's judgment of one (query_id, document_id) pair, exactly seed 003's row.
+    """One annotator's judgment of one (query_id, document_id) pair, exactly the protocol's row.
 
     ``relevance`` and ``abstention_correct`` are strict: ``"2"``, ``2.0`` or ``true`` for a grade,
     and ``1`` or ``"false"`` for the boolean, are values outside their set.
@@ -126,3 +110,39 @@ class JudgmentRow(BaseModel):
     temporal_classification: Literal["current", "historical", "conflicted", "unknown"]
 
     _no_boolean_grade = field_validator("relevance", mode="before")(no_boolean_grade)
+
+
+def read_rows(root: EvidenceRoot, path: Path, model: type[M]) -> list[tuple[int, M]]:
+    """Like :func:`scan_rows`, but every bad line fails at once as one :class:`InputError`."""
+    good, problems = scan_rows(root, path, model)
+    if problems:
+        raise InputError(problems)
+    return good
+
+
+def scan_rows(root: EvidenceRoot, path: Path, model: type[M]) -> tuple[list[tuple[int, M]], list[Problem]]:
+    """``(line, row)`` for every good row of ``path`` and one Problem per bad line (JSON or fields).
+
+    Raises:
+        InputError: the file does not exist (named through the root).
+    """
+    shown = root.show(path)
+    if not Path(path).is_file():
+        raise InputError([Problem(shown, None, None, "file not found", "write this step's file first")])
+    rows, problems = scan_jsonl(path)
+    good, bad = check_rows(shown, rows, model, key=None)
+    return good, [Problem(shown, p.line, p.field, p.message, p.fix) for p in problems] + bad
+
+
+def digest(root: EvidenceRoot, path: Path) -> str:
+    """SHA-256 of ``path``'s bytes.
+
+    Raises:
+        InputError: the file does not exist, named through the root.
+    """
+    from assay.core.io import sha256_file
+
+    if not Path(path).is_file():
+        raise InputError([Problem(root.show(path), None, None, "file not found", "write this step's file first")])
+    return sha256_file(path)
+

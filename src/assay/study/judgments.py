@@ -1,4 +1,5 @@
-"""Checking an annotator's judgments against the packet they were given (seed 003, step 5).
+"""Checking an annotator's judgments against the packet they were given
+(docs/relevance-study.md, "Collect the judgments and check them").
 
 A judgments file is complete when it has exactly one valid row (:class:`JudgmentRow`) for every
 (query_id, document_id) pair of the packet and nothing else. Each fault is one
@@ -27,8 +28,8 @@ from dataclasses import dataclass, field
 from assay.core.errors import InputError, Problem
 from assay.core.io import scan_jsonl
 from assay.core.records import check_rows
-from assay.study.evidence import SPLITS, EvidenceRoot, file_hashes
-from assay.study.formats import ANNOTATORS, JudgmentRow, PacketRow, judgments_name, packet_name
+from assay.study.evidence import ANNOTATORS, SPLITS, EvidenceRoot, file_hashes, judgments_name, packet_name
+from assay.study.formats import JudgmentRow, PacketRow
 from assay.study.protocol import Study
 from assay.study.records import stage_record
 

@@ -2,7 +2,7 @@
 
 The study scores citation/provenance accuracy, the stale-answer rate and abstention quality from
 the final human labels of the frozen qrels (A and B where they agree, the arbiter where they do
-not; :mod:`assay.study.qrels`), not from query or corpus metadata. Seed 003 names the three
+not; :mod:`assay.study.qrels`), not from query or corpus metadata. The protocol names the three
 figures and their thresholds but does not define them; these are the definitions.
 
 Per query, from the final values of its judged (query, candidate) rows:
@@ -13,7 +13,7 @@ Per query, from the final values of its judged (query, candidate) rows:
   answers the query makes abstaining wrong.
 * **acceptable citations**: the union of the rows' ``acceptable_citation_ids`` (opaque ids, mapped
   to corpus ``doc_id`` through the frozen rows of the same query).
-* **stale documents**: candidates the people classified ``historical`` *and* graded -1 (seed 003:
+* **stale documents**: candidates the people classified ``historical`` *and* graded -1 (the protocol:
   -1 is misleading, outdated or contradicting). A historical document graded up (the right answer
   to a question about the past) is not stale; a -1 that is not historical is misleading, not stale.
 
@@ -43,9 +43,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from assay.relevance.answers import Rate
-from assay.study.evidence import EvidenceRoot
-from assay.study.qrels import FROZEN, FrozenRow
-from assay.study.rows import read_rows
+from assay.study.evidence import FROZEN, EvidenceRoot
+from assay.study.formats import read_rows
+from assay.study.qrels import FrozenRow
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The study manifest of one split (step 8) and its validation (``assay relevance validate``).
+"""The study manifest of one split and its validation (``assay study validate``).
 
 ``<root>/<split>/manifest.json`` binds the exact bytes of the study by SHA-256::
 
@@ -23,16 +23,13 @@ from pathlib import Path
 
 from assay.core.errors import AssayError, InputError, Problem
 from assay.core.io import sha256_file
-from assay.study.bundle import BUNDLE, DECISIONS, check_decisions
-from assay.study.evidence import SEALED, SPLITS, EvidenceRoot
-from assay.study.formats import FIELDS, POOL, QUERIES, judgments_name, packet_name
+from assay.study.bundle import check_decisions
+from assay.study.evidence import (BUNDLE, DECISIONS, FROZEN, MANIFEST, POOL, QUERIES, RECEIPT, SEALED, SPLITS, TREC,
+                                  EvidenceRoot, judgments_name, packet_name)
+from assay.study.formats import FIELDS, digest
 from assay.study.opening import HoldoutRefused, record_access, require_open
-from assay.study.qrels import FROZEN, TREC
-from assay.study.receipt import RECEIPT
 from assay.study.received import per_split
-from assay.study.rows import digest
 
-MANIFEST = "manifest.json"
 FILES = (QUERIES, POOL, packet_name("A"), packet_name("B"), judgments_name("A"), judgments_name("B"),
          RECEIPT, BUNDLE, DECISIONS, FROZEN, TREC)
 STEPS = ("packets", "judgments", "receipt", "adjudication", "qrels")
@@ -100,7 +97,7 @@ def validate_manifest(path: str | Path, allow_sealed: bool = False, repo: str | 
     if split == SEALED or data.get("sealed"):
         if not allow_sealed:
             raise HoldoutRefused(f"{shown} is the sealed holdout's manifest: checking it reads sealed data, which is "
-                                 "an explicit decision; pass --allow-sealed (after `assay relevance open-holdout`)")
+                                 "an explicit decision; pass --allow-sealed (after `assay study open-holdout`)")
         require_open(root, "validate --allow-sealed")
         record_access(root, "validate --allow-sealed", f"{split}/{MANIFEST}")
     broken = [f for f in ("protocol_version", "corpus", "files", "thresholds", "runtime", "steps") if f not in data]

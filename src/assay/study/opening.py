@@ -1,7 +1,8 @@
-"""Opening the sealed holdout (step 9): one explicit recorded decision, a log of every later read,
-and the pre-registration that binds the thresholds to the moment of opening.
+"""Opening the sealed holdout: one explicit recorded decision, a log of every later read, and the
+pre-registration that binds the thresholds to the moment of opening (docs/relevance-study.md,
+"Open the sealed holdout, once").
 
-``<root>/opening.json`` is written once by ``assay relevance open-holdout``: who decided (a
+``<root>/opening.json`` is written once by ``assay study open-holdout``: who decided (a
 pseudonym), why, when (UTC), and the SHA-256 and values of the thresholds file at that moment;
 that hash is the pre-registration. Opening twice is refused. ``<root>/access.log`` gets one JSON
 line per read of sealed data after opening (the time, what read it and which file), appended,
@@ -9,7 +10,8 @@ never rewritten. Both live under the evidence root, so their times never reach t
 
 :func:`check_preregistration` refuses (exit 2) once the thresholds file no longer has the hash
 recorded at opening: thresholds may not change after the holdout is opened, and a different set
-needs a new pre-registration before a new holdout is opened.
+needs a new pre-registration before a new holdout is opened. :func:`note_sealed_read` is how every
+stage logs its reads of the sealed holdout.
 """
 
 from __future__ import annotations
@@ -21,11 +23,9 @@ from pathlib import Path
 
 from assay.core.errors import AssayError
 from assay.core.io import sha256_file, write_json
-from assay.study.evidence import EvidenceRoot
+from assay.study.evidence import ACCESS_LOG, SEALED, EvidenceRoot
 from assay.study.protocol import PSEUDONYM
-
-OPENING = "opening.json"
-ACCESS_LOG = "access.log"
+from assay.study.received import OPENING
 
 
 class HoldoutRefused(AssayError):
@@ -97,7 +97,7 @@ def require_open(root: EvidenceRoot, what: str) -> dict:
     record = read_opening(root)
     if record is None:
         raise HoldoutRefused(f"{what}: the sealed holdout has not been opened; opening it is an explicit recorded "
-                             "decision: `assay relevance open-holdout --decided-by PSEUDONYM --reason ...`")
+                             "decision: `assay study open-holdout --decided-by PSEUDONYM --reason ...`")
     return record
 
 
@@ -150,7 +150,7 @@ def guard_sealed_reads(paths: list[str | Path], what: str, allow_sealed: bool, e
     shown = root.show(sealed[0]) if root is not None else f"<{SEALED}>/{sealed[0].name}"
     if not allow_sealed:
         raise HoldoutRefused(f"{what}: {shown} is sealed-holdout data; reading it is an explicit decision: pass "
-                             "--allow-sealed, after `assay relevance open-holdout` (every read is logged)")
+                             "--allow-sealed, after `assay study open-holdout` (every read is logged)")
     base = root.path.resolve() if root is not None else None
     if root is None or base is None or any(base not in p.parents for p in sealed):
         raise HoldoutRefused(f"{what}: {shown} lies outside the evidence root, so its opening cannot be checked nor "
@@ -160,3 +160,9 @@ def guard_sealed_reads(paths: list[str | Path], what: str, allow_sealed: bool, e
     for p in sealed:
         record_access(root, what, p.relative_to(base).as_posix())
     return root
+
+
+def note_sealed_read(root: EvidenceRoot, split: str, what: str, name: str) -> None:
+    """Log a read of sealed data once the holdout is open (before opening only the coordinator reads it)."""
+    if split == SEALED and read_opening(root) is not None:
+        record_access(root, what, f"{split}/{name}")

@@ -1,4 +1,4 @@
-"""The two blind packets (seed 003, step 4): one for annotator A and one for B, byte for byte the same.
+"""The two blind packets: one for annotator A and one for B, byte for byte the same.
 
 A packet row holds what a person needs to judge a pair and nothing that says where it came from:
 ``query_id``, ``query`` (the text), the opaque ``document_id``, ``title`` and ``text``. It has no
@@ -11,8 +11,9 @@ from pathlib import Path
 
 from assay.core.errors import AssayError
 from assay.core.io import write_jsonl
-from assay.relevance.study import StudyDocument, StudyQuery
-from assay.study.formats import ANNOTATORS, PacketRow, PoolRow, packet_name
+from assay.relevance.corpus import StudyDocument, StudyQuery
+from assay.study.evidence import ANNOTATORS, packet_name
+from assay.study.formats import PacketRow, PoolRow
 
 
 class PacketMismatch(AssayError):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import ConfigDict, Field
+
 from assay.core.records import InputModel
 
 

@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt, ValidationError, model_validator
-
 from pydantic_core import PydanticCustomError
 
 from assay.core.confinement import ProjectPath
@@ -67,7 +66,7 @@ ROOT_PREFIX = f"${ENV}/"
 
 
 class Roles(BaseModel):
-    """The four roles of seed 003, each one pseudonym."""
+    """The protocol's four roles, each one pseudonym."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     coordinator: Pseudonym

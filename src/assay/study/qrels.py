@@ -1,4 +1,5 @@
-"""Frozen qrels (step 8): A's, B's and the arbiter's value of every judged field side by side, and the final TREC qrels.
+"""Frozen qrels: A's, B's and the arbiter's value of every judged field side by side, and the final TREC
+qrels (docs/relevance-study.md, "Freeze the qrels and the manifests").
 
 ``qrels_frozen.jsonl``: one :class:`FrozenRow` per packet pair, in pool order::
 
@@ -17,6 +18,9 @@ coordinator's pool key), for :mod:`assay.relevance.measures`; a header line says
 
 Edge cases: a pool pair with no judgment, or a packet pair missing from the pool key, is refused
 (the coordinator's key and the packets must describe the same pairs).
+
+:func:`qrels_step` is stage ``study_qrels``'s work: it checks the decisions, then writes each split's
+frozen qrels and manifest (:mod:`assay.study.manifest`); its record holds their hashes.
 """
 
 from __future__ import annotations
@@ -27,16 +31,16 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
 from assay.core.errors import InputError, Problem
-from assay.core.io import write_jsonl
+from assay.core.io import write_json, write_jsonl
 from assay.relevance.trec import Qrels, write_qrels
 from assay.study.bundle import check_decisions
-from assay.study.evidence import EvidenceRoot
-from assay.study.formats import FIELDS, POOL, PoolRow, field_value
+from assay.study.evidence import DECISIONS, FROZEN, MANIFEST, POOL, SPLITS, TREC, EvidenceRoot, file_hashes
+from assay.study.formats import FIELDS, PoolRow, field_value, read_rows
+from assay.study.manifest import build_manifest
+from assay.study.opening import note_sealed_read
+from assay.study.protocol import Study
 from assay.study.receipt import pair_judgments, receipt_is_current
-from assay.study.rows import read_rows
-
-FROZEN = "qrels_frozen.jsonl"
-TREC = "qrels.trec"
+from assay.study.records import stage_record as _record
 
 T = TypeVar("T")
 
@@ -114,3 +118,19 @@ def write_frozen(root: EvidenceRoot, split: str, rows: list[FrozenRow]) -> None:
     table = pd.DataFrame({"qid": [r.query_id for r in rows], "docno": [r.doc_id for r in rows],
                           "grade": [int(r.relevance.final) for r in rows]})
     write_qrels(root.file(split, TREC), Qrels(table), header=f"frozen qrels of the {split} split (final grades)")
+
+
+def qrels_step(study: Study, root: EvidenceRoot, corpus: str) -> dict:
+    """Check the decisions, write each split's frozen qrels and manifest; the record holds their hashes."""
+    counts = {}
+    for split in SPLITS:
+        note_sealed_read(root, split, "study_qrels", DECISIONS)
+        rows = frozen_rows(root, split)
+        write_frozen(root, split, rows)
+        manifest = build_manifest(root, split, study.protocol_version, study.synthetic, corpus, study.thresholds)
+        write_json(root.file(split, MANIFEST), manifest)
+        counts[split] = {"pairs": len(rows), "adjudicated": sum(r.adjudicated for r in rows),
+                         "decided": {f: sum(getattr(r, f).c is not None for r in rows) for f in FIELDS},
+                         "relevant": sum(r.relevance.final >= 1 for r in rows)}
+    names = [f"{s}/{n}" for s in SPLITS for n in (DECISIONS, FROZEN, TREC, MANIFEST)]
+    return _record(study, qrels=counts, evidence=file_hashes(root, names))

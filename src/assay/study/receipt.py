@@ -1,4 +1,4 @@
-"""The agreement receipt (step 6): how much annotators A and B agreed, recorded before any discussion.
+"""The agreement receipt: how much annotators A and B agreed, recorded before any discussion.
 
 The receipt pairs A's and B's judgments by ``(query_id, document_id)`` and records: the SHA-256 of
 both judgment files, the number of pairs and of disagreements on ``relevance`` (and, in
@@ -15,9 +15,12 @@ checked by simulation in the tests. The tool is assay's own implementation, name
 numpy's versions; the tests check alpha against the ``krippendorff`` package and kappa against
 scikit-learn.
 
-Edge cases: the two files must hold the same pairs (run ``assay relevance check`` first); a pair
+Edge cases: the two files must hold the same pairs (run ``assay study check`` first); a pair
 in one file only is refused with the file and line. Every grade equal: both measures are nan
 (null in the receipt) with the reason.
+
+:func:`receipt_step` is stage ``study_receipt``'s work on both splits (docs/relevance-study.md,
+"Compute the agreement receipt, before any discussion").
 """
 
 from __future__ import annotations
@@ -34,12 +37,14 @@ import assay
 from assay.artifacts.base import finite
 from assay.core.errors import InputError, Problem
 from assay.stats.reliability import cluster_bootstrap, ordinal_alpha, pair_tables, weighted_kappa
-from assay.study.evidence import EvidenceRoot
-from assay.study.formats import FIELDS, RELEVANCE, JudgmentRow, field_value, judgments_name
-from assay.study.rows import digest, read_rows
+from assay.study.evidence import RECEIPT, SPLITS, EvidenceRoot, file_hashes, judgments_name
+from assay.study.formats import FIELDS, RELEVANCE, JudgmentRow, digest, field_value, read_rows
+from assay.study.opening import note_sealed_read
+from assay.study.params import StudyParams
+from assay.study.protocol import Study
+from assay.study.records import stage_record as _record
 
-RECEIPT = "receipt.json"
-#: the grades in ordinal order (seed 003: -1 misleading/stale, 0 no support, 1 partial, 2 direct)
+#: the grades in ordinal order (the protocol's: -1 misleading/stale, 0 no support, 1 partial, 2 direct)
 ORDER: tuple[int, ...] = tuple(sorted(RELEVANCE))
 
 #: How grade -1 is handled, said wherever the receipt's figures are shown (the evidence receipt.json
@@ -103,14 +108,14 @@ def pair_judgments(root: EvidenceRoot, split: str) -> Paired:
             key = (row.query_id, row.document_id)
             if key in keyed[who]:
                 problems.append(Problem(root.show(files[who]), line, "document_id", f"pair {key} is judged twice",
-                                        "run `assay relevance check` and return the file to its annotator"))
+                                        "run `assay study check` and return the file to its annotator"))
             keyed[who][key] = (line, row)
     for who, other in (("A", "B"), ("B", "A")):
         for key, (line, _) in keyed[who].items():
             if key not in keyed[other]:
                 problems.append(Problem(root.show(files[who]), line, "document_id",
                                         f"pair {key} has no judgment from annotator {other}",
-                                        "both annotators judge every packet pair; run `assay relevance check`"))
+                                        "both annotators judge every packet pair; run `assay study check`"))
     if problems:
         raise InputError(problems)
     pairs = list(keyed["A"])
@@ -175,7 +180,7 @@ def receipt_is_current(root: EvidenceRoot, split: str) -> dict:
     shown = root.show(path)
     if not path.is_file():
         raise InputError([Problem(shown, None, None, "no agreement receipt",
-                                  "compute agreement before any discussion: `assay relevance receipt`")])
+                                  "compute agreement before any discussion: `assay study receipt`")])
     receipt = json.loads(path.read_text(encoding="utf-8"))
     changed = [name for name, value in sorted(receipt.get("inputs", {}).items())
                if digest(root, root.file(split, name)) != value]
@@ -184,3 +189,16 @@ def receipt_is_current(root: EvidenceRoot, split: str) -> dict:
                                   "judgment files are never edited after submission; restore them, or start a new "
                                   "round and compute a new receipt before any discussion")])
     return receipt
+
+
+def receipt_step(study: Study, root: EvidenceRoot, params: StudyParams) -> dict:
+    """Compute and write each split's agreement receipt; the record holds both receipts (no raw grades)
+    and, under ``grades``, how grade -1 is handled here and in the IR measures (:data:`GRADE_NOTE`)."""
+    receipts = {}
+    for split in SPLITS:
+        for who in ("A", "B"):
+            note_sealed_read(root, split, "study_receipt", judgments_name(who))
+        receipts[split] = build_receipt(root, split, params.resamples, params.seed, params.level)
+        write_receipt(root, split, receipts[split])
+    return _record(study, receipts=receipts, grades=GRADE_NOTE,
+                   evidence=file_hashes(root, [f"{s}/{RECEIPT}" for s in SPLITS]))

@@ -12,7 +12,7 @@ only::
      "judgments": {"development/judgments_A.jsonl": "<sha256>", ...},
      "opening": {"opening.json": "<sha256>"}}
 
-``assay relevance intake`` rewrites the lock from the files as they are (:func:`take_in`);
+``assay study intake`` rewrites the lock from the files as they are (:func:`take_in`);
 ``--check`` lists the files that differ (:func:`lock_differences`). A stage verifies, before it
 runs, every received file it reads against the lock (:func:`require_received`; fix: run the
 intake, then ``dvc repro``) and every file an earlier stage wrote under the root against the
@@ -33,15 +33,14 @@ from pathlib import Path
 
 from assay.core.errors import InputError, Problem
 from assay.core.io import sha256_file, write_json
-from assay.study.evidence import SPLITS, EvidenceRoot
-from assay.study.formats import ANNOTATORS, REPORTS, judgments_name
+from assay.study.evidence import ANNOTATORS, OPENING, SPLITS, EvidenceRoot, judgments_name
+from assay.study.formats import REPORTS
 from assay.study.protocol import ROOT_PREFIX, Study
 
 LOCK = "data/relevance/received.json"
-OPENING = "opening.json"  # as assay.study.opening names it
 ABSENT = "absent"
 GROUPS = ("decisions", "inputs", "judgments", "opening")
-INTAKE_FIX = "run `assay relevance intake`, then `dvc repro`"
+INTAKE_FIX = "run `assay study intake`, then `dvc repro`"
 #: the stage that writes each record (records are named after their stage, but for the evaluation)
 RECORD_STAGE = {"evaluation": "study_evaluate"}
 

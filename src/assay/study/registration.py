@@ -4,7 +4,7 @@ The sealed holdout is opened once. The first commit of the lock (:data:`assay.st
 whose ``opening`` entry is a hash (not ``absent``) registers it; the working tree's lock must still
 hold that hash, or the thresholds could be re-registered by rewriting ``opening.json`` and
 re-locking it. Git history is the witness. Read by ``assay verify`` (:mod:`assay.release.verify`),
-``assay relevance verdict`` and the ``study_verdict`` stage (:func:`require_registered_opening`).
+``assay study verdict`` and the ``study_verdict`` stage (:func:`require_registered_opening`).
 """
 
 from __future__ import annotations

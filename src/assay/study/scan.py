@@ -26,6 +26,10 @@ Kinds (:data:`KINDS`), each a small rule read line by line:
 
 A hit is reported as ``file:line:column kind`` and never repeats the matched text, so a secret
 found by the scan is not copied into a log.
+
+:func:`scan_step` is stage ``study_scan``'s work: it scans every split's queries and both packets
+and returns the record its stage commits (:mod:`assay.study.records`): hit counts and the SHA-256
+of the files it read, named relative to the evidence root; any hit fails it (:class:`ScanHits`).
 """
 
 from __future__ import annotations
@@ -37,6 +41,11 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from assay.core.errors import AssayError
+from assay.study.evidence import ANNOTATORS, QUERIES, SPLITS, EvidenceRoot, file_hashes, packet_name
+from assay.study.protocol import Study
+from assay.study.records import stage_record
 
 KINDS = ("url", "email", "hostname", "phone", "api_key", "private_key", "high_entropy", "path", "mode", "personal_name")
 
@@ -267,3 +276,29 @@ def scan_path(path: str | os.PathLike, show: Callable[[str | os.PathLike], str] 
     for f in files:
         hits.extend(scan_text(f.read_bytes().decode("utf-8", errors="replace"), show(f), modes, names))
     return hits, len(files)
+
+
+class ScanHits(AssayError):
+    """The de-identification scan found something in a file meant for an annotator (exit 1)."""
+
+
+def scan_step(study: Study, root: EvidenceRoot, modes: list[str]) -> dict:
+    """Scan both packets and the queries of every split, with the study's names list when it names one.
+
+    Raises:
+        ScanHits: any hit, each as ``$ASSAY_EVIDENCE_ROOT/...:line:column kind``.
+    """
+    people = read_names(study.names) if study.names is not None else []
+    hits: list[Hit] = []
+    counts, names = {}, []
+    for side in SPLITS:
+        for name in (QUERIES, *(packet_name(a) for a in ANNOTATORS)):
+            found, _ = scan_path(root.file(side, name), root.show, modes, people)
+            hits += found
+            counts[f"{side}/{name}"] = len(found)
+            names.append(f"{side}/{name}")
+    if hits:
+        raise ScanHits("\n".join(str(h) for h in hits) + f"\n{len(hits)} hit(s): de-identify the corpus or queries, "
+                       "then rebuild the packets (`dvc repro study_pool`)")
+    return stage_record(study, hits=counts, evidence=file_hashes(root, names))
+

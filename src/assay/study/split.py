@@ -1,4 +1,6 @@
-"""Development / sealed holdout by document family, with paraphrases kept on one side (seed 003, step 2).
+"""Development / sealed holdout by document family, with paraphrases kept on one side.
+
+The protocol's split (docs/relevance-study.md, "Split by document family").
 
 Families that are paraphrases of each other are joined first: two documents of different families
 whose texts score at least ``paraphrase_threshold`` with the leakage paraphrase detector
@@ -15,17 +17,25 @@ on both sides, or a paraphrase pair across the sides, is refused.
 Edge cases: a query naming a family the corpus lacks is an input error. The detector compares every
 document with every other (cost grows with the square of the corpus); it sees rewordings that keep
 word stems, not synonyms.
+
+:func:`split_step` is stage ``study_split``'s work: it reads the study file's corpus and queries,
+writes ``split.json`` (family -> side, the coordinator's) and each split's ``queries.jsonl`` under
+the root, and returns the record its stage commits (:mod:`assay.study.records`): counts, the
+protocol version and the SHA-256 of every evidence file it wrote or read, named relative to the root.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from assay.core.errors import InputError, Problem
+from assay.core.errors import InputError, Problem, raise_problems
+from assay.core.io import sha256_file, write_json, write_jsonl
 from assay.data.leakage.paraphrase import char_ngrams
 from assay.data.split import unit_hash
-from assay.relevance.study import StudyDocument, StudyQuery
-from assay.study.evidence import SEALED, SPLITS
+from assay.relevance.corpus import StudyDocument, StudyQuery, load_documents, load_queries
+from assay.study.evidence import QUERIES, SEALED, SPLIT_FILE, SPLITS, EvidenceRoot, file_hashes
+from assay.study.protocol import Study
+from assay.study.records import stage_record
 
 DEVELOPMENT = SPLITS[0]
 
@@ -131,3 +141,26 @@ def split_problems(documents: list[StudyDocument], doc_side: dict[str, str], thr
             problems.append(Problem(path, None, f"{a}/{b}", f"families are paraphrases (score {score:.3f}) on "
                                     "different sides", "keep paraphrased families on one side"))
     return problems
+
+
+def split_step(study: Study, root: EvidenceRoot) -> dict:
+    """Split the corpus by family; write ``split.json`` and each split's ``queries.jsonl`` under the root.
+
+    Raises:
+        InputError: a bad corpus or query row, a query naming an unknown family, or a leak across the split.
+    """
+    corpus, queries_path = study.resolve(study.corpus, root), study.resolve(study.queries, root)
+    documents, queries = load_documents(str(corpus)), load_queries(str(queries_path))
+    s = study.split
+    split = split_families(documents, queries, s.holdout_share, s.seed, s.paraphrase_threshold, root.show(queries_path))
+    doc_side = {d.doc_id: split.family_side[d.family] for d in documents}
+    raise_problems(split_problems(documents, doc_side, s.paraphrase_threshold, "split"))
+    write_json(root.path / SPLIT_FILE, {"families": split.family_side, "synthetic": study.synthetic})
+    names = [SPLIT_FILE]
+    for side in SPLITS:
+        rows = [q.model_dump(mode="json") for q in sorted(split.queries[side], key=lambda q: q.query_id)]
+        write_jsonl(root.file(side, QUERIES), rows)
+        names.append(f"{side}/{QUERIES}")
+    return stage_record(study, counts=split.counts(documents), paraphrase_links=len(split.links), groups=split.groups,
+                   inputs={"corpus": sha256_file(corpus), "queries": sha256_file(queries_path)},
+                   evidence=file_hashes(root, names))

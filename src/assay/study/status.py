@@ -1,6 +1,6 @@
 """Whether the committed verdict of the relevance study is present, current and passing.
 
-Used by ``assay relevance verdict`` and by the release gate when the plan asks for the study
+Used by ``assay study verdict`` and by the release gate when the plan asks for the study
 (``relevance_verdict: true``). The verdict's provenance records the SHA-256 of the study file, the
 thresholds file and the three study records it was computed from; any of them changed since means
 the verdict is stale (re-run ``dvc repro``).
@@ -8,7 +8,7 @@ the verdict is stale (re-run ``dvc repro``).
 The evidence root is not needed: in CI (``ASSAY_EVIDENCE_ROOT`` unset) the committed
 received-evidence lock (:mod:`assay.study.received`) is trusted. When the variable is set, the
 received files under it are compared with the lock first: any difference makes the verdict stale
-(run ``assay relevance intake``, then ``dvc repro``), and a root that is not a folder makes it missing.
+(run ``assay study intake``, then ``dvc repro``), and a root that is not a folder makes it missing.
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def verdict_status(base: str | Path = ".", environ: dict | None = None) -> Verdi
 
         waiting = prov.details.get("waiting")
         files = waiting if isinstance(waiting, list) else []
-        return VerdictStatus("waiting", f"{waiting_line([str(f) for f in files])} (then `assay relevance intake` "
+        return VerdictStatus("waiting", f"{waiting_line([str(f) for f in files])} (then `assay study intake` "
                                         "and `dvc repro`)", metrics)
     met = f"{metrics.conditions_met}/{len(metrics.conditions)} conditions, {metrics.modes_passed} mode(s) pass"
     if metrics.passed:

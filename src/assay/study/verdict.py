@@ -1,14 +1,15 @@
-"""The study's verdict (step 9): seed 003's pass conditions, the seven thresholds per mode, and the page.
+"""The study's verdict: the pass conditions, the seven thresholds per mode, and the page
+(docs/relevance-study.md, "Evaluate and publish the verdict").
 
-Pass conditions (:data:`CONDITIONS`), all required:
+Pass conditions (:data:`~assay.study.conditions.CONDITIONS`), all required:
 
 1. ``judgments_and_receipt``: both splits have two complete judgment files and an agreement
    receipt that names them as they are;
 2. ``adjudicated``: the arbiter decided every disagreement, each with a reason code;
 3. ``hashes_verified``: every split's manifest matches the bytes of corpus, queries, raw judgments
-   and frozen qrels (``assay relevance validate``);
+   and frozen qrels (``assay study validate``);
 4. ``holdout_opened``: the development evidence validated and the sealed holdout was opened by an
-   explicit recorded decision (``assay relevance open-holdout``);
+   explicit recorded decision (``assay study open-holdout``);
 5. ``same_runtime``: the five modes were evaluated on the sealed holdout with one corpus/runtime manifest;
 6. ``all_published``: every one of the seven figures has a value for every mode (undefined
    figures cannot be checked against a threshold);
@@ -17,37 +18,24 @@ Pass conditions (:data:`CONDITIONS`), all required:
 A mode passes when every condition holds and it meets all seven thresholds on the sealed
 holdout; the study passes when its candidate mode does. The page publishes every figure with its
 interval and lists every unmet threshold, per mode, whatever the outcome; development figures are
-shown for tuning only.
+shown for tuning only. :func:`verdict_step` is stage ``study_verdict``'s work: it refuses when the
+thresholds changed after the opening, re-checks the evidence conditions and returns the verdict's
+metrics, page and details.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from assay.core.fmt import md_words
-from assay.core.fmt import num
+from assay.core.fmt import md_words, num
 from assay.relevance.params import MODES
-from assay.relevance.thresholds import Threshold
-from assay.study.evidence import SEALED
-
-CONDITIONS: dict[str, str] = {
-    "judgments_and_receipt": "two independent judgment files and an agreement receipt, both splits",
-    "adjudicated": "a third person (the arbiter) decided every disagreement, with a reason",
-    "hashes_verified": "corpus, queries, raw judgments and frozen qrels match their manifests' SHA-256",
-    "holdout_opened": "development evidence validated; sealed holdout opened by an explicit recorded decision",
-    "same_runtime": "lexical, semantic, hybrid, reranked and graph evaluated on one corpus/runtime manifest",
-    "all_published": "all seven figures defined for every mode, published with intervals",
-    "human_evidence": "judgments by people, not the synthetic demo generator",
-}
-
-
-@dataclass(frozen=True)
-class Condition:
-    """One pass condition: whether it holds and why."""
-
-    key: str
-    ok: bool
-    detail: str
+from assay.relevance.scoring import headings, latency_words
+from assay.relevance.thresholds import Threshold, load_thresholds
+from assay.study.conditions import CONDITIONS, Condition
+from assay.study.evidence import SEALED, EvidenceRoot, redacting
+from assay.study.opening import check_preregistration, read_opening
+from assay.study.params import StudyParams
+from assay.study.protocol import Study
 
 
 def mode_figures(metrics: dict) -> dict:
@@ -117,18 +105,25 @@ def _cell(t: dict, threshold: Threshold) -> str:
     return f"{num(t['value'], digits)} [{num(t['low'], digits)}, {num(t['high'], digits)}] {mark}"
 
 
-def _table(modes: dict, thresholds: dict[str, Threshold]) -> list[str]:
-    lines = ["| mode | " + " | ".join(thresholds) + " | met |", "|" + "---|" * (len(thresholds) + 2)]
+def _latency(evaluation: dict, split: str) -> dict | None:
+    """The p95 latency figures of the first mode of ``split`` (every mode's latency is of one kind), None when not evaluated."""
+    modes = evaluation.get(split, {}).get("modes", {})
+    return next(iter(modes.values())).get("latency_ms") if modes else None
+
+
+def _table(modes: dict, thresholds: dict[str, Threshold], latency: dict | None) -> list[str]:
+    lines = ["| mode | " + " | ".join(headings(thresholds, latency)) + " | met |", "|" + "---|" * (len(thresholds) + 2)]
     for m, figs in sorted(modes.items()):
         cells = [_cell(figs["thresholds"][k], t) for k, t in thresholds.items()]
         lines.append(f"| {m} | " + " | ".join(cells) + f" | {figs['thresholds_met']}/{len(thresholds)} |")
     return lines
 
 
-def _unmet(modes: dict, thresholds: dict[str, Threshold]) -> list[str]:
+def _unmet(modes: dict, thresholds: dict[str, Threshold], latency: dict | None) -> list[str]:
     lines = []
+    names = dict(zip(thresholds, headings(thresholds, latency), strict=True))
     for m, figs in sorted(modes.items()):
-        misses = [f"{k} = {num(figs['thresholds'][k]['value'], 4)} (needs {t.direction} {t.value:g})"
+        misses = [f"{names[k]} = {num(figs['thresholds'][k]['value'], 4)} (needs {t.direction} {t.value:g})"
                   for k, t in thresholds.items() if not figs["thresholds"][k]["pass"]]
         lines.append(f"- {m}: " + ("; ".join(misses) if misses else "every threshold met"))
     return lines
@@ -178,17 +173,24 @@ def verdict_markdown(outcome: StudyDecision, evaluation: dict, receipts: dict, t
     lines += [f"| {CONDITIONS[c.key]} | {'yes' if c.ok else '**no**'} | {md_words(c.detail)} |" for c in outcome.conditions]
     lines += ["", "## Sealed holdout, per mode", ""]
     if sealed:
+        latency = _latency(evaluation, SEALED)
         lines += [f"Value [{level:.0%} interval] and whether it meets the threshold. Means of per-query measures use "
                   "a t interval over queries, rates a Wilson interval, p95 latency the order-statistic interval "
-                  "(n/a where the sample is too small to give a bound).", "", *_table(sealed, thresholds),
-                  "", "Unmet thresholds:", "", *_unmet(sealed, thresholds),
+                  "(n/a where the sample is too small to give a bound)." + (f" {latency_words(latency)}" if latency else ""),
+                  "", *_table(sealed, thresholds, latency),
+                  "", "Unmet thresholds:", "", *_unmet(sealed, thresholds, latency),
                   "", "### Answer figures from the people's labels", "", ANSWER_SOURCE, "",
                   *_answers(evaluation.get(SEALED, {}).get("modes", {}))]
     else:
-        lines += ["Not evaluated: the sealed holdout has not been opened (`assay relevance open-holdout`)."]
+        lines += ["Not evaluated: the sealed holdout has not been opened (`assay study open-holdout`)."]
     dev = evaluation.get("development", {}).get("modes", {})
     lines += ["", "## Development split (for tuning; not the verdict)", ""]
-    lines += [*_table(dev, thresholds), "", "Unmet thresholds:", "", *_unmet(dev, thresholds)] if dev else ["Not evaluated."]
+    if dev:
+        latency = _latency(evaluation, "development")
+        lines += [*([latency_words(latency), ""] if latency else []), *_table(dev, thresholds, latency),
+                  "", "Unmet thresholds:", "", *_unmet(dev, thresholds, latency)]
+    else:
+        lines += ["Not evaluated."]
     lines += ["", "## Agreement receipts (before any discussion)", "",
               "| split | pairs | disagreements | measure | value | interval |", "|---|---|---|---|---|---|"]
     for split, r in sorted(receipts.items()):
@@ -199,3 +201,31 @@ def verdict_markdown(outcome: StudyDecision, evaluation: dict, receipts: dict, t
     lines += [f"- {md_words(t)}" for t in thresholds.values()]
     lines += ["", "## Hashes", ""] + [f"- {name}: `{value}`" for name, value in sorted(hashes.items())]
     return "\n".join(lines) + "\n"
+
+
+def verdict_step(study: Study, root: EvidenceRoot, params: StudyParams, evaluation: dict, receipts: dict,
+                 level: float, hashes: dict[str, str]) -> dict:
+    """``{"metrics", "page", "conditions", "note"}`` of the verdict, computed in the repository at the current directory.
+
+    ``note`` is ``""``, or says that git history could not be read, so the opening was checked
+    against the opening record only (:func:`assay.study.registration.require_registered_opening`).
+
+    Raises:
+        HoldoutRefused: the thresholds file changed after the holdout was opened, or the lock's
+            opening hash differs from the one its first opening commit registered (exit 2).
+    """
+    from assay.study.conditions import evidence_conditions
+    from assay.study.registration import require_registered_opening
+
+    note = require_registered_opening(".")
+    with redacting(root):
+        check_preregistration(root, study.thresholds)
+        thresholds = load_thresholds(study.thresholds)
+        opened = read_opening(root) is not None
+        conditions = evidence_conditions(root, opened, study.synthetic)
+    splits = evaluation["splits"]
+    outcome = decide(conditions, splits, params.candidate)
+    metrics = verdict_metrics(outcome, splits, receipts, study.synthetic, opened)
+    page = verdict_markdown(outcome, splits, receipts, thresholds, params.candidate, study.synthetic, hashes, level)
+    return {"metrics": metrics, "page": page, "note": note,
+            "conditions": {c.key: {"holds": c.ok, "detail": c.detail} for c in outcome.conditions}}

@@ -45,6 +45,6 @@ def waiting_verdict(files: list[str], synthetic: bool) -> tuple[VerdictMetrics, 
     metrics = VerdictMetrics(passed=0, waiting=1, synthetic=int(synthetic), holdout_opened=0, conditions_met=0,
                              conditions={}, modes_passed=0, agreement={}, development={}, sealed_holdout={})
     page = ("# Relevance study verdict\n\n**Waiting for people**: no verdict yet. The study is "
-            + waiting_line(files) + ".\n\nWhen they arrive: `assay relevance intake`, then `dvc repro`. "
+            + waiting_line(files) + ".\n\nWhen they arrive: `assay study intake`, then `dvc repro`. "
             "The release gate does not wait for the study.\n")
     return metrics, page

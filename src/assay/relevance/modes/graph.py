@@ -20,7 +20,7 @@ import numpy as np
 
 from assay.relevance.modes.hybrid import Hybrid, ranks
 from assay.relevance.params import RelevanceParams
-from assay.relevance.study import StudyDocument
+from assay.relevance.corpus import StudyDocument
 
 
 def personalized_pagerank(adjacency: Any, personalization: np.ndarray, alpha: float, tol: float = 1e-10,

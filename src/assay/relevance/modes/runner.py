@@ -8,7 +8,8 @@ Latency is either ``measured`` (wall clock around each query's search, ``time.pe
     graph = hybrid + 0.01 per graph edge.
 
 Modelled latencies show the relative cost of the modes, not a system's real speed; reports say
-which kind they hold. ``benchmarks/bench_ir.py`` measures the real time.
+which kind they hold. ``benchmarks/bench_ir.py`` measures the real time, and the human study times
+every mode with repetitions when its evidence is real (:mod:`assay.relevance.latency`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from assay.relevance.modes.lexical import Lexical
 from assay.relevance.modes.reranked import Reranked
 from assay.relevance.modes.semantic import Semantic
 from assay.relevance.params import RelevanceParams
-from assay.relevance.study import StudyDocument, StudyQuery
+from assay.relevance.corpus import StudyDocument, StudyQuery
 from assay.relevance.trec import Run, run_from_rankings
 
 
@@ -40,7 +41,11 @@ class ModeRun:
     label: str
 
 
-def build(mode: str, params: RelevanceParams, documents: list[StudyDocument]) -> Lexical | Semantic | Hybrid | Reranked | Graph:
+#: A fitted searcher of one mode.
+Searcher = Lexical | Semantic | Hybrid | Reranked | Graph
+
+
+def build(mode: str, params: RelevanceParams, documents: list[StudyDocument]) -> Searcher:
     """The fitted searcher of ``mode``."""
     texts, ids = [d.text for d in documents], [d.doc_id for d in documents]
     if mode == "lexical":
@@ -65,12 +70,15 @@ def modelled_ms(mode: str, scores_lexical: int, n_docs: int, params: RelevancePa
     return round(cost, 3)
 
 
-def run_mode(mode: str, params: RelevanceParams, documents: list[StudyDocument], queries: list[StudyQuery]) -> ModeRun:
+def run_mode(mode: str, params: RelevanceParams, documents: list[StudyDocument], queries: list[StudyQuery],
+             searcher: Searcher | None = None) -> ModeRun:
     """Run ``mode`` over ``queries``; each query keeps its first ``params.depth`` documents with a positive score.
 
-    A query whose every score is <= 0 gets an empty ranking (and so no line in the TREC run).
+    ``searcher`` is :func:`build`'s for ``mode`` when the caller has it already (the study times the
+    same searchers, :mod:`assay.relevance.latency`). A query whose every score is <= 0 gets an empty
+    ranking (and so no line in the TREC run).
     """
-    searcher = build(mode, params, documents)
+    searcher = searcher if searcher is not None else build(mode, params, documents)
     ids = np.asarray([d.doc_id for d in documents], dtype=object)
     ids_desc = np.argsort(np.argsort(ids)[::-1])
     lexical = Lexical(params.lexical).fit([d.text for d in documents]) if params.latency == "modelled" else None

@@ -1,4 +1,4 @@
-"""`assay relevance`: the human relevance study's commands (seed 003).
+"""`assay study` (alias `assay relevance`): the human relevance study's commands (docs/relevance-study.md).
 
 * ``scan PATH``: the de-identification scan of a packet, or of any file or folder.
 * ``check JUDGMENTS --packet PACKET``: an annotator's judgments against the packet they were given.
@@ -71,7 +71,7 @@ def run_scan(args: argparse.Namespace) -> int:
     try:
         hits, files = scan_path(args.path, show, args.mode_name, people)
     except FileNotFoundError:
-        raise MissingArtifact(f"relevance scan: {show(args.path)} does not exist (fix: check the path)") from None
+        raise MissingArtifact(f"study scan: {show(args.path)} does not exist (fix: check the path)") from None
     for hit in hits:
         print(hit)
     kinds = sorted({h.kind for h in hits})
@@ -105,7 +105,7 @@ def run_check(args: argparse.Namespace) -> int:
     root = _root()
     show = _show(root)
     try:
-        guard_sealed_reads([args.judgments, args.packet], "relevance check", args.allow_sealed, require_opening=False)
+        guard_sealed_reads([args.judgments, args.packet], "study check", args.allow_sealed, require_opening=False)
         checked = check_judgments(args.judgments, args.packet, show)
         rows = require_complete(checked, show(args.judgments))
     except AssayError as error:
@@ -119,11 +119,17 @@ def run_check(args: argparse.Namespace) -> int:
 REGISTRARS = [_register_scan, _register_check]
 
 
+#: The name the command group had first; it stays an alias of ``study``, with the same handlers.
+ALIAS = "relevance"
+
+
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("relevance", help="the human relevance study: scan packets, check judgments",
-                       description="Commands of the human relevance study (seed 003). Raw evidence lives under "
-                                   "$ASSAY_EVIDENCE_ROOT, whose value is never printed.")
-    rs = p.add_subparsers(dest="relevance_command", required=True, metavar="SUBCOMMAND")
+    p = sub.add_parser("study", aliases=[ALIAS],
+                       help=f"the human relevance study: packets, judgments, receipt, verdict (alias: {ALIAS})",
+                       description="Commands of the human relevance study (protocol: docs/relevance-study.md). Raw "
+                                   "evidence lives under $ASSAY_EVIDENCE_ROOT, whose value is never printed. "
+                                   f"`assay {ALIAS} ...` is an alias of `assay study ...`: the same subcommands.")
+    rs = p.add_subparsers(dest="study_command", required=True, metavar="SUBCOMMAND")
     for registrar in REGISTRARS:
         registrar(rs)
 
@@ -141,7 +147,7 @@ def _register_intake(rs: argparse._SubParsersAction) -> None:
                       description="Write data/relevance/received.json: the SHA-256 (or \"absent\") of every file "
                                   "people hand in under $ASSAY_EVIDENCE_ROOT (each split's judgments_A.jsonl, "
                                   "judgments_B.jsonl and decisions.jsonl, and opening.json), named relative to the "
-                                  "root. The study's stages depend on this lock, so after `assay relevance intake` "
+                                  "root. The study's stages depend on this lock, so after `assay study intake` "
                                   "`dvc repro` re-runs exactly the stages that read a changed file. With --check, "
                                   "write nothing: list every file that differs from the lock and exit 1, or exit 0 "
                                   "when all match.")
@@ -188,13 +194,13 @@ def _register_receipt(rs: argparse._SubParsersAction) -> None:
 
 def run_receipt(args: argparse.Namespace) -> int:
     from assay.study.evidence import redacting
-    from assay.study.freeze import note_sealed_read
+    from assay.study.opening import note_sealed_read
     from assay.study.receipt import GRADE_NOTE, build_receipt, write_receipt
 
     study, root = _study_root()
     with redacting(root):
         for who in ("A", "B"):
-            note_sealed_read(root, args.split, "relevance receipt", f"judgments_{who}.jsonl")
+            note_sealed_read(root, args.split, "study receipt", f"judgments_{who}.jsonl")
         receipt = build_receipt(root, args.split, args.resamples, args.seed)
         path = write_receipt(root, args.split, receipt)
     print(f"{root.show(path)}: {receipt['pairs']} pairs over {receipt['queries']} queries, "
@@ -255,7 +261,8 @@ def _register_open_holdout(rs: argparse._SubParsersAction) -> None:
 
 def run_open_holdout(args: argparse.Namespace) -> int:
     from assay.study.evidence import redacting
-    from assay.study.opening import OPENING, open_holdout
+    from assay.study.evidence import OPENING
+    from assay.study.opening import open_holdout
 
     from assay.study.received import LOCK, update_entry
 
@@ -266,11 +273,11 @@ def run_open_holdout(args: argparse.Namespace) -> int:
     print(f"sealed holdout opened by {record['decided_by']} at {record['opened_at']}; thresholds "
           f"{study.thresholds} pre-registered as sha256 {record['thresholds_sha256']}")
     print(f"{LOCK}: opening entry updated; run `dvc repro`, then commit the lock and dvc.lock" if locked
-          else f"{LOCK} not found: run `assay relevance intake`, then `dvc repro`")
+          else f"{LOCK} not found: run `assay study intake`, then `dvc repro`")
     return 0
 
 
-#: `assay relevance verdict` while judgments are not handed in yet: not a failure, not a pass
+#: `assay study verdict` while judgments are not handed in yet: not a failure, not a pass
 WAITING_EXIT = 3
 
 
@@ -315,7 +322,7 @@ def run_verdict(args: argparse.Namespace) -> int:
     if note:
         print(note)
     if status.status in ("missing", "stale"):
-        raise MissingArtifact(f"relevance verdict: {status.detail}")
+        raise MissingArtifact(f"study verdict: {status.detail}")
     return {"pass": 0, "waiting": WAITING_EXIT}.get(status.status, 1)
 
 

@@ -1,4 +1,8 @@
-"""The study's documents and queries: JSONL files read into validated records.
+"""The retrieval corpus and its queries: JSONL files read into validated records.
+
+Every retrieval mode (:mod:`assay.relevance.modes`) ranks these documents for these queries, and
+the human relevance study (:mod:`assay.study`) splits, pools and judges the same records, so the
+schema lives here, below both. The ``Study`` prefix of the record names is historical.
 
 ``corpus.jsonl``: one document per line with ``doc_id``, ``family``, ``kind`` (policy, paraphrase,
 source, note), ``title``, ``text``, ``valid_from``, ``valid_to`` (None while in force),
