@@ -11,6 +11,8 @@ editing or deleting the source later changes nothing in the queue.
   the models being the two version names of params ``compare``; the verdict is the pipeline's
   rule-based pass/fail (a wins when only a passes; tie when both pass or both fail), so its
   identity says ``rule``, not an LLM. A case that passes in one version only is a version flip.
+  Each item carries the case's facts and cited documents (title and text from the corpus) as its
+  reference; a calibration pair carries its facts.
 - a JSONL file of judged pairs, one :class:`~assay.queue.items.SourceItem` per line, or of
   conversations ``{"id": ..., "messages": [...], "model": ...}``: each assistant turn becomes a
   single-response item in its conversation (the turns before it are its context).
@@ -24,7 +26,7 @@ from assay.core.errors import InputError, Problem
 from assay.core.io import read_jsonl, sha256_file
 from assay.core.paths import input_paths
 from assay.core.records import validate_rows
-from assay.queue.items import Conversation, JudgeOpinion, SourceItem
+from assay.queue.items import CitedDocument, Conversation, JudgeOpinion, Reference, SourceItem
 
 PIPELINE_SOURCES = ("calibration", "compare")
 
@@ -72,7 +74,8 @@ def from_calibration(root: Path) -> list[SourceItem]:
     return [SourceItem(id=p.id, question=p.case_question, answers={"a": p.a, "b": p.b},
                        models={"a": "pairs.jsonl answer a", "b": "pairs.jsonl answer b"},
                        judge=JudgeOpinion(verdict=judged.get(p.id), identity="params judge (calibrate stage)"),
-                       human=p.final) for p in pairs if p.id in judged]
+                       human=p.final, reference=Reference(facts=list(p.facts)) if p.facts else None)
+            for p in pairs if p.id in judged]
 
 
 def from_compare(root: Path) -> list[SourceItem]:
@@ -90,17 +93,36 @@ def from_compare(root: Path) -> list[SourceItem]:
         if not path.exists():
             raise InputError([Problem(str(path), None, None, "not found", f"run `dvc repro evaluate@{name}` first")])
         runs.append(pd.read_parquet(path, columns=["id", "reply", "passed"]).set_index("id"))
-    questions = {c.id: c.question for c in load_cases(root / "data/cases.jsonl")}
+    cases = {c.id: c for c in load_cases(root / "data/cases.jsonl")}
+    corpus = _corpus(root)
     items = []
     for case_id in sorted(set(runs[0].index) & set(runs[1].index)):
         pa, pb = bool(runs[0].at[case_id, "passed"]), bool(runs[1].at[case_id, "passed"])
         verdict = "tie" if pa == pb else ("a" if pa else "b")
-        items.append(SourceItem(id=case_id, question=questions.get(case_id, case_id),
+        case = cases.get(case_id)
+        items.append(SourceItem(id=case_id, question=case.question if case else case_id,
                                 answers={"a": str(runs[0].at[case_id, "reply"]), "b": str(runs[1].at[case_id, "reply"])},
                                 models={"a": names[0], "b": names[1]},
                                 judge=JudgeOpinion(verdict=verdict, identity="rule: passed (evaluate stage)"),
-                                version_flip=pa != pb))
+                                version_flip=pa != pb, reference=_reference(case, corpus)))
     return items
+
+
+def _corpus(root: Path) -> dict:
+    """The corpus documents by id, or none when the corpus folder is missing (the reference then names ids only)."""
+    from assay.data.corpus import load_corpus
+
+    folder = root / input_paths(root / "params.yaml").corpus
+    return load_corpus(folder) if folder.is_dir() else {}
+
+
+def _reference(case, corpus: dict) -> Reference | None:
+    """A case's facts and cited documents (title and text from the corpus when there); ``None`` when it has neither."""
+    if case is None or not (case.facts or case.doc_ids):
+        return None
+    documents = [CitedDocument(id=d, title=corpus[d].title, text=corpus[d].text) if d in corpus else CitedDocument(id=d)
+                 for d in case.doc_ids]
+    return Reference(facts=list(case.facts), documents=documents)
 
 
 def load_source(source: str, root: str | Path = ".") -> tuple[list[SourceItem], str]:
