@@ -21,12 +21,17 @@ editing or deleting the source later changes nothing in the queue.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay.core.errors import InputError, Problem
 from assay.core.io import read_jsonl, sha256_file
 from assay.core.paths import input_paths
 from assay.core.records import validate_rows
 from assay.queue.items import CitedDocument, Conversation, JudgeOpinion, Reference, SourceItem
+
+if TYPE_CHECKING:
+    from assay.data.cases import CaseRecord
+    from assay.data.corpus import Document
 
 PIPELINE_SOURCES = ("calibration", "compare")
 
@@ -108,7 +113,7 @@ def from_compare(root: Path) -> list[SourceItem]:
     return items
 
 
-def _corpus(root: Path) -> dict:
+def _corpus(root: Path) -> dict[str, Document]:
     """The corpus documents by id, or none when the corpus folder is missing (the reference then names ids only)."""
     from assay.data.corpus import load_corpus
 
@@ -116,7 +121,7 @@ def _corpus(root: Path) -> dict:
     return load_corpus(folder) if folder.is_dir() else {}
 
 
-def _reference(case, corpus: dict) -> Reference | None:
+def _reference(case: CaseRecord | None, corpus: dict[str, Document]) -> Reference | None:
     """A case's facts and cited documents (title and text from the corpus when there); ``None`` when it has neither."""
     if case is None or not (case.facts or case.doc_ids):
         return None
