@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from assay.queue.items import CitedDocument, JudgeOpinion, Reference, SourceItem
+from assay.queue.items import CitedDocument, JudgeOpinion, Message, Reference, SourceItem
 from assay.queue.rubric import load_rubric
 from assay.queue.store import open_store
 from conftest import ROOT
@@ -22,12 +22,17 @@ FACT = "14 days"
 DOC_TITLE = "Refunds and cancellation"
 DOC_TEXT = "You can cancel a new contract within 14 days of activation for a full refund."
 REASON = "JUDGE-REASON: the refund period is 14 days"
-QUEUES = ("wide", "narrow", "keys", "draft", "lost")
+QUEUES = ("wide", "narrow", "keys", "draft", "lost", "single")
 RUBRIC = load_rubric(ROOT / "data/rubric.yaml").spec
 
 
 def _items(queue: str) -> list[SourceItem]:
-    """Two pairs: the first with a reference and a judge's reason, the second with neither."""
+    """Two pairs: the first with a reference and a judge's reason, the second with neither (queue
+    ``single``: one single response after a user turn)."""
+    if queue == "single":
+        return [SourceItem(id="conv-1#1", kind="response", question="Can I pause my plan?",
+                           answers={"a": "Yes, for up to 3 months."}, models={"a": MODEL_A},
+                           context=[Message(role="user", content="Can I pause my plan?")])]
     with_reference = SourceItem(
         id=f"{queue}-1", question="How long do I have to cancel a new contract and get a full refund?",
         answers={"a": "You can cancel within 14 days of activation.", "b": "You can cancel within 30 days."},
@@ -88,12 +93,18 @@ def _rect(driver, element_id: str) -> dict:
                                  element_id)
 
 
-def _fill(driver, score: int = 4, choice: str = "A") -> None:
+def _fill_scores(driver, score: int) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.select import Select
 
     for select in driver.find_elements(By.CSS_SELECTOR, "#rubric select"):
         Select(select).select_by_value(str(score))
+
+
+def _fill(driver, score: int = 4, choice: str = "A") -> None:
+    from selenium.webdriver.common.by import By
+
+    _fill_scores(driver, score)
     driver.find_element(By.CSS_SELECTOR, f"input[name=choice][value={choice}]").click()
 
 
@@ -297,3 +308,29 @@ def test_a_lost_lease_is_said_in_plain_words_by_the_save_button_and_the_draft_st
     assert _by_id(chrome, "status").get_attribute("class") == "error" and _active_id(chrome) == "save"
     assert _by_id(chrome, "item").is_displayed()  # nothing typed is thrown away
     assert chrome.execute_script("return localStorage.getItem(arguments[0])", f"assay-draft:lost:{item_id}")
+
+
+def test_a_wrong_token_is_said_by_the_field_and_a_single_response_has_no_choice(served, chrome):
+    from selenium.webdriver.common.by import By
+
+    server, tokens = served
+    fresh_page(chrome, server.base + "/")
+    _by_id(chrome, "token").send_keys("not-a-token")
+    _by_id(chrome, "signin").click()
+    _wait(chrome, lambda d: _by_id(d, "token-error").is_displayed(), "the token's error")
+    token = _by_id(chrome, "token")
+    assert _by_id(chrome, "token-error").text == "That token is not valid. Check it with your coordinator."
+    assert token.get_attribute("aria-invalid") == "true" and "token-error" in token.get_attribute("aria-describedby")
+    assert _active_id(chrome) == "token"
+
+    token.clear()
+    _sign_in_and_take(chrome, server.base, tokens["single"])
+    assert not _by_id(chrome, "choice-box").is_displayed() and not _by_id(chrome, "col-B").is_displayed()
+    assert _by_id(chrome, "head-A").text == "The answer" and "user: Can I pause my plan?" in _by_id(chrome, "context").text
+    assert not _by_id(chrome, "reference").is_displayed()
+    for select in chrome.find_elements(By.CSS_SELECTOR, "#rubric select"):
+        assert select.get_attribute("id").startswith("score-A-") and select.accessible_name.endswith(" Score")
+    _fill_scores(chrome, 5)
+    _by_id(chrome, "save").click()
+    _visible(chrome, "reveal")
+    assert _by_id(chrome, "model-A").text == MODEL_A and not _by_id(chrome, "your-choice").is_displayed()
