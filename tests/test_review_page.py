@@ -16,7 +16,7 @@ from assay.queue.rubric import load_rubric
 from assay.queue.store import open_store
 from conftest import ROOT
 from queue_fixtures import QueueServer, chrome, fresh_page, screenshot, screenshots  # noqa: F401
-from queue_helpers import MODEL_A, MODEL_B, make_queue
+from queue_helpers import MODEL_A, MODEL_B, SCORES, make_queue
 
 FACT = "14 days"
 DOC_TITLE = "Refunds and cancellation"
@@ -27,7 +27,8 @@ RUBRIC = load_rubric(ROOT / "data/rubric.yaml").spec
 
 
 def _items(queue: str) -> list[SourceItem]:
-    """Two pairs: the first with a reference and a judge's reason, the second with neither (queue
+    """Two pairs: the first with a reference and a judge's reason, the second with neither but with the
+    judge's scores (queue
     ``single``: one single response after a user turn)."""
     if queue == "single":
         return [SourceItem(id="conv-1#1", kind="response", question="Can I pause my plan?",
@@ -40,7 +41,8 @@ def _items(queue: str) -> list[SourceItem]:
         reference=Reference(facts=[FACT], documents=[CitedDocument(id="kb-refunds", title=DOC_TITLE, text=DOC_TEXT)]))
     bare = SourceItem(id=f"{queue}-2", question="What does the roaming pack cost?",
                       answers={"a": "BDT 300 for 7 days.", "b": "BDT 500 for 7 days."},
-                      models={"a": MODEL_A, "b": MODEL_B}, judge=JudgeOpinion(verdict="b"))
+                      models={"a": MODEL_A, "b": MODEL_B},
+                      judge=JudgeOpinion(verdict="b", scores={"a": dict(SCORES), "b": dict(SCORES)}))
     return [with_reference, bare]
 
 
@@ -171,6 +173,7 @@ def test_at_1280_the_rubric_reference_errors_success_and_reveal_are_where_a_revi
     assert _by_id(chrome, "judge-verdict").text == f"Answer {judge_letter}"
     assert _rect(chrome, "your-choice")["top"] == _rect(chrome, "judge-verdict")["top"]  # side by side
     assert _by_id(chrome, "judge-reason").text == REASON
+    assert chrome.find_elements(By.CSS_SELECTOR, "#verdicts tr.score") == []  # the judge gave no scores
     screenshot(chrome, screenshots, "review-1280-reveal.png")
 
     # the second item has no reason and no reference: no reason line at all, no reference section
@@ -182,11 +185,32 @@ def test_at_1280_the_rubric_reference_errors_success_and_reveal_are_where_a_revi
     _visible(chrome, "reveal")
     assert not _by_id(chrome, "judge-reason-line").is_displayed()
     assert "none given" not in chrome.find_element(By.TAG_NAME, "body").text
+    # the judge scored this one: each score of yours beside the judge's
+    rows = [[c.text for c in r.find_elements(By.CSS_SELECTOR, "th, td")]
+            for r in chrome.find_elements(By.CSS_SELECTOR, "#verdicts tr.score")]
+    assert rows == [[f"Answer {x} {name}", "4", str(SCORES[name])] for x in "AB" for name in SCORES]
 
 
-def test_at_390_px_the_page_is_one_column(served, chrome, screenshots):
+def _minutes_of_day(text: str) -> int:
+    """``06:33 AM`` or ``18:33`` as minutes after midnight."""
+    hour, minute, half = re.fullmatch(r"(\d{1,2}):(\d{2})(?: ?([AP]M))?", text).groups()
+    return (int(hour) % 12 + (12 if half == "PM" else 0) if half else int(hour)) * 60 + int(minute)
+
+
+def test_at_390_px_the_page_is_one_column_and_the_lease_is_in_the_readers_time_zone(served, chrome, screenshots):
+    from datetime import datetime, timedelta, timezone
+
     server, tokens = served
-    _sign_in_and_take(chrome, server.base, tokens["narrow"], width=390)
+    chrome.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "Asia/Dhaka"})  # UTC+6, no DST
+    try:
+        _sign_in_and_take(chrome, server.base, tokens["narrow"], width=390)
+        expires = datetime.fromisoformat(_by_id(chrome, "lease").get_attribute("datetime").replace("Z", "+00:00"))
+        dhaka = expires.astimezone(timezone(timedelta(hours=6)))
+        shown = _minutes_of_day(_by_id(chrome, "lease").text)
+        # the page counts from its own clock, so a minute boundary may fall between the two readings
+        assert min(abs(shown - (dhaka.hour * 60 + dhaka.minute) + d) for d in (-1440, 0, 1440)) <= 1, (shown, dhaka)
+    finally:
+        chrome.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": ""})
     a, b = _rect(chrome, "answer-A"), _rect(chrome, "answer-B")
     assert b["top"] >= a["bottom"] and abs(a["left"] - b["left"]) < 1 and a["width"] > 300, (a, b)
     assert chrome.execute_script("return document.documentElement.scrollWidth") <= 390  # nothing scrolls sideways

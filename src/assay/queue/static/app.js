@@ -386,7 +386,7 @@ function renderReveal(review, reveal) {
   const body = $("verdicts").tBodies[0];
   for (const row of body.querySelectorAll("tr.score")) row.remove();
   const judgeScores = reveal.judge.scores || {};
-  for (const letter of letters()) {
+  for (const letter of Object.keys(judgeScores).length ? letters() : []) {  // scores side by side when the judge scored
     for (const criterion of current.rubric) {
       const row = body.insertRow();
       row.className = "score";
