@@ -300,6 +300,8 @@ def test_a_draft_survives_a_reload_and_saving_clears_it(served, chrome):
     chrome.find_element(By.CSS_SELECTOR, "input[name=choice][value=tie]").click()
     _by_id(chrome, "note").send_keys("half way")
 
+    old_key = "assay-draft:draft:abandoned-item"  # a draft untouched for 14 days goes at the next page load
+    chrome.execute_script("localStorage.setItem(arguments[0], JSON.stringify({kept_at: Date.now() - 15 * 86400000}))", old_key)
     chrome.refresh()  # the token is kept for the tab; the held item comes back with the draft
     _wait(chrome, lambda d: _by_id(d, "item").is_displayed() and _by_id(d, "item-id").text == item_id, "the same item")
     assert _by_id(chrome, "draft-note").is_displayed()
@@ -310,6 +312,7 @@ def test_a_draft_survives_a_reload_and_saving_clears_it(served, chrome):
     assert _by_id(chrome, "note").get_attribute("value") == "half way"
     key = f"assay-draft:draft:{item_id}"
     assert chrome.execute_script("return localStorage.getItem(arguments[0])", key) is not None
+    assert chrome.execute_script("return localStorage.getItem(arguments[0])", old_key) is None
 
     _fill(chrome, choice="tie")
     _by_id(chrome, "save").click()
@@ -332,6 +335,14 @@ def test_a_lost_lease_is_said_in_plain_words_by_the_save_button_and_the_draft_st
     assert _by_id(chrome, "status").get_attribute("class") == "error" and _active_id(chrome) == "save"
     assert _by_id(chrome, "item").is_displayed()  # nothing typed is thrown away
     assert chrome.execute_script("return localStorage.getItem(arguments[0])", f"assay-draft:lost:{item_id}")
+
+    store = open_store(server.db)  # the coordinator issues the reviewer a new token: the old one stops working
+    store.issue_token("reviewer", "lost", "rev-lost")
+    store.engine.dispose()
+    _by_id(chrome, "save").click()
+    _wait(chrome, lambda d: _by_id(d, "login").is_displayed(), "the sign-in form")
+    assert _by_id(chrome, "token-error").text.startswith("Your token is no longer valid")
+    assert _active_id(chrome) == "token" and _by_id(chrome, "token").get_attribute("aria-invalid") == "true"
 
 
 def test_a_wrong_token_is_said_by_the_field_and_a_single_response_has_no_choice(served, chrome):

@@ -5,7 +5,7 @@
 // After an item is taken, focus moves to its heading; after saving, to the reveal's heading; after an
 // error, to the first field in error (marked aria-invalid, its message linked by aria-describedby).
 // A draft (choice, scores, correction, note) is kept in localStorage under the queue and item, so a
-// reload loses nothing; saving clears it.
+// reload loses nothing; saving clears it, and a draft untouched for DRAFT_DAYS days is dropped.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -37,11 +37,24 @@ async function api(method, path, body) {
   } catch (_e) {
     return { status: 0, data: { error: "The server could not be reached. Check your connection and try again." } };
   }
+  if (response.status === 401 && me) { signedOut(); return { status: 401, data: { error: "" } }; }
   let data = null;
   if (response.status !== 204) {
     try { data = await response.json(); } catch (_e) { data = { error: "The server sent an answer this page cannot read." }; }
   }
   return { status: response.status, data };
+}
+
+// The token stopped working mid-session (a coordinator issued a new one): back to sign-in, drafts kept.
+function signedOut() {
+  me = null;
+  sessionStorage.removeItem("assay-token");
+  clearInterval(leaseTimer);
+  status("");
+  show("login");
+  setError($("token"), $("token-error"), "Your token is no longer valid (a new one may have been issued). "
+    + "Sign in with your current token; what you typed is kept.");
+  $("token").focus();
 }
 
 function pct(x) { return x === null || x === undefined ? "n/a" : (100 * x).toFixed(1) + "%"; }
@@ -283,8 +296,20 @@ function readForm() {
   };
 }
 
+const DRAFT_DAYS = 14;  // a draft of an item never saved is dropped after this many days
+
 function keepDraft() {
-  if (current) localStorage.setItem(draftKey(current), JSON.stringify(readForm()));
+  if (current) localStorage.setItem(draftKey(current), JSON.stringify({ ...readForm(), kept_at: Date.now() }));
+}
+
+function dropOldDrafts() {
+  const oldest = Date.now() - DRAFT_DAYS * 86400000;
+  for (const key of Object.keys(localStorage)) {
+    if (!key.startsWith("assay-draft:")) continue;
+    let kept = 0;
+    try { kept = JSON.parse(localStorage.getItem(key)).kept_at || 0; } catch (_e) { kept = 0; }
+    if (kept < oldest) localStorage.removeItem(key);
+  }
 }
 
 function restoreDraft() {
@@ -415,5 +440,6 @@ document.addEventListener("DOMContentLoaded", () => {
   $("item").addEventListener("change", keepDraft);
   $("item").addEventListener("change", clearFieldError);
   show("login");
+  dropOldDrafts();
   if (token) signIn();
 });
