@@ -336,6 +336,16 @@ def test_a_lost_lease_is_said_in_plain_words_by_the_save_button_and_the_draft_st
     assert _by_id(chrome, "item").is_displayed()  # nothing typed is thrown away
     assert chrome.execute_script("return localStorage.getItem(arguments[0])", f"assay-draft:lost:{item_id}")
 
+    # a note over the server's size limit: its refusal (413) is shown by the note, as the server words it
+    chrome.execute_script("const n = document.getElementById('note'); n.value = 'x'.repeat(300000);"
+                          "n.dispatchEvent(new Event('input', {bubbles: true}));")
+    _by_id(chrome, "save").click()
+    _wait(chrome, lambda d: _by_id(d, "note-error").is_displayed(), "the note's error")
+    assert _by_id(chrome, "note-error").text.startswith("This is too long to save: the request body is over")
+    assert _by_id(chrome, "note").get_attribute("aria-invalid") == "true" and _active_id(chrome) == "note"
+
+    _by_id(chrome, "note").clear()
+
     store = open_store(server.db)  # the coordinator issues the reviewer a new token: the old one stops working
     store.issue_token("reviewer", "lost", "rev-lost")
     store.engine.dispose()

@@ -381,6 +381,11 @@ async function save(event) {
   if (gaps.length) { showErrors(gaps); return; }
   const r = await api("POST", "/api/items/" + encodeURIComponent(current.item_id) + "/review", review);
   if (r.status === 422) { showErrors([{ field: r.data.field, error: r.data.error }]); return; }
+  if (r.status === 413) {  // the server's limit on a review's size: the longer text is the one to shorten
+    const longer = (review.note || "").length >= (review.correction || "").length ? "note" : "correction";
+    showErrors([{ field: longer, error: "This is too long to save: " + r.data.error + "." }]);
+    return;
+  }
   if (r.status !== 200) {
     clearErrors();
     setError(null, $("form-error"), r.data.error);
