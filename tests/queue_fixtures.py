@@ -209,8 +209,7 @@ def chromium_paths() -> tuple[str, str]:
     return browser, driver
 
 
-@pytest.fixture
-def chrome(tmp_path):
+def start_chrome(profile: Path):
     """Headless Debian Chromium driven by Selenium; nothing is downloaded (no Selenium Manager)."""
     browser, driver_path = chromium_paths()
     from selenium import webdriver
@@ -220,9 +219,57 @@ def chrome(tmp_path):
     options.binary_location = browser
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--no-first-run", "--disable-default-apps", f"--user-data-dir={tmp_path / 'chrome-profile'}"):
+                 "--no-first-run", "--disable-default-apps", "--window-size=1280,900", f"--user-data-dir={profile}"):
         options.add_argument(flag)
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
     driver.set_page_load_timeout(60)
+    return driver
+
+
+@pytest.fixture(scope="module")
+def chrome(tmp_path_factory):
+    """One headless Chromium per test module (starting one costs seconds); see :func:`start_chrome`.
+
+    Tests sharing it must not rely on what an earlier test left in a page's storage: pages of one
+    server share sessionStorage and localStorage, so :func:`fresh_page` clears them.
+    """
+    driver = start_chrome(tmp_path_factory.mktemp("chrome-profile"))
     yield driver
     driver.quit()
+
+
+def fresh_page(driver, url: str, width: int = 1280, height: int = 900) -> None:
+    """Open ``url`` with empty storage, at a viewport exactly ``width`` x ``height`` CSS pixels."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+    from urllib.parse import urljoin
+
+    driver.get(urljoin(url, "/app.css"))  # same origin, runs no script: nothing signs in with an old token
+    driver.execute_script("sessionStorage.clear(); localStorage.clear();")
+    driver.get(url)
+    assert driver.execute_script("return window.innerWidth") == width
+
+
+@pytest.fixture(scope="session")
+def screenshots(tmp_path_factory) -> Path:
+    """Where browser tests write their screenshots: env ``ASSAY_SCREENSHOTS`` (CI keeps it as an
+    artifact), else a pytest temporary directory."""
+    chosen = os.environ.get("ASSAY_SCREENSHOTS")
+    folder = Path(chosen) if chosen else tmp_path_factory.mktemp("screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def screenshot(driver, folder: Path, name: str) -> Path:
+    """A PNG of the whole page (beyond the viewport) at ``folder/name``; returns its path."""
+    import base64
+
+    size = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+    # capturing beyond the viewport drops the scrollbar, so the page is laid out at the full window width
+    width = max(size["width"], driver.execute_script("return window.innerWidth"))
+    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
+        "format": "png", "captureBeyondViewport": True,
+        "clip": {"x": 0, "y": 0, "width": width, "height": size["height"], "scale": 1}})
+    path = folder / name
+    path.write_bytes(base64.b64decode(shot["data"]))
+    return path

@@ -45,7 +45,9 @@ def test_next_then_review_then_reveal(api):
     r = client.post("/api/queues/q/next", headers=auth["ana"])
     assert r.status_code == 200
     item = r.json()
-    assert set(item) >= {"item_id", "question", "answers", "rubric", "lease_expires"}
+    assert set(item) >= {"item_id", "question", "answers", "rubric", "lease_expires", "lease_seconds_left"}
+    assert "reference" not in item  # the source has none: no empty section to show
+    assert 0 < item["lease_seconds_left"] <= 600
     assert set(item["answers"]) == {"A", "B"}
     assert [c["name"] for c in item["rubric"]] == ["correctness", "helpfulness", "tone", "format"]
     blind(r)
@@ -78,18 +80,22 @@ def test_nothing_left_is_204(api):
     assert r.status_code == 204 and r.content == b""
 
 
-@pytest.mark.parametrize("bad,field", [
-    ({"choice": "maybe", "scores": {}}, "choice"),
-    ({"choice": "A", "scores": {"A": {"correctness": 0}}}, "scores.A.correctness"),
-    ({"choice": "A", "scores": "high"}, "scores"),
-    ({**body(), "verdict": "A"}, "verdict"),
+@pytest.mark.parametrize("bad,field,message", [
+    ({"choice": None, "scores": {}}, "choice", "Choose which answer is better: Answer A, Answer B or a tie."),
+    ({"choice": "maybe", "scores": {}}, "choice", "Choose Answer A, Answer B or a tie ('maybe' is none of them)."),
+    ({"choice": "A", "scores": {"A": {"correctness": None}}}, "scores.A.correctness",
+     "Give Answer A a correctness score from 1 to 5."),
+    ({"choice": "A", "scores": {"A": {"correctness": 0}}}, "scores.A.correctness",
+     "Give Answer A a correctness score from 1 to 5 as a whole number (0 is not one)."),
+    ({"choice": "A", "scores": "high"}, "scores", "Score Answer A and Answer B on every criterion."),
+    ({**body(), "verdict": "A"}, "verdict",
+     "'verdict' is not part of a review; a review has choice, scores, correction, note."),
 ])
-def test_bad_input_is_422_naming_the_field(api, bad, field):
+def test_bad_input_is_422_naming_the_field_in_plain_words(api, bad, field, message):
     client, auth = api
     item = client.post("/api/queues/q/next", headers=auth["ana"]).json()
     r = client.post(f"/api/items/{item['item_id']}/review", headers=auth["ana"], json=bad)
-    assert r.status_code == 422 and r.json()["field"] == field
-    assert field in r.json()["error"]
+    assert r.status_code == 422 and r.json() == {"field": field, "error": message}
 
 
 def test_not_json_is_422(api):
@@ -157,3 +163,21 @@ def test_deep_nesting_is_422_naming_the_field_not_a_500(api):
     assert note.status_code == 422 and note.json()["field"].startswith("note.x")
     assert client.post(url, headers={"Authorization": "Bearer wrong"}, content=bomb).status_code == 401  # token first
     assert client.post(url, headers=auth["ana"], json=body("A", note='{"a": [[[[[[[[[["')).status_code == 200  # text
+
+
+def test_the_case_reference_is_in_the_blind_item_when_the_source_has_one(tmp_path):
+    from assay.queue.items import CitedDocument, Reference
+    from queue_helpers import pair_items
+
+    store = open_store(str(tmp_path / "q.sqlite"))
+    item = pair_items(1)[0].model_copy(update={"reference": Reference(
+        facts=["14 days"], documents=[CitedDocument(id="kb-refunds", title="Refunds", text="Cancel within 14 days."),
+                                      CitedDocument(id="kb-gone")])})
+    make_queue(store, items=[item])
+    token = store.issue_token("reviewer", "q", "ana")
+    r = TestClient(create_app(store)).post("/api/queues/q/next", headers={"Authorization": f"Bearer {token}"})
+    store.engine.dispose()
+    assert r.json()["reference"] == {"facts": ["14 days"], "documents": [
+        {"id": "kb-refunds", "title": "Refunds", "text": "Cancel within 14 days."},
+        {"id": "kb-gone", "title": None, "text": None}]}
+    blind(r)

@@ -64,7 +64,7 @@ def test_a_reviewer_reviews_blind_in_the_browser_and_xss_stays_inert(served, chr
     models = {chrome.find_element(By.ID, "model-A").text, chrome.find_element(By.ID, "model-B").text}
     assert models == {MODEL_A, MODEL_B}
     assert "JUDGE-REASON" in chrome.find_element(By.ID, "judge-reason").text
-    assert chrome.find_element(By.ID, "judge-verdict").text in ("A", "B")
+    assert chrome.find_element(By.ID, "judge-verdict").text in ("Answer A", "Answer B")
     # nothing ran: no handler set the flag or the title
     assert chrome.execute_script("return window.__xss") is None
     assert chrome.title == title != "pwned"

@@ -13,6 +13,7 @@ from assay.core.errors import InputError
 from assay.queue.fill import hard_reasons, item_rows, sample
 from assay.queue.items import JudgeOpinion, SourceItem
 from assay.queue.rubric import load_rubric, parse_rubric
+from assay.data.pairs import load_pairs
 from assay.queue.sources import from_calibration, from_jsonl, load_source
 from conftest import ROOT, write_jsonl
 from queue_helpers import pair_items
@@ -83,6 +84,24 @@ def test_bad_source_lines_are_named(tmp_path):
 def test_calibration_source_copies_pairs_with_the_judge_label():
     items = from_calibration(ROOT)
     assert len(items) == 42 and all(i.judge.verdict in ("a", "b", "tie") and i.human for i in items)
+    facts = {p.id: p.facts for p in load_pairs(ROOT / "data/pairs.jsonl")}
+    assert all((i.reference.facts if i.reference else []) == facts[i.id] for i in items)  # a tie pair may have none
+
+
+def test_a_compare_item_carries_its_case_facts_and_cited_documents():
+    from assay.data.cases import load_cases
+    from assay.data.corpus import load_corpus
+    from assay.queue.sources import _reference
+
+    cases = {c.id: c for c in load_cases(ROOT / "data/cases.jsonl")}
+    corpus = load_corpus(ROOT / "data/corpus")
+    ref = _reference(cases["g01"], corpus)
+    assert ref is not None and ref.facts == ["12 months"]
+    assert [(d.id, d.title, d.text) for d in ref.documents] == [
+        ("kb-plans-home-fibre", corpus["kb-plans-home-fibre"].title, corpus["kb-plans-home-fibre"].text)]
+    assert _reference(cases["g01"], {}).documents[0].title is None  # no corpus: the ids alone
+    abstain = next(c for c in cases.values() if not c.facts and not c.doc_ids)
+    assert _reference(abstain, corpus) is None and _reference(None, corpus) is None
 
 
 def test_rubric_is_hashed_over_its_exact_text_and_validated():

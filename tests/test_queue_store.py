@@ -211,7 +211,7 @@ def test_take_next_and_save_check_the_token_in_their_transaction(store):
     with pytest.raises(NotAllowed, match="your token is for queue 'q', not 'other'"):
         take_next(store, ana, "other")
     item = take_next(store, ana, "q")
-    with pytest.raises(ReviewInvalid, match="field 'body': not valid JSON"):
+    with pytest.raises(ReviewInvalid, match="field 'body': The review could not be read: it is not valid JSON"):
         save(store, ana, item["item_id"], NOT_JSON)
     assert take_next(store, ana, "q")["item_id"] == item["item_id"]  # still held, nothing saved
     assert set(save(store, ana, item["item_id"], body())["models"].values()) == {MODEL_A, MODEL_B}

@@ -5,10 +5,12 @@ own queue; only the coordinator sees results and exports. Endpoints:
 
 - ``GET /api/me``: ``{"role", "queue", "pseudonym"}`` of the token.
 - ``POST /api/queues/{queue}/next``: 200 with the blind item (``item_id``, ``question``,
-  ``answers`` as ``A``/``B``, ``rubric``, ``lease_expires``) or 204 when nothing is left.
+  ``answers`` as ``A``/``B``, ``rubric``, ``lease_expires``, ``lease_seconds_left``, and ``reference``
+  when the source has the case's facts or cited documents) or 204 when nothing is left.
 - ``POST /api/items/{item_id}/review``: 200 with the reveal (``models``, ``judge``); 409 when
   already reviewed or the lease is not yours; 422 ``{"error", "field"}`` on a bad body (not JSON,
-  nested more than :data:`MAX_DEPTH` levels, naming the field where it does, or not a review);
+  nested more than :data:`MAX_DEPTH` levels, naming the field where it does, or not a review), the
+  error in plain words a reviewer can act on (the page shows it next to ``field``);
   413 when the body is over :data:`MAX_BODY_BYTES` (refused before it is read whole).
 - ``GET /api/queues`` and ``GET /api/queues/{queue}/results`` (coordinator): counts and results,
   with a hard-fill queue flagged as biased for overall agreement.
@@ -135,8 +137,8 @@ def _json(data, status: int = 200) -> Response:
 
 def _error(error: QueueError) -> Response:
     payload = {"error": str(error)}
-    if isinstance(error, ReviewInvalid):
-        payload["field"] = error.field
+    if isinstance(error, ReviewInvalid):  # plain words for the page, which shows them next to the field
+        payload = {"error": error.message, "field": error.field}
     return _json(payload, error.status)
 
 
@@ -209,7 +211,7 @@ def _review_body(raw: bytes) -> object:
     try:
         text = raw.decode("utf-8") if raw else "null"
         deep = _too_deep(text, MAX_DEPTH)
-        return BadBody(deep, f"nested more than {MAX_DEPTH} levels deep") if deep else json.loads(text)
+        return BadBody(deep, f"The review is nested more than {MAX_DEPTH} levels deep.") if deep else json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         return NOT_JSON  # refused after the token check, so a bad token is still 401
 

@@ -79,6 +79,8 @@ def item_rows(queue: str, picked: Sequence[SourceItem], seed: int, small_margin:
         payload = {"question": item.question, "answers": dict(item.answers), "models": dict(item.models),
                    "judge": item.judge.model_dump(), "human": item.human, "version_flip": item.version_flip,
                    "context": [m.model_dump() for m in item.context], "hard_reasons": hard_reasons(item, small_margin)}
+        if item.reference is not None and (item.reference.facts or item.reference.documents):
+            payload["reference"] = item.reference.model_dump(exclude_none=True)  # absent: payload bytes as before
         swap = item.kind == "pair" and int(_digest(seed, queue, item.id)[:8], 16) % 2 == 1
         rows.append({"id": _digest("item", queue, item.id)[:24], "source_id": item.id, "kind": item.kind,
                      "position": position, "swap": int(swap), "payload": json.dumps(payload, sort_keys=True)})

@@ -37,8 +37,32 @@ class Message(BaseModel):
     content: str
 
 
+class CitedDocument(BaseModel):
+    """A document the case cites: its id, and its title and text when the source has them."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(min_length=1)
+    title: str | None = None
+    text: str | None = None
+
+
+class Reference(BaseModel):
+    """What a correct answer rests on: the case's facts and the documents it cites (either may be empty).
+
+    Shown to the reviewer before saving: it says nothing about models or the judge.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    facts: list[str] = []
+    documents: list[CitedDocument] = []
+
+
 class SourceItem(BaseModel):
-    """One reviewable thing: a judged pair (answers a and b) or a single response (answer a)."""
+    """One reviewable thing: a judged pair (answers a and b) or a single response (answer a).
+
+    ``reference`` (optional) holds the case's facts and cited documents; ``None`` when the source
+    has neither, and then the page shows no reference section.
+    """
 
     model_config = ConfigDict(extra="forbid")
     id: str = Field(min_length=1)
@@ -50,6 +74,7 @@ class SourceItem(BaseModel):
     human: Literal["a", "b", "tie"] | None = None
     version_flip: bool = False
     context: list[Message] = []
+    reference: Reference | None = None
 
     @model_validator(mode="after")
     def _answers_fit_kind(self) -> SourceItem:

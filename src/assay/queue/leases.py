@@ -59,7 +59,7 @@ class BadBody:
 
 
 #: A request body that is not JSON.
-NOT_JSON = BadBody("body", "not valid JSON")
+NOT_JSON = BadBody("body", "The review could not be read: it is not valid JSON.")
 
 
 @lru_cache(maxsize=64)
@@ -113,8 +113,10 @@ def claim(store: QueueStore, queue: str, reviewer: str, lease_seconds: float = D
     """Lease the next item of ``queue`` to ``reviewer``; ``None`` when nothing is left for them.
 
     Returns:
-        The blind item (see :func:`assay.queue.review.shown_item`) plus ``rubric`` and
-        ``lease_expires`` (ISO 8601 UTC). Holding a live lease already returns that item again.
+        The blind item (see :func:`assay.queue.review.shown_item`) plus ``rubric``,
+        ``lease_expires`` (ISO 8601 UTC) and ``lease_seconds_left`` (whole seconds, by the server's
+        clock, so a page can count down without trusting its own clock). Holding a live lease
+        already returns that item again.
 
     Raises:
         UnknownQueue: no such queue.
@@ -160,7 +162,8 @@ def _claim(tx: Transaction, queue: str, reviewer: str, now: float, lease_seconds
         raise UnknownQueue(f"no item {item_id!r} in queue {queue!r}")
     kind, swap, payload, _, rubric_text = item
     shown = shown_item(item_id, kind, bool(swap), json.loads(payload))
-    return {**shown, "rubric": _public_rubric(rubric_text), "lease_expires": iso(until)}
+    return {**shown, "rubric": _public_rubric(rubric_text), "lease_expires": iso(until),
+            "lease_seconds_left": max(0, int(until - now))}
 
 
 def save_review(store: QueueStore, queue: str, item_id: str, reviewer: str, body: object) -> dict:

@@ -23,12 +23,18 @@ REVIEW_FIELDS = ("choice", "scores", "correction", "note")
 
 
 class ReviewInvalid(QueueError):
-    """A review body that does not fit the item or rubric; ``field`` names the bad field (HTTP 422)."""
+    """A review body that does not fit the item or rubric (HTTP 422).
+
+    ``field`` names the bad field (``choice``, ``scores.B.tone``, ``note``, ``body`` ...) and
+    ``message`` says in plain words what the reviewer should do; the web app sends both, and the
+    page shows the message next to that field. ``str()`` prefixes the field for logs.
+    """
 
     status = 422
 
     def __init__(self, field: str, message: str):
         self.field = field
+        self.message = message
         super().__init__(f"field '{field}': {message}")
 
 
@@ -72,7 +78,7 @@ def _optional_text(body: dict, field: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise ReviewInvalid(field, f"expected text or null, got {type(value).__name__}")
+        raise ReviewInvalid(field, f"The {field} must be text (or left empty), not {type(value).__name__}.")
     return value.strip() or None
 
 
@@ -83,25 +89,36 @@ def validate_review(body: object, kind: str, rubric: Rubric) -> Review:
         ReviewInvalid: naming the first bad field (``choice``, ``scores.B.tone``, an unknown field ...).
     """
     if not isinstance(body, dict):
-        raise ReviewInvalid("body", "expected a JSON object")
+        raise ReviewInvalid("body", "Send the review as a JSON object with choice, scores, correction and note.")
     unknown = sorted(set(body) - set(REVIEW_FIELDS))
     if unknown:
-        raise ReviewInvalid(unknown[0], f"unknown field; a review has {', '.join(REVIEW_FIELDS)}")
+        raise ReviewInvalid(unknown[0], f"'{unknown[0]}' is not part of a review; a review has {', '.join(REVIEW_FIELDS)}.")
     shown = letters(kind)
     choice = body.get("choice")
     if kind == "pair":
+        if choice is None:
+            raise ReviewInvalid("choice", "Choose which answer is better: Answer A, Answer B or a tie.")
         if choice not in CHOICES:
-            raise ReviewInvalid("choice", f"{choice!r} is not one of A, B, tie")
+            raise ReviewInvalid("choice", f"Choose Answer A, Answer B or a tie ({choice!r} is none of them).")
     elif choice is not None:
-        raise ReviewInvalid("choice", "a single response has no choice; send null")
+        raise ReviewInvalid("choice", "This item has a single answer, so there is nothing to choose; send no choice.")
     scores = body.get("scores")
     if not isinstance(scores, dict):
-        raise ReviewInvalid("scores", f"expected an object with {', '.join(shown)}")
+        raise ReviewInvalid("scores", f"Score {_answers(shown)} on every criterion.")
     extra = sorted(set(scores) - set(shown))
     if extra:
-        raise ReviewInvalid(f"scores.{extra[0]}", f"this item has answers {', '.join(shown)} only")
+        raise ReviewInvalid(f"scores.{extra[0]}", f"This item has {_answers(shown)} only; there is no Answer {extra[0]}.")
     clean = {letter: _letter_scores(scores.get(letter), letter, rubric) for letter in shown}
     return Review(choice, clean, _optional_text(body, "correction"), _optional_text(body, "note"))
+
+
+def _answers(shown: tuple[str, ...]) -> str:
+    """``Answer A and Answer B`` or ``Answer A``.
+
+    >>> _answers(("A", "B"))
+    'Answer A and Answer B'
+    """
+    return " and ".join(f"Answer {letter}" for letter in shown)
 
 
 def _letter_scores(given: object, letter: str, rubric: Rubric) -> dict[str, int]:
@@ -112,30 +129,40 @@ def _letter_scores(given: object, letter: str, rubric: Rubric) -> dict[str, int]
     """
     lo, hi = rubric.spec.scale.min, rubric.spec.scale.max
     if not isinstance(given, dict):
-        raise ReviewInvalid(f"scores.{letter}", f"score every criterion: {', '.join(rubric.spec.names)}")
+        raise ReviewInvalid(f"scores.{letter}", f"Score Answer {letter} on every criterion: {', '.join(rubric.spec.names)}.")
     for name in sorted(set(given) - set(rubric.spec.names)):
-        raise ReviewInvalid(f"scores.{letter}.{name}", f"not a rubric criterion ({', '.join(rubric.spec.names)})")
+        raise ReviewInvalid(f"scores.{letter}.{name}",
+                            f"'{name}' is not a criterion of this rubric; its criteria are {', '.join(rubric.spec.names)}.")
     clean: dict[str, int] = {}
     for name in rubric.spec.names:
         value = given.get(name)
+        if value is None:
+            raise ReviewInvalid(f"scores.{letter}.{name}", f"Give Answer {letter} a {name} score from {lo} to {hi}.")
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-            raise ReviewInvalid(f"scores.{letter}.{name}", f"{value!r} is not a whole number from {lo} to {hi}")
+            raise ReviewInvalid(f"scores.{letter}.{name}",
+                                f"Give Answer {letter} a {name} score from {lo} to {hi} as a whole number ({value!r} is not one).")
         clean[name] = value
     return clean
 
 
 def shown_item(item_id: str, kind: str, swap: bool, payload: dict) -> dict:
-    """What a reviewer may see before saving: the question and the answers as A/B, nothing else.
+    """What a reviewer may see before saving: the question, the answers as A/B and the case's reference.
 
-    No model names, no judge verdict, reason or scores, no human label, no source id.
+    ``reference`` (the case's facts and cited documents) is there only when the source has one. No
+    model names, no judge verdict, reason or scores, no human label, no source id.
     """
     answers = payload["answers"]
     if kind == "pair":
         shown = {"A": answers["b"] if swap else answers["a"], "B": answers["a"] if swap else answers["b"]}
     else:
         shown = {"A": answers["a"]}
-    return {"item_id": item_id, "kind": kind, "question": payload["question"],
-            "context": payload.get("context") or [], "answers": shown}
+    out = {"item_id": item_id, "kind": kind, "question": payload["question"],
+           "context": payload.get("context") or [], "answers": shown}
+    reference = payload.get("reference")
+    if reference:
+        out["reference"] = {"facts": list(reference.get("facts") or []), "documents": [
+            {"id": d["id"], "title": d.get("title"), "text": d.get("text")} for d in reference.get("documents") or []]}
+    return out
 
 
 def reveal(kind: str, swap: bool, payload: dict, choice: str | None) -> dict:

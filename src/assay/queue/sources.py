@@ -15,6 +15,8 @@ editing or deleting the source later changes nothing in the queue.
   pass or both fail), its identity saying ``rule``, not an LLM. A case that passes in one version
   only is a version flip. A random fill of this source is the labelled sample of the ``ppi`` stage
   (:mod:`assay.queue.labelled`); a hard fill is refused there.
+  Each item carries the case's facts and cited documents (title and text from the corpus) as its
+  reference; a calibration pair carries its facts.
 - a JSONL file of judged pairs, one :class:`~assay.queue.items.SourceItem` per line, or of
   conversations ``{"id": ..., "messages": [...], "model": ...}``: each assistant turn becomes a
   single-response item in its conversation (the turns before it are its context).
@@ -23,13 +25,18 @@ editing or deleting the source later changes nothing in the queue.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assay.artifacts.registry import JUDGE_COMPARE_REPLIES, JUDGE_DIMENSIONS, RUN_TABLE, RUN_TABLES
 from assay.core.errors import InputError, Problem
 from assay.core.io import read_jsonl, sha256_file
 from assay.core.paths import input_paths
 from assay.core.records import validate_rows
-from assay.queue.items import Conversation, JudgeOpinion, SourceItem
+from assay.queue.items import CitedDocument, Conversation, JudgeOpinion, Reference, SourceItem
+
+if TYPE_CHECKING:
+    from assay.data.cases import CaseRecord
+    from assay.data.corpus import Document
 
 PIPELINE_SOURCES = ("calibration", "compare")
 
@@ -77,7 +84,8 @@ def from_calibration(root: Path) -> list[SourceItem]:
     return [SourceItem(id=p.id, question=p.case_question, answers={"a": p.a, "b": p.b},
                        models={"a": "pairs.jsonl answer a", "b": "pairs.jsonl answer b"},
                        judge=JudgeOpinion(verdict=judged.get(p.id), identity="params judge (calibrate stage)"),
-                       human=p.final) for p in pairs if p.id in judged]
+                       human=p.final, reference=Reference(facts=list(p.facts)) if p.facts else None)
+            for p in pairs if p.id in judged]
 
 
 def from_compare(root: Path) -> list[SourceItem]:
@@ -95,19 +103,21 @@ def from_compare(root: Path) -> list[SourceItem]:
         if not path.exists():
             raise InputError([Problem(str(path), None, None, "not found", f"run `dvc repro evaluate@{name}` first")])
         runs.append(pd.read_parquet(path, columns=["id", "reply", "passed"]).set_index("id"))
-    cases = load_cases(root / input_paths(root / "params.yaml").cases)
-    questions = {c.id: c.question for c in cases}
+    case_list = load_cases(root / input_paths(root / "params.yaml").cases)
+    cases = {c.id: c for c in case_list}
+    corpus = _corpus(root)
     both = sorted(set(runs[0].index) & set(runs[1].index))
-    judged = _judged(root, cases, {i: str(runs[0].at[i, "reply"]) for i in both}, {i: str(runs[1].at[i, "reply"]) for i in both})
+    judged = _judged(root, case_list, {i: str(runs[0].at[i, "reply"]) for i in both}, {i: str(runs[1].at[i, "reply"]) for i in both})
     items = []
     for case_id in both:
         pa, pb = bool(runs[0].at[case_id, "passed"]), bool(runs[1].at[case_id, "passed"])
         verdict = "tie" if pa == pb else ("a" if pa else "b")
         opinion = judged.get(case_id) if judged is not None else JudgeOpinion(verdict=verdict, identity=RULE)
-        items.append(SourceItem(id=case_id, question=questions.get(case_id, case_id),
+        case = cases.get(case_id)
+        items.append(SourceItem(id=case_id, question=case.question if case else case_id,
                                 answers={"a": str(runs[0].at[case_id, "reply"]), "b": str(runs[1].at[case_id, "reply"])},
                                 models={"a": names[0], "b": names[1]}, judge=opinion or JudgeOpinion(),
-                                version_flip=pa != pb))
+                                version_flip=pa != pb, reference=_reference(case, corpus)))
     return items
 
 
@@ -144,6 +154,23 @@ def _judged(root: Path, cases, baseline: dict[str, str], candidate: dict[str, st
                                  reason=f"judge reply {', '.join(failed)}" if failed else None,
                                  order_flip=j.order_disagreement, identity=JUDGE_COMPARE)
     return out
+
+
+def _corpus(root: Path) -> dict[str, Document]:
+    """The corpus documents by id, or none when the corpus folder is missing (the reference then names ids only)."""
+    from assay.data.corpus import load_corpus
+
+    folder = root / input_paths(root / "params.yaml").corpus
+    return load_corpus(folder) if folder.is_dir() else {}
+
+
+def _reference(case: CaseRecord | None, corpus: dict[str, Document]) -> Reference | None:
+    """A case's facts and cited documents (title and text from the corpus when there); ``None`` when it has neither."""
+    if case is None or not (case.facts or case.doc_ids):
+        return None
+    documents = [CitedDocument(id=d, title=corpus[d].title, text=corpus[d].text) if d in corpus else CitedDocument(id=d)
+                 for d in case.doc_ids]
+    return Reference(facts=list(case.facts), documents=documents)
 
 
 def load_source(source: str, root: str | Path = ".") -> tuple[list[SourceItem], str]:
