@@ -167,10 +167,7 @@ def calibration_consistency(calibration: CalibrationMetrics | None, reasons: lis
     if rule is not None:
         from assay.judge.usability import usability as usability_reasons
 
-        try:
-            again = usability_reasons(calibration.model_dump(), rule)
-        except (KeyError, TypeError) as error:  # a record without the numbers the rule reads
-            again = [f"metrics/calibration.json lacks {error}"]
+        again = usability_reasons(calibration, rule)
         if usable == bool(again):
             out.append(Check("calibration consistency", "stale",
                              f"metrics/calibration.json says usable {calibration.usable} but its own numbers under params "
