@@ -8,6 +8,8 @@ The params model itself lives in :mod:`assay.judge.params` (re-exported here).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import ValidationError
 
 from assay.core.errors import InputError
@@ -16,10 +18,13 @@ from assay.judge.base import Judge
 from assay.judge.fake import FakeJudge
 from assay.judge.params import JudgeParams
 
+if TYPE_CHECKING:
+    from assay.judge.openai import OpenAIJudgeParams
+
 __all__ = ["JudgeParams", "judge_identity", "make_judge"]
 
 
-def _openai_settings(params: JudgeParams, where: str):
+def _openai_settings(params: JudgeParams, where: str) -> OpenAIJudgeParams:
     from assay.judge.openai import OpenAIJudgeParams
 
     try:

@@ -46,7 +46,8 @@ import re
 import sys
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import ConfigDict, Field, field_validator
 
@@ -55,6 +56,8 @@ from assay.judge.base import FAILURE_STATUSES, STATUSES, UNUSABLE_REPLY_STATUSES
 from assay.core.redaction import Redactor
 from assay.judge.cache import DEFAULT_CACHE_PATH, ResponseCache, request_key
 from assay.core.records import InputModel
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judge.http import Outcome
@@ -244,7 +247,7 @@ def is_refusal(text: str) -> bool:
     return "{" not in text and _REFUSAL.search(text[:300]) is not None
 
 
-def classify(completion: Completion, parse_verdict) -> Verdict:
+def classify(completion: Completion, parse_verdict: Callable[[str], Verdict]) -> Verdict:
     """The verdict for one completion: ``refused``, ``ok`` or ``invalid`` as the module describes.
 
     ``parse_verdict`` is ``assay.judge.prompts.parse_verdict`` (a ``ValueError`` it raises counts as
@@ -274,7 +277,7 @@ def classify(completion: Completion, parse_verdict) -> Verdict:
     return Verdict("tie", "invalid", reason, {**parsed.extra, **extra})
 
 
-def _run_sync(coro_factory):
+def _run_sync(coro_factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """Run a coroutine to completion from sync code, also when called inside a running event loop."""
     try:
         asyncio.get_running_loop()
