@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import assay
 from assay.data.pairs import LABELS, Pair
-from assay.judge.base import Judge
+from assay.judge.base import JSONObject, Judge, JudgeIdentity
 from assay.judge.fake import cited, n_words, own_style
 from assay.judge.calibration_record import (Calibration, CalibrationIdentity, CalibrationInputs, CalibrationResult,
                                             ErrorShape, FlipPattern, JudgeSettings, PromptRef, SliceResult)
@@ -68,7 +68,7 @@ def labels_hash(pairs: Sequence[Pair]) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def judge_settings(identity: dict[str, Any], *, swap: bool, rule: UsabilityRule) -> JudgeSettings:
+def judge_settings(identity: JudgeIdentity, *, swap: bool, rule: UsabilityRule) -> JudgeSettings:
     """Everything besides prompt and labels that a calibration record depends on: the judge's
     identity, ``swap`` and the usability rule."""
     return JudgeSettings(judge=dict(identity), swap=bool(swap), rule=rule)
@@ -297,7 +297,7 @@ def staleness(record: CalibrationIdentity, prompt: PromptVersion, settings: Judg
     return changes
 
 
-def pair_rows(pairs: Sequence[Pair], labels: Sequence[str]) -> list[dict]:
+def pair_rows(pairs: Sequence[Pair], labels: Sequence[str]) -> list[JSONObject]:
     """Per-pair rows for reports/judge_dimensions.jsonl: id, kind, lang, final, judge, and the
     rule-based dimension verdicts (see :mod:`assay.judge.dimensions`)."""
     from assay.judge.dimensions import dimensions

@@ -221,7 +221,7 @@ class ClientPool:
 async def post_json(
     pool: ClientPool,
     url: str,
-    body: dict,
+    body: dict[str, Any],
     *,
     timeout: float,
     retries: int,

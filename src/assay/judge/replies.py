@@ -37,13 +37,13 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from assay.core.fmt import md_text
 from assay.data.pairs import Pair
-from assay.judge.base import STATUSES, Judge, JudgeItem, Status
+from assay.judge.base import STATUSES, JSONObject, Judge, JudgeIdentity, JudgeItem, Status
 from assay.judge.orders import ask_items
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ class StoredReply(BaseModel):
     response_id: str | None = None
     system_fingerprint: str | None = None
 
-    def row(self) -> dict:
+    def row(self) -> JSONObject:
         """The row as written: ``response_id`` and ``system_fingerprint`` only when the server gave them.
 
         So a judge without them (the fake judge, an older file) keeps its bytes.
@@ -86,7 +86,7 @@ class StoredReply(BaseModel):
         return data
 
 
-def reply_key(identity: dict, prompt_sha: str, item: JudgeItem) -> str:
+def reply_key(identity: JudgeIdentity, prompt_sha: str, item: JudgeItem) -> str:
     """The key of one request: SHA-256 of the judge identity, the prompt's sha and the item.
 
     The item is everything a judge is shown or scored on (question, facts, first and second
@@ -123,7 +123,7 @@ def replies_file(folder: str | Path, prompt: PromptVersion) -> Path:
     return Path(folder) / f"{prompt.name}_v{prompt.version}.jsonl"
 
 
-def ask(judge: Judge, identity: dict, pairs: Sequence[Pair], prompt: PromptVersion, both_orders: bool) -> list[StoredReply]:
+def ask(judge: Judge, identity: JudgeIdentity, pairs: Sequence[Pair], prompt: PromptVersion, both_orders: bool) -> list[StoredReply]:
     """Ask ``judge`` about every pair under ``prompt`` in one ``judge_many`` call; one row per request.
 
     Args:
@@ -206,13 +206,13 @@ def client_line(counts: JudgeClientMetrics) -> str:
             f"attempts (retries included), {counts.failures} failed")
 
 
-def invalid_sample(judge: Judge) -> list[dict]:
+def invalid_sample(judge: Judge) -> list[JSONObject]:
     """``judge.invalid_samples()`` (truncated, secrets redacted) when the judge keeps one, else ``[]``."""
     sample = getattr(judge, "invalid_samples", None)
     return list(sample()) if callable(sample) else []
 
 
-def run_report(counts: JudgeRunMetrics, samples: Sequence[dict[str, Any]]) -> str:
+def run_report(counts: JudgeRunMetrics, samples: Sequence[JSONObject]) -> str:
     """reports/judge.md: the judge stage's counts and a sample of the replies that did not parse.
 
     Each sample shows its status, the parse failure and the reply as :func:`assay.judge.openai.invalid_replies`

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from assay.core.fmt import md_words
 from assay.stats.agreement import contingency
-from assay.judge.base import STATUSES, Judge
+from assay.judge.base import STATUSES, JSONObject, Judge, JudgeIdentity
 from assay.judge.orders import judge_pairs, status_counts
 from assay.data.pairs import LABELS, Pair
 
@@ -40,7 +40,7 @@ NO_VALID = "no valid replies"
 SLIGHT_KAPPA = 0.2
 
 
-def _prompt_record(prompt: PromptVersion) -> dict:
+def _prompt_record(prompt: PromptVersion) -> JSONObject:
     return {k: getattr(prompt, k, None) for k in ("name", "version", "sha")}
 
 
@@ -51,8 +51,8 @@ class SensitivityReport:
     n: int
     n_valid: int
     swap: bool
-    judge: dict
-    prompts: dict[str, dict]
+    judge: JudgeIdentity
+    prompts: dict[str, JSONObject]
     agreement: float
     agreement_undefined: str | None
     kappa: float
