@@ -302,5 +302,5 @@ def pair_rows(pairs: Sequence[Pair], labels: Sequence[str]) -> list[JSONObject]:
     rule-based dimension verdicts (see :mod:`assay.judge.dimensions`)."""
     from assay.judge.dimensions import dimensions
 
-    return [{"id": p.id, "kind": p.kind, "lang": p.lang, "final": p.final, "judge": label, **dimensions(p)}
+    return [{"id": p.id, "kind": p.kind, "lang": p.lang, "final": p.final, "judge": label, **dimensions(p).model_dump()}
             for p, label in zip(pairs, labels, strict=True)]
