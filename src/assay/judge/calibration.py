@@ -5,7 +5,9 @@ Calibration asks: on the pairs people decided, how often does this judge with th
 the same decision, where does it fail, and how sure are we? The record names the prompt (version
 and SHA-256 of every byte), the label set (:func:`labels_hash`) and the judge (identity and a hash
 of its settings, the usability rule included), so a changed prompt word, judge setting or label
-makes it stale (:func:`staleness`).
+makes it stale (:func:`staleness`). The record is a typed model,
+:class:`~assay.judge.calibration_record.Calibration`; :func:`outputs` turns it into the metrics
+and provenance files and :mod:`assay.judge.calibration_report` into reports/calibration.md.
 
 Accounting. The judge's own output keeps the rule of :mod:`assay.judge.orders`: a flip between the
 two orders is a tie. Here, a pair where any verdict was not ok (unparseable, refused or failed) is
