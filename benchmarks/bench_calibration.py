@@ -52,7 +52,7 @@ def main() -> None:
         rec = calibrate(pairs, PRESETS[name], prompt, swap=True)
         seconds = time.perf_counter() - start
         print(f"calibrate {n:,} pairs, both orders ({2 * n:,} verdicts), fake preset {name}: "
-              f"{seconds:.2f} s (agreement {rec['agreement']:.3f}, kappa {rec['kappa']:.3f})")
+              f"{seconds:.2f} s (agreement {rec.agreement:.3f}, kappa {rec.kappa:.3f})")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,8 @@ def main() -> None:
     from assay.core.params import load_section
     from assay.core.paths import input_paths
     from assay.data.pairs import load_pairs
-    from assay.judge.calibration import calibration_run, outputs, pair_rows, report_markdown
+    from assay.judge.calibration import calibration_run, outputs, pair_rows
+    from assay.judge.calibration_report import report_markdown
     from assay.judge.params import JudgeParams
     from assay.judge.replay import ReplayJudge
     from assay.judge.prompts import load_prompt

@@ -50,19 +50,18 @@ def main() -> None:
 def write_run_record(judge, identity: dict, rows: list, pairs_file: str, prompts: dict) -> None:
     """metrics/judge.json (counts), reports/provenance/judge.json, reports/judge.md (invalid replies, redacted)
     and .assay/judge_client.json (cache hits and HTTP attempts; not committed)."""
-    from assay.artifacts.judge import JudgeClientMetrics, JudgeRunMetrics
     from assay.artifacts.provenance import provenance
     from assay.artifacts.registry import JUDGE, JUDGE_CLIENT, JUDGE_PAGE, write_record
     from assay.core.io import sha256_file
     from assay.judge.replies import client_counts, client_line, invalid_sample, run_counts, run_report
 
     client = client_counts(judge)
-    JUDGE_CLIENT.write(JudgeClientMetrics(**client))
-    if client["requests"]:  # the fake judge asks no server
+    JUDGE_CLIENT.write(client)
+    if client.requests:  # the fake judge asks no server
         print(f"judge: {client_line(client)} ({JUDGE_CLIENT.relpath()}, not committed)")
     counts = run_counts(judge, rows)
     inputs = {"pairs": sha256_file(pairs_file), **{f"prompt_v{v}": p.sha for v, p in prompts.items()}}
-    write_record(JUDGE, JudgeRunMetrics(**counts), provenance(settings={"judge": identity}, **inputs))
+    write_record(JUDGE, counts, provenance(settings={"judge": identity}, **inputs))
     JUDGE_PAGE.write(run_report(counts, invalid_sample(judge)))
 
 if __name__ == "__main__":

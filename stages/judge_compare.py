@@ -14,7 +14,6 @@ replay the replies. With ``judge.kind: openai`` it needs the endpoint and its ke
 def main() -> None:
     from pathlib import Path
 
-    from assay.artifacts.judge import JudgeRunMetrics
     from assay.artifacts.provenance import provenance as record
     from assay.artifacts.registry import JUDGE_COMPARE, RUN_TABLE, write_record
     from assay.core.io import sha256_file, write_json, write_jsonl
@@ -45,7 +44,7 @@ def main() -> None:
     write_json(Path(REPLIES_DIR) / IDENTITY_FILE, {"judge": identity, "judge_keys": list(identity), **provenance(**inputs)})
     print(f"judge_compare: {len(items)} cases, {len(items) - len(asked(items))} with identical answers (a tie, not asked); "
           f"{status_line(prompt, rows)}")
-    write_record(JUDGE_COMPARE, JudgeRunMetrics(**run_counts(judge, rows)),
+    write_record(JUDGE_COMPARE, run_counts(judge, rows),
                  record(settings={"judge": identity, "baseline": names.baseline, "candidate": names.candidate},
                         prompt=prompt.sha, **inputs))
 

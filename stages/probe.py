@@ -9,7 +9,6 @@ configured judge when it is not a fake).
 
 
 def main() -> None:
-    from assay.artifacts.judge import BiasMetrics
     from assay.artifacts.provenance import provenance
     from assay.artifacts.registry import BIAS, BIAS_PAGE, write_record
     from assay.core.params import load_section
@@ -29,7 +28,7 @@ def main() -> None:
     probes = bias_probes(judge, pairs, prompt)
     labels_sha = labels_hash(pairs)
     settings = {"judge": judge.identity, "prompt": {"name": prompt.name, "version": prompt.version, "sha": prompt.sha}}
-    write_record(BIAS, BiasMetrics(**probes), provenance(prompt=prompt.sha, labels=labels_sha, settings=settings))
+    write_record(BIAS, probes, provenance(prompt=prompt.sha, labels=labels_sha, settings=settings))
     BIAS_PAGE.write(probe_markdown(params.kind, params.preset, probes, preset_table(pairs, prompt),
                                    prompt, labels_sha))
 

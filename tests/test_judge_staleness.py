@@ -6,6 +6,7 @@ import yaml
 
 from assay.data.pairs import load_pairs
 from assay.judge.calibration import judge_settings, labels_hash, settings_hash
+from assay.judge.calibration_record import CalibrationIdentity, PromptRef
 from assay.judge.factory import JudgeParams, make_judge
 from assay.judge.prompts import load_prompt
 from assay.release.judge_staleness import current_staleness, current_state
@@ -33,13 +34,14 @@ def test_staleness_of_an_openai_calibration_is_checked_with_the_key_unset(tmp_pa
     params = JudgeParams.model_validate(yaml.safe_load(params_path.read_text(encoding="utf-8"))["judge"])
     settings = judge_settings(make_judge(params).identity, swap=True, rule=params.rule)
     prompt = load_prompt(params.prompt_file(tmp_path / "data/prompts"))
-    record = {"prompt": {"name": prompt.name, "version": prompt.version, "sha": prompt.sha}, "settings": settings,
-              "judge_settings_hash": settings_hash(settings),
-              "labels_hash": labels_hash(load_pairs(tmp_path / "data/pairs.jsonl"))}
+    record = CalibrationIdentity(prompt=PromptRef(name=prompt.name, version=prompt.version, sha=prompt.sha),
+                                 settings=settings.model_dump(), judge=settings.judge, swap=True,
+                                 judge_settings_hash=settings_hash(settings),
+                                 labels_hash=labels_hash(load_pairs(tmp_path / "data/pairs.jsonl")))
     monkeypatch.delenv(KEY_ENV)
 
     prompt_now, settings_now, labels_now = current_state(params_path.parent)  # the working directory is elsewhere
-    assert settings_now == settings and prompt_now.sha == prompt.sha and labels_now == record["labels_hash"]
+    assert settings_now == settings and prompt_now.sha == prompt.sha and labels_now == record.labels_hash
     assert current_staleness(record, params_path.parent) == []
     workspace(tmp_path / "other", model="another-model")
     changes = current_staleness(record, tmp_path / "other")

@@ -17,7 +17,7 @@ PAIRS = load_pairs(ROOT / "data" / "pairs.jsonl")
 
 def probes(name):
     p = bias_probes(PRESETS[name], PAIRS, None)
-    return tuple(round(p[k], 3) for k in PROBES)
+    return tuple(round(getattr(p, k), 3) for k in PROBES)
 
 
 def test_clean_signature():
@@ -47,27 +47,28 @@ def test_mixed_blurs_every_signature():
 
 def test_counts_and_empty_input():
     p = bias_probes(PRESETS["clean"], PAIRS, None)
-    assert (p["n_pairs"], p["n_verbose_tie"], p["n_self"]) == (42, 7, 7)
-    assert p["n_decisive"] == 56  # 28 decided pairs (clear, padded_wrong, cite, self) x 2 orders
+    assert (p.n_pairs, p.n_verbose_tie, p.n_self) == (42, 7, 7)
+    assert p.n_decisive == 56  # 28 decided pairs (clear, padded_wrong, cite, self) x 2 orders
     empty = bias_probes(PRESETS["clean"], [], None)
-    assert all(math.isnan(empty[k]) for k in PROBES) and empty["n_pairs"] == 0
+    assert all(math.isnan(getattr(empty, k)) for k in PROBES) and empty.n_pairs == 0
 
 
 @settings(max_examples=30, deadline=None)
 @given(st.floats(0, 1), st.floats(0, 1), st.booleans(), st.floats(0, 0.5))
 def test_an_order_blind_judge_never_leans_first_and_never_flips(verbosity, self_pref, blind, margin):
     p = bias_probes(FakeJudge(verbosity=verbosity, self_pref=self_pref, bangla_blind=blind, margin=margin), PAIRS, None)
-    assert p["order_flip"] == 0.0
-    assert p["first_pick"] == 0.5 or (math.isnan(p["first_pick"]) and p["n_decisive"] == 0)
+    assert p.order_flip == 0.0
+    assert p.first_pick == 0.5 or (math.isnan(p.first_pick) and p.n_decisive == 0)
 
 
 def test_table_markdown():
     text = table_markdown(preset_table(PAIRS, None))
     assert "| clean | 0.50 | 0.00 | 0.00 | 0.00 |" in text and "| self | 0.50 | 0.00 | 0.00 | 1.00 |" in text
-    assert table_markdown({"x": {k: float("nan") for k in PROBES}}).endswith("| x | n/a | n/a | n/a | n/a |\n")
+    empty = bias_probes(PRESETS["clean"], [], None)  # every share nan
+    assert table_markdown({"x": empty}).endswith("| x | n/a | n/a | n/a | n/a |\n")
 
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_every_share_is_a_share(name):
     p = bias_probes(PRESETS[name], PAIRS, None)
-    assert all(0.0 <= p[k] <= 1.0 for k in PROBES)
+    assert all(0.0 <= getattr(p, k) <= 1.0 for k in PROBES)

@@ -17,7 +17,7 @@ from assay.judge.fake import FakeJudge
 from assay.judge.openai import OpenAIJudge, OpenAIJudgeParams
 from assay.data.pairs import LABELS, Pair
 from assay.judge.prompts import load_prompt
-from assay.judge.sensitivity import (SensitivityReport, outputs, sensitivity_markdown, stability_reading,
+from assay.judge.sensitivity import (LabelChange, SensitivityReport, outputs, sensitivity_markdown, stability_reading,
                                      wording_sensitivity)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,7 +55,7 @@ def test_a_misleading_wording_flips_every_decisive_label(tmp_path):
     assert report.statuses == {"a": {"ok": 18, "invalid": 2, "refused": 0, "failed": 0},
                                   "b": {"ok": 18, "invalid": 2, "refused": 0, "failed": 0}}
     assert report.order_disagreements == {"a": 0, "b": 0}
-    assert [row["id"] for row in report.changed] == ["a0", "a1", "a2", "a3", "b0", "b1", "b2"]
+    assert [row.id for row in report.changed] == ["a0", "a1", "a2", "a3", "b0", "b1", "b2"]
     assert report.prompts["b"] == {"name": "pairwise", "version": 2, "sha": misleading.sha}
     assert report.judge["model_version"] == "fake-judge-2026-01"
 
@@ -127,7 +127,7 @@ def test_report_invariants(answers, swap, other):
     for side in ("a", "b"):
         assert sum(report.statuses[side].values()) == n * (2 if swap else 1)
     numbers, prov = outputs(report, pairs="h")  # the model refuses anything but numbers
-    assert numbers.n == report.n and prov.details["changed"] == report.changed
+    assert numbers.n == report.n and prov.details["changed"] == [c.model_dump() for c in report.changed]
     if other == "v1" and valid:  # the same wording twice: a deterministic judge agrees with itself
         assert report.agreement == 1.0 and report.changed == []
 
@@ -156,7 +156,7 @@ def test_agreement_carried_by_ties_is_said_not_reassured():
 
 def _report(confusion: dict[str, dict[str, int]], kappa: float) -> SensitivityReport:
     n = sum(sum(row.values()) for row in confusion.values())
-    changed = [{"id": f"c{k}", "a": "a", "b": "b"} for k in range(n - sum(confusion[x][x] for x in confusion))]
+    changed = [LabelChange(id=f"c{k}", a="a", b="b") for k in range(n - sum(confusion[x][x] for x in confusion))]
     return SensitivityReport(n=n, n_valid=n, swap=True, judge={}, prompts={}, agreement=(n - len(changed)) / n,
                              agreement_undefined=None, kappa=kappa, kappa_undefined=None, confusion=confusion,
                              statuses={}, order_disagreements={}, changed=changed, not_valid=[],

@@ -24,6 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from assay.judge.calibration import settings_hash, staleness
+    from assay.judge.calibration_record import CalibrationIdentity
     from assay.core.errors import StaleError
     from assay.release.judge_staleness import current_state
 
@@ -31,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
 
     stage = provenance_stage(CALIBRATION)
     where = PROVENANCE.relpath(stage=stage)
-    record = PROVENANCE.read(args.root, stage=stage).settings
+    record = CalibrationIdentity.parse(PROVENANCE.read(args.root, stage=stage).settings, str(where))
     prompt, settings, labels_sha = current_state(args.root, args.params)
     changes = staleness(record, prompt, settings, labels_sha)
     if changes:

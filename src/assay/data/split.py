@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from pydantic import ConfigDict, Field
 
 from assay.data.cases import CaseRecord
 from assay.core.records import InputModel
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 SIDES = ("dev", "holdout")
 
@@ -56,7 +60,7 @@ def split_counts(sides: dict[str, str]) -> dict[str, int]:
     return counts
 
 
-def split_table(sides: dict[str, str]):
+def split_table(sides: dict[str, str]) -> pa.Table:
     """The id -> side table as a pyarrow Table (columns ``id``, ``side``), sorted by id."""
     import pyarrow as pa
 
@@ -64,7 +68,7 @@ def split_table(sides: dict[str, str]):
     return pa.table({"id": ids, "side": [sides[i] for i in ids]})
 
 
-def read_split_table(path: str):
+def read_split_table(path: str) -> pa.Table:
     """The split table written by the split stage as a pyarrow Table (columns ``id``, ``side``, sorted by id)."""
     import pyarrow.parquet as pq
 

@@ -9,7 +9,7 @@ Judging both orders is done by the caller, which sends (a, b) and (b, a) as two 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal, Protocol, get_args, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, get_args, runtime_checkable
 
 if TYPE_CHECKING:
     from assay.judge.prompts import PromptVersion
@@ -24,6 +24,12 @@ STATUSES: tuple[Status, ...] = get_args(Status)
 FAILURE_STATUSES: tuple[Status, ...] = ("invalid", "refused", "failed")
 #: A reply came back but could not be used; ``failed`` has no reply to show.
 UNUSABLE_REPLY_STATUSES: tuple[Status, ...] = ("invalid", "refused")
+
+#: A judge's identity: an open JSON object, since a judge a user plugs in names its own keys (see
+#: :class:`Judge`). It is hashed into reply keys and calibration settings, so it stays plain JSON.
+JudgeIdentity: TypeAlias = dict[str, Any]
+#: A JSON object as sent to or read from a server or a JSON Lines file.
+JSONObject: TypeAlias = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -43,7 +49,7 @@ class Verdict:
     winner: Winner
     status: Status = "ok"
     reason: str | None = None
-    extra: dict = field(default_factory=dict, compare=False)
+    extra: JSONObject = field(default_factory=dict, compare=False)
 
 
 @runtime_checkable
@@ -55,7 +61,7 @@ class Judge(Protocol):
     """
 
     @property
-    def identity(self) -> dict: ...
+    def identity(self) -> JudgeIdentity: ...
 
     def judge_many(self, items: list[JudgeItem], prompt: PromptVersion) -> list[Verdict]:
         """Verdicts for ``items`` in the same order, using ``prompt`` (an ``assay.judge.prompts.PromptVersion``)."""

@@ -21,6 +21,7 @@ import json
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from assay.core.errors import AssayError
 
@@ -47,7 +48,7 @@ class CachedResponse:
     model: str | None
 
 
-def request_key(url: str, model: str, body: dict) -> str:
+def request_key(url: str, model: str, body: dict[str, Any]) -> str:
     """The cache key of one request: SHA-256 hex of URL, model and body as JSON with sorted keys.
 
     Key order inside ``body`` does not matter; any change to a value (a word of the prompt, the

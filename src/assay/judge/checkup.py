@@ -25,12 +25,17 @@ import asyncio
 import math
 import time
 from collections.abc import Callable
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from assay.core.errors import AssayError
 from assay.judge.base import JudgeItem
+
+if TYPE_CHECKING:
+    from assay.judge.http import ClientPool, Outcome
+    from assay.judge.openai import OpenAIJudgeParams
+    from assay.judge.prompts import PromptVersion
 
 Shape = Literal["none", "json_object", "json_schema"]
 SHAPES: tuple[Shape, ...] = ("none", "json_object", "json_schema")
@@ -116,7 +121,7 @@ def checkup_item(i: int) -> JudgeItem:
     return JudgeItem(f"What is {i} + {i}?", (), f"{i} + {i} = {2 * i}.", f"{i} + {i} = {2 * i + 1}.")
 
 
-def _shape_result(shape: Shape, outcome, seconds: float) -> ShapeResult:
+def _shape_result(shape: Shape, outcome: Outcome, seconds: float) -> ShapeResult:
     from assay.judge.openai import classify, read_completion
     from assay.judge.prompts import parse_verdict
 
@@ -136,7 +141,8 @@ def _shape_result(shape: Shape, outcome, seconds: float) -> ShapeResult:
                        detail=f"{verdict.status}: {' '.join((verdict.reason or '').split())[:200]}")
 
 
-async def _checkup(params, prompt, parallel: int, timeout: float, log: Callable[[str], None]) -> Checkup:
+async def _checkup(params: OpenAIJudgeParams, prompt: PromptVersion, parallel: int, timeout: float,
+                   log: Callable[[str], None]) -> Checkup:
     from assay.judge.http import ClientPool, env_proxy, post_json, refuses_response_format
     from assay.judge.openai import OpenAIJudge
 
@@ -149,12 +155,12 @@ async def _checkup(params, prompt, parallel: int, timeout: float, log: Callable[
 
         return redact(text, (key,) if key else ())
 
-    def body(shape: Shape, i: int) -> dict:
+    def body(shape: Shape, i: int) -> dict[str, Any]:
         fmt = None if shape == "none" else shape
         judge = OpenAIJudge(params.model_copy(update={"response_format": fmt}), require_key=False)
         return judge.request_body(checkup_item(i), prompt)
 
-    async def timed(pool, b: dict, seconds: float):
+    async def timed(pool: ClientPool, b: dict[str, Any], seconds: float) -> tuple[Outcome, float]:
         start = time.perf_counter()
         out = await post_json(pool, url, b, timeout=seconds, retries=0, backoff=0.0, max_wait=0.0, scrub=scrub,
                               permanent=refuses_response_format if "response_format" in b else None)
@@ -208,7 +214,7 @@ async def _checkup(params, prompt, parallel: int, timeout: float, log: Callable[
     return checkup
 
 
-def run_checkup(params, prompt, parallel: int = 4, timeout: float = 120.0,
+def run_checkup(params: OpenAIJudgeParams, prompt: PromptVersion, parallel: int = 4, timeout: float = 120.0,
                 log: Callable[[str], None] = lambda line: None) -> Checkup:
     """Check the server ``params`` (:class:`~assay.judge.openai.OpenAIJudgeParams`) names, as the module says.
 

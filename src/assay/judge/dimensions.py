@@ -16,8 +16,14 @@ A release rule can then say "correctness must not regress" while "concision may"
 
 from __future__ import annotations
 
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
 from assay.judge.fake import CITATION, cited, fact_share
 from assay.data.pairs import Pair
+
+Pick = Literal["a", "b", "tie"]
 
 CONCISION_RATIO = 1.5
 
@@ -26,14 +32,23 @@ def _words_without_citations(text: str) -> int:
     return len(CITATION.sub(" ", text).split())
 
 
-def _pick(a: float, b: float, higher_wins: bool = True) -> str:
+class DimensionVerdicts(BaseModel):
+    """Which answer of a pair is better on each dimension: ``a``, ``b`` or ``tie``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    correctness: Pick
+    evidence: Pick
+    concision: Pick
+
+
+def _pick(a: float, b: float, higher_wins: bool = True) -> Pick:
     if a == b:
         return "tie"
     return "a" if (a > b) == higher_wins else "b"
 
 
-def dimensions(pair: Pair) -> dict[str, str]:
-    """``{"correctness": .., "evidence": .., "concision": ..}``, each ``a``, ``b`` or ``tie``.
+def dimensions(pair: Pair) -> DimensionVerdicts:
+    """The verdict on ``correctness``, ``evidence`` and ``concision``, each ``a``, ``b`` or ``tie``.
 
     A pair without facts is a correctness tie.
 
@@ -41,10 +56,10 @@ def dimensions(pair: Pair) -> dict[str, str]:
     >>> p = Pair(id="x", case_question="q", facts=["30 days"], a="30 days. [source: kb-1]", b="30 days.",
     ...          kind="cite", lang="en", ann1="a", ann2="a", final="a")
     >>> dimensions(p)
-    {'correctness': 'tie', 'evidence': 'a', 'concision': 'tie'}
+    DimensionVerdicts(correctness='tie', evidence='a', concision='tie')
     """
     correctness = _pick(fact_share(pair.a, pair.facts), fact_share(pair.b, pair.facts))
     evidence = _pick(float(cited(pair.a)), float(cited(pair.b)))
     wa, wb = _words_without_citations(pair.a), _words_without_citations(pair.b)
     concision = _pick(wa, wb, higher_wins=False) if max(wa, wb) >= CONCISION_RATIO * min(wa, wb) and wa != wb else "tie"
-    return {"correctness": correctness, "evidence": evidence, "concision": concision}
+    return DimensionVerdicts(correctness=correctness, evidence=evidence, concision=concision)

@@ -8,18 +8,23 @@ The params model itself lives in :mod:`assay.judge.params` (re-exported here).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import ValidationError
 
 from assay.core.errors import InputError
 from assay.core.records import problems_from
-from assay.judge.base import Judge
+from assay.judge.base import Judge, JudgeIdentity
 from assay.judge.fake import FakeJudge
 from assay.judge.params import JudgeParams
+
+if TYPE_CHECKING:
+    from assay.judge.openai import OpenAIJudgeParams
 
 __all__ = ["JudgeParams", "judge_identity", "make_judge"]
 
 
-def _openai_settings(params: JudgeParams, where: str):
+def _openai_settings(params: JudgeParams, where: str) -> OpenAIJudgeParams:
     from assay.judge.openai import OpenAIJudgeParams
 
     try:
@@ -46,7 +51,7 @@ def make_judge(params: JudgeParams, where: str = "params.yaml") -> Judge:
     return OpenAIJudge(_openai_settings(params, where))
 
 
-def judge_identity(params: JudgeParams, where: str = "params.yaml") -> dict:
+def judge_identity(params: JudgeParams, where: str = "params.yaml") -> JudgeIdentity:
     """The identity :func:`make_judge` ``(params).identity`` has before any reply.
 
     Needs neither the API key nor the network: an ``openai`` judge's key variable may be unset (the

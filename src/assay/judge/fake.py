@@ -28,7 +28,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from assay.core.errors import InputError, Problem
-from assay.judge.base import JudgeItem, Verdict
+from assay.judge.base import JudgeIdentity, JudgeItem, Verdict
 
 SELF_MARK = "Certainly! Here is a clear answer:"
 CITE_BONUS = 0.15
@@ -71,6 +71,10 @@ def fact_share(text: str, facts: tuple[str, ...] | list[str]) -> float:
 _VERDICTS = {1: Verdict("first"), -1: Verdict("second"), 0: Verdict("tie")}  # shared, treat as immutable
 
 
+_Key = tuple[str, tuple[str, ...]]  # (answer text, facts)
+_Features = tuple[float, float, bool]  # (base score, length share, own style)
+
+
 @dataclass(frozen=True)
 class FakeJudge:
     """The fake judge; see the module docstring for the score.
@@ -100,11 +104,11 @@ class FakeJudge:
         return PRESETS[name]
 
     @property
-    def identity(self) -> dict:
+    def identity(self) -> JudgeIdentity:
         """``{"kind": "fake", "preset": ..., and every setting}``."""
         return {"kind": "fake", **asdict(self)}
 
-    def _features(self, text: str, facts: tuple[str, ...], cache: dict) -> tuple[float, float, bool]:
+    def _features(self, text: str, facts: tuple[str, ...], cache: dict[_Key, _Features]) -> _Features:
         key = (text, facts)
         hit = cache.get(key)
         if hit is None:
@@ -116,7 +120,7 @@ class FakeJudge:
 
     def scores(self, items: list[JudgeItem]) -> tuple[np.ndarray, np.ndarray]:
         """Scores of the first and second answers of every item, as two arrays (position included)."""
-        cache: dict = {}
+        cache: dict[_Key, _Features] = {}
         first = np.array([self._features(i.first, i.facts, cache) for i in items], dtype=float).reshape(-1, 3)
         second = np.array([self._features(i.second, i.facts, cache) for i in items], dtype=float).reshape(-1, 3)
         weights = np.array([1.0, self.verbosity, self.self_pref])

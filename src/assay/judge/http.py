@@ -27,7 +27,8 @@ import ssl
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any
 from dataclasses import dataclass
 
 import aiohttp
@@ -198,12 +199,18 @@ class ClientPool:
             self._session = None
 
     @contextlib.asynccontextmanager
-    async def slot(self):
-        """Wait for a free slot; yield the session to post with."""
+    async def slot(self) -> AsyncIterator[aiohttp.ClientSession]:
+        """Wait for a free slot; yield the session to post with.
+
+        Raises:
+            RuntimeError: the pool is not open (use it inside ``async with ClientPool(...) as pool``).
+        """
         async with self._slots:
+            if self._session is None:
+                raise RuntimeError("ClientPool.slot: the pool is not open; use it inside `async with ClientPool(...) as pool`")
             yield self._session
 
-    async def post(self, session, url: str, body: dict) -> Reply:
+    async def post(self, session: aiohttp.ClientSession, url: str, body: dict[str, Any]) -> Reply:
         """POST ``body`` as JSON (compact, UTF-8, no NaN: httpx's encoding) and read the whole response."""
         content = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
         async with session.post(url, data=content, proxy=self.proxy, allow_redirects=False) as response:
@@ -214,7 +221,7 @@ class ClientPool:
 async def post_json(
     pool: ClientPool,
     url: str,
-    body: dict,
+    body: dict[str, Any],
     *,
     timeout: float,
     retries: int,

@@ -46,15 +46,19 @@ import re
 import sys
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import ConfigDict, Field, field_validator
 
 from assay.core.errors import AssayError
-from assay.judge.base import FAILURE_STATUSES, STATUSES, UNUSABLE_REPLY_STATUSES, JudgeItem, Verdict
+from assay.judge.base import (FAILURE_STATUSES, STATUSES, UNUSABLE_REPLY_STATUSES, JSONObject, JudgeIdentity, JudgeItem,
+                              Verdict)
 from assay.core.redaction import Redactor
 from assay.judge.cache import DEFAULT_CACHE_PATH, ResponseCache, request_key
 from assay.core.records import InputModel
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:  # pragma: no cover
     from assay.judge.http import Outcome
@@ -148,7 +152,7 @@ class Completion:
     system_fingerprint: str | None = None  # the server's backend configuration, where it gives one
 
 
-def response_format_body(kind: str) -> dict:
+def response_format_body(kind: str) -> JSONObject:
     """The ``response_format`` request field asking for a reply that follows the verdict schema.
 
     ``json_schema`` is the OpenAI shape (hosted APIs, vLLM, the llama.cpp server);
@@ -178,7 +182,7 @@ def redact(text: str, secrets: tuple[str, ...] = ()) -> str:
     return _SECRET.sub(lambda m: f"{m.group(0)[:m.start(1) - m.start(0)]}{m.group(1)}***" if m.group(1) else "***", text)
 
 
-def invalid_replies(verdicts: list[Verdict], limit: int = 5, width: int = 300) -> list[dict]:
+def invalid_replies(verdicts: list[Verdict], limit: int = 5, width: int = 300) -> list[JSONObject]:
     """A sample of the replies that were ``invalid`` or ``refused``, for a report a person reads.
 
     The first ``limit`` distinct replies in ``verdicts`` order, each ``{"status", "reason", "reply",
@@ -244,7 +248,7 @@ def is_refusal(text: str) -> bool:
     return "{" not in text and _REFUSAL.search(text[:300]) is not None
 
 
-def classify(completion: Completion, parse_verdict) -> Verdict:
+def classify(completion: Completion, parse_verdict: Callable[[str], Verdict]) -> Verdict:
     """The verdict for one completion: ``refused``, ``ok`` or ``invalid`` as the module describes.
 
     ``parse_verdict`` is ``assay.judge.prompts.parse_verdict`` (a ``ValueError`` it raises counts as
@@ -274,7 +278,7 @@ def classify(completion: Completion, parse_verdict) -> Verdict:
     return Verdict("tie", "invalid", reason, {**parsed.extra, **extra})
 
 
-def _run_sync(coro_factory):
+def _run_sync(coro_factory: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """Run a coroutine to completion from sync code, also when called inside a running event loop."""
     try:
         asyncio.get_running_loop()
@@ -319,7 +323,7 @@ class OpenAIJudge:
         return f"{self.params.base_url}/chat/completions"
 
     @property
-    def identity(self) -> dict:
+    def identity(self) -> JudgeIdentity:
         """Provider, endpoint, model, temperature and the model the server reported (``None`` before any reply).
 
         When replies named several models (a load balancer in front of two versions), they are
@@ -362,11 +366,11 @@ class OpenAIJudge:
         return {"items": t["items"], "requests": t["requests"], "cache_hits": t["cached"], "http_attempts": t["sent"],
                 "failures": t["failed_requests"], **{s: t[s] for s in STATUSES}}
 
-    def invalid_samples(self, limit: int = 5, width: int = 300) -> list[dict]:
+    def invalid_samples(self, limit: int = 5, width: int = 300) -> list[JSONObject]:
         """A sample of the invalid or refused replies seen so far (see :func:`invalid_replies`); never the key."""
         return invalid_replies(self._bad_replies, limit, width)
 
-    def request_body(self, item: JudgeItem, prompt: PromptVersion) -> dict:
+    def request_body(self, item: JudgeItem, prompt: PromptVersion) -> JSONObject:
         """The exact JSON body sent for ``item`` (and hashed into its cache key); no secret in it.
 
         ``response_format`` is included only when ``params.response_format`` is set, so bodies (and
@@ -489,7 +493,7 @@ class OpenAIJudge:
             "requests are retried on the next run, completed ones come from the cache)"
         )
 
-    async def _fetch(self, todo: list[tuple[str, dict]], cache: ResponseCache | None,
+    async def _fetch(self, todo: list[tuple[str, JSONObject]], cache: ResponseCache | None,
                      key: str | None) -> dict[str, Outcome]:
         """Send ``todo`` concurrently; commit each completion to ``cache`` as it arrives."""
         from tqdm import tqdm
@@ -507,7 +511,7 @@ class OpenAIJudge:
         with tqdm(total=len(todo), desc=f"judge {p.model}", unit="req", file=sys.stderr, disable=not show) as bar:
             async with ClientPool(p.concurrency, headers, p.timeout, proxy=env_proxy(self.url)) as pool:
 
-                async def one(k: str, body: dict) -> None:
+                async def one(k: str, body: JSONObject) -> None:
                     out = await post_json(pool, self.url, body, timeout=p.timeout, retries=p.retries,
                                           backoff=p.backoff, max_wait=p.max_wait, scrub=scrub, permanent=permanent)
                     if out.permanent:  # the same answer for every request: stop them all, say it once

@@ -22,6 +22,7 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from assay.artifacts.judge import BiasMetrics
 from assay.judge.base import Judge
 from assay.judge.fake import PRESETS, n_words, own_style
 from assay.judge.orders import judge_pairs
@@ -47,12 +48,13 @@ def _own(pair: Pair) -> str | None:
     return None if sa == sb else ("a" if sa else "b")
 
 
-def bias_probes(judge: Judge, pairs: Sequence[Pair], prompt: PromptVersion) -> dict:
+def bias_probes(judge: Judge, pairs: Sequence[Pair], prompt: PromptVersion) -> BiasMetrics:
     """The four probe shares for ``judge`` on ``pairs``, plus the counts behind them.
 
     Returns:
-        ``{"first_pick", "order_flip", "longer_wins", "self_wins"}`` (floats, ``nan`` when nothing
-        to count) and ``{"n_pairs", "n_decisive", "n_verbose_tie", "n_self"}``. ``verbose_tie``
+        The metrics/bias.json record: ``first_pick``, ``order_flip``, ``longer_wins``, ``self_wins``
+        (floats, ``nan`` when nothing to count; written as null) and ``n_pairs``, ``n_decisive``,
+        ``n_verbose_tie``, ``n_self``. ``verbose_tie``
         pairs of equal length and ``self`` pairs without exactly one house-style answer are not
         counted.
     """
@@ -71,48 +73,42 @@ def bias_probes(judge: Judge, pairs: Sequence[Pair], prompt: PromptVersion) -> d
         if pair.kind == "self" and (own := _own(pair)) is not None:
             self_n += 1
             self_hits += r.label == own
-    return {
-        "first_pick": _share(first, decisive),
-        "order_flip": _share(flips, len(pairs)),
-        "longer_wins": _share(long_hits, long_n),
-        "self_wins": _share(self_hits, self_n),
-        "n_pairs": len(pairs),
-        "n_decisive": decisive,
-        "n_verbose_tie": long_n,
-        "n_self": self_n,
-    }
+    return BiasMetrics(first_pick=_share(first, decisive), order_flip=_share(flips, len(pairs)),
+                       longer_wins=_share(long_hits, long_n), self_wins=_share(self_hits, self_n),
+                       n_pairs=len(pairs), n_decisive=decisive, n_verbose_tie=long_n, n_self=self_n)
 
 
-def preset_table(pairs: Sequence[Pair], prompt: PromptVersion) -> dict[str, dict]:
+def preset_table(pairs: Sequence[Pair], prompt: PromptVersion) -> dict[str, BiasMetrics]:
     """:func:`bias_probes` for every fake preset, keyed by preset name (in :data:`PRESETS` order)."""
     return {name: bias_probes(judge, pairs, prompt) for name, judge in PRESETS.items()}
 
 
-def table_markdown(table: dict[str, dict], digits: int = 2) -> str:
-    """A Markdown table of probe results, one row per judge; nan is written as ``n/a``."""
-    def cell(x: float) -> str:
-        return "n/a" if isinstance(x, float) and math.isnan(x) else f"{x:.{digits}f}"
+def table_markdown(table: dict[str, BiasMetrics], digits: int = 2) -> str:
+    """A Markdown table of probe results, one row per judge; nan (or None) is written as ``n/a``."""
+    def cell(x: float | None) -> str:
+        return "n/a" if x is None or math.isnan(x) else f"{x:.{digits}f}"
 
     lines = ["| judge | " + " | ".join(PROBES) + " |", "|---|" + "---:|" * len(PROBES)]
-    lines += [f"| {name} | " + " | ".join(cell(row[p]) for p in PROBES) + " |" for name, row in table.items()]
+    lines += [f"| {name} | " + " | ".join(cell(getattr(row, p)) for p in PROBES) + " |" for name, row in table.items()]
     return "\n".join(lines) + "\n"
 
 
-def probe_markdown(kind: str, preset: str, probes: dict, table: dict, prompt, labels_sha: str) -> str:
+def probe_markdown(kind: str, preset: str, probes: BiasMetrics, table: dict[str, BiasMetrics], prompt: PromptVersion,
+                   labels_sha: str) -> str:
     """reports/bias.md: every fake preset's probes, plus the configured judge's row when it is not a fake."""
     if kind != "fake":
         table = {**table, f"configured ({kind})": probes}
     configured = f"fake preset `{preset}`" if kind == "fake" else f"`{kind}`"
     return "\n".join([
         "# Judge bias probes", "",
-        f"Pairs: {probes['n_pairs']} (labels {labels_sha[:10]}); prompt {prompt.label} (sha {prompt.short_sha}); "
+        f"Pairs: {probes.n_pairs} (labels {labels_sha[:10]}); prompt {prompt.label} (sha {prompt.short_sha}); "
         f"configured judge: {configured}. Every pair is asked in both orders.", "",
         table_markdown(table),
         "- first_pick: share of decisive single-order verdicts that picked the answer shown first (0.5 is fair).",
         "- order_flip: share of pairs whose verdict changes when the order is swapped.",
-        f"- longer_wins: share of {probes['n_verbose_tie']} verbose_tie pairs (humans: tie) where the longer answer "
+        f"- longer_wins: share of {probes.n_verbose_tie} verbose_tie pairs (humans: tie) where the longer answer "
         "wins in both orders.",
-        f"- self_wins: share of {probes['n_self']} self pairs where the uncited answer in the judge's own style wins "
+        f"- self_wins: share of {probes.n_self} self pairs where the uncited answer in the judge's own style wins "
         "in both orders (humans pick the cited one).",
         "",
         "The fake judge does not read the prompt, so these rows cannot show sensitivity to prompt wording; "

@@ -178,7 +178,7 @@ def neutralise(text: str) -> str:
     return text.replace("<<<", "< < <").replace(">>>", "> > >").replace("{{", "{ {")
 
 
-def render(prompt: PromptVersion, question: str, first: str, second: str) -> list[dict]:
+def render(prompt: PromptVersion, question: str, first: str, second: str) -> list[dict[str, str]]:
     """Chat messages for one comparison: the rubric as system message, the filled template as user.
 
     The answers (and the question) are neutralised (:func:`neutralise`) and substituted in one pass,
@@ -193,7 +193,7 @@ def _invalid(why: str, reply: str) -> Verdict:
     return Verdict(winner="tie", status="invalid", reason=why, extra={"reply": reply[:500]})
 
 
-def _no_duplicates(pairs: list[tuple[str, object]]) -> dict:
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict[str, object]:
     keys = [k for k, _ in pairs]
     repeated = sorted({k for k in keys if keys.count(k) > 1})
     if repeated:

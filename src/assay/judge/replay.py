@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from assay.core.errors import InputError, MissingArtifact, Problem
 from assay.core.io import read_jsonl
 from assay.core.records import validate_rows
-from assay.judge.base import JudgeItem, Verdict
+from assay.judge.base import JudgeIdentity, JudgeItem, Verdict
 from assay.judge.orders import AnswerPair
 from assay.judge.replies import IDENTITY_FILE, REPLIES_DIR, STAGE, StoredReply, replies_file, reply_key
 
@@ -39,7 +39,7 @@ class MissingReply(MissingArtifact):
     """A request calibrate, probe or sensitivity needs has no stored reply (exit code 2)."""
 
 
-def _judge_name(identity: dict) -> str:
+def _judge_name(identity: JudgeIdentity) -> str:
     if "model" in identity:
         return f"{identity.get('provider', 'judge')} model {identity['model']}"
     return f"{identity.get('kind', 'judge')} preset {identity.get('preset')}"
@@ -59,7 +59,7 @@ class ReplayJudge:
     "judge_keys": [its keys in the judge's order], ...}``; reports list the identity in that order).
     """
 
-    def __init__(self, identity: dict, folder: str | Path = REPLIES_DIR, pairs: Sequence[AnswerPair] = (),
+    def __init__(self, identity: JudgeIdentity, folder: str | Path = REPLIES_DIR, pairs: Sequence[AnswerPair] = (),
                  fix: str = _FIX):
         self._identity = dict(identity)
         self.fix = fix
@@ -95,7 +95,7 @@ class ReplayJudge:
         return cls(identity, folder, pairs, fix)
 
     @property
-    def identity(self) -> dict:
+    def identity(self) -> JudgeIdentity:
         """The producing judge's identity, with ``model_version`` learned from the replies served so far."""
         if "model_version" not in self._identity or not self._models:
             return dict(self._identity)

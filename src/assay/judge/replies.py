@@ -43,10 +43,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assay.artifacts.registry import JUDGE_IDENTITY, JUDGE_REPLIES
 from assay.core.fmt import md_text
-from assay.judge.base import STATUSES, Judge, JudgeItem, Status
+from assay.judge.base import STATUSES, JSONObject, Judge, JudgeIdentity, JudgeItem, Status
 from assay.judge.orders import AnswerPair, ask_items
 
 if TYPE_CHECKING:
+    from assay.artifacts.judge import JudgeClientMetrics, JudgeRunMetrics
     from assay.judge.prompts import PromptVersion
 
 STAGE = "judge"
@@ -73,7 +74,7 @@ class StoredReply(BaseModel):
     response_id: str | None = None
     system_fingerprint: str | None = None
 
-    def row(self) -> dict:
+    def row(self) -> JSONObject:
         """The row as written: ``response_id`` and ``system_fingerprint`` only when the server gave them.
 
         So a judge without them (the fake judge, an older file) keeps its bytes.
@@ -85,7 +86,7 @@ class StoredReply(BaseModel):
         return data
 
 
-def reply_key(identity: dict, prompt_sha: str, item: JudgeItem) -> str:
+def reply_key(identity: JudgeIdentity, prompt_sha: str, item: JudgeItem) -> str:
     """The key of one request: SHA-256 of the judge identity, the prompt's sha and the item.
 
     The item is everything a judge is shown or scored on (question, facts, first and second
@@ -122,7 +123,7 @@ def replies_file(folder: str | Path, prompt: PromptVersion) -> Path:
     return Path(folder) / f"{prompt.name}_v{prompt.version}.jsonl"
 
 
-def ask(judge: Judge, identity: dict, pairs: Sequence[AnswerPair], prompt: PromptVersion, both_orders: bool) -> list[StoredReply]:
+def ask(judge: Judge, identity: JudgeIdentity, pairs: Sequence[AnswerPair], prompt: PromptVersion, both_orders: bool) -> list[StoredReply]:
     """Ask ``judge`` about every pair under ``prompt`` in one ``judge_many`` call; one row per request.
 
     Args:
@@ -162,19 +163,21 @@ CLIENT_COUNTS = ("requests", "cache_hits", "http_attempts", "failures")
 STABLE_CLIENT_COUNTS = ("requests", "failures")
 
 
-def client_counts(judge: Judge) -> dict[str, int]:
+def client_counts(judge: Judge) -> JudgeClientMetrics:
     """``requests``, ``cache_hits``, ``http_attempts`` and ``failures`` from ``judge.counts()`` when the
     judge has it (the OpenAI client, summed over every call), else all 0 (the fake judge asks no server).
 
     >>> client_counts(object())
-    {'requests': 0, 'cache_hits': 0, 'http_attempts': 0, 'failures': 0}
+    JudgeClientMetrics(requests=0, cache_hits=0, http_attempts=0, failures=0)
     """
+    from assay.artifacts.judge import JudgeClientMetrics
+
     counts = getattr(judge, "counts", None)
     client = counts() if callable(counts) else {}
-    return {k: int(client.get(k, 0)) for k in CLIENT_COUNTS}
+    return JudgeClientMetrics(**{k: int(client.get(k, 0)) for k in CLIENT_COUNTS})
 
 
-def run_counts(judge: Judge, rows: Sequence[StoredReply]) -> dict[str, int]:
+def run_counts(judge: Judge, rows: Sequence[StoredReply]) -> JudgeRunMetrics:
     """The judge stage's counts for ``metrics/judge.json`` (:class:`~assay.artifacts.judge.JudgeRunMetrics`).
 
     ``items`` and one count per status come from the stored ``rows``; ``requests`` and ``failures``
@@ -182,45 +185,53 @@ def run_counts(judge: Judge, rows: Sequence[StoredReply]) -> dict[str, int]:
     response cache gives the same counts, byte for byte.
 
     >>> run_counts(object(), [])
-    {'items': 0, 'requests': 0, 'failures': 0, 'ok': 0, 'invalid': 0, 'refused': 0, 'failed': 0}
+    JudgeRunMetrics(items=0, requests=0, failures=0, ok=0, invalid=0, refused=0, failed=0)
     """
+    from assay.artifacts.judge import JudgeRunMetrics
+
     client = client_counts(judge)
     statuses = Counter(r.status for r in rows)
-    return {"items": len(rows), **{k: client[k] for k in STABLE_CLIENT_COUNTS},
-            **{s: statuses.get(s, 0) for s in ("ok", "invalid", "refused", "failed")}}
+    return JudgeRunMetrics(items=len(rows), requests=client.requests, failures=client.failures,
+                           **{s: statuses.get(s, 0) for s in ("ok", "invalid", "refused", "failed")})
 
 
-def client_line(counts: dict[str, int]) -> str:
+def client_line(counts: JudgeClientMetrics) -> str:
     """``168 requests: 120 from the cache, 50 HTTP attempts (retries included), 0 failed``, for the stage's log.
 
-    >>> client_line({"requests": 3, "cache_hits": 1, "http_attempts": 4, "failures": 0})
+    >>> from assay.artifacts.judge import JudgeClientMetrics
+    >>> client_line(JudgeClientMetrics(requests=3, cache_hits=1, http_attempts=4, failures=0))
     '3 requests: 1 from the cache, 4 HTTP attempts (retries included), 0 failed'
     """
-    return (f"{counts['requests']} requests: {counts['cache_hits']} from the cache, {counts['http_attempts']} HTTP "
-            f"attempts (retries included), {counts['failures']} failed")
+    return (f"{counts.requests} requests: {counts.cache_hits} from the cache, {counts.http_attempts} HTTP "
+            f"attempts (retries included), {counts.failures} failed")
 
 
-def invalid_sample(judge: Judge) -> list[dict]:
+def invalid_sample(judge: Judge) -> list[JSONObject]:
     """``judge.invalid_samples()`` (truncated, secrets redacted) when the judge keeps one, else ``[]``."""
     sample = getattr(judge, "invalid_samples", None)
     return list(sample()) if callable(sample) else []
 
 
-def run_report(counts: dict[str, int], samples: Sequence[dict]) -> str:
+def run_report(counts: JudgeRunMetrics, samples: Sequence[JSONObject]) -> str:
     """reports/judge.md: the judge stage's counts and a sample of the replies that did not parse.
 
     Each sample shows its status, the parse failure and the reply as :func:`assay.judge.openai.invalid_replies`
     keeps it (at most 300 characters, secrets replaced by ``***``); "No invalid or refused reply." when none.
 
-    >>> print(run_report({"items": 2, "ok": 1, "invalid": 1}, [{"status": "invalid", "reason": "not JSON",
-    ...                                                        "reply": "I think A", "chars": 9}]))
+    >>> from assay.artifacts.judge import JudgeRunMetrics
+    >>> counts = JudgeRunMetrics(items=2, requests=0, failures=0, ok=1, invalid=1, refused=0, failed=0)
+    >>> print(run_report(counts, [{"status": "invalid", "reason": "not JSON", "reply": "I think A", "chars": 9}]))
     # Judge run
     <BLANKLINE>
     | count | value |
     |---|---|
     | items | 2 |
+    | requests | 0 |
+    | failures | 0 |
     | ok | 1 |
     | invalid | 1 |
+    | refused | 0 |
+    | failed | 0 |
     <BLANKLINE>
     ## Invalid or refused replies (a sample)
     <BLANKLINE>
@@ -229,7 +240,7 @@ def run_report(counts: dict[str, int], samples: Sequence[dict]) -> str:
            I think A
     <BLANKLINE>
     """
-    lines = ["# Judge run", "", "| count | value |", "|---|---|", *(f"| {k} | {v} |" for k, v in counts.items()), "",
+    lines = ["# Judge run", "", "| count | value |", "|---|---|", *(f"| {k} | {v} |" for k, v in counts.model_dump().items()), "",
              "## Invalid or refused replies (a sample)", ""]
     if not samples:
         lines += ["No invalid or refused reply.", ""]

@@ -21,11 +21,13 @@ below :data:`SLIGHT_KAPPA`; only otherwise does it say the labels held.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from assay.core.fmt import md_words
 from assay.stats.agreement import contingency
-from assay.judge.base import STATUSES, Judge
+from assay.judge.base import STATUSES, JSONObject, Judge, JudgeIdentity
 from assay.judge.orders import judge_pairs, status_counts
 from assay.data.pairs import LABELS, Pair
 
@@ -40,8 +42,17 @@ NO_VALID = "no valid replies"
 SLIGHT_KAPPA = 0.2
 
 
-def _prompt_record(prompt: PromptVersion) -> dict:
+def _prompt_record(prompt: PromptVersion) -> JSONObject:
     return {k: getattr(prompt, k, None) for k in ("name", "version", "sha")}
+
+
+class LabelChange(BaseModel):
+    """A pair whose label changed with the wording: its id and its label under prompt ``a`` and ``b``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str
+    a: Literal["a", "b", "tie"]
+    b: Literal["a", "b", "tie"]
 
 
 @dataclass(frozen=True)
@@ -51,8 +62,8 @@ class SensitivityReport:
     n: int
     n_valid: int
     swap: bool
-    judge: dict
-    prompts: dict[str, dict]
+    judge: JudgeIdentity
+    prompts: dict[str, JSONObject]
     agreement: float
     agreement_undefined: str | None
     kappa: float
@@ -60,7 +71,7 @@ class SensitivityReport:
     confusion: dict[str, dict[str, int]]
     statuses: dict[str, dict[str, int]]
     order_disagreements: dict[str, int]
-    changed: list[dict[str, str]]
+    changed: list[LabelChange]
     not_valid: list[str]
     tie_agreements: int
 
@@ -120,7 +131,7 @@ def wording_sensitivity(judge: Judge, pairs: list[Pair], prompt_a: PromptVersion
         statuses={"a": status_counts(results_a, STATUSES), "b": status_counts(results_b, STATUSES)},
         order_disagreements={"a": sum(r.order_disagreement for r in results_a),
                              "b": sum(r.order_disagreement for r in results_b)},
-        changed=sorted(({"id": p.id, "a": x, "b": y} for p, x, y in kept if x != y), key=lambda row: row["id"]),
+        changed=sorted((LabelChange(id=p.id, a=x, b=y) for p, x, y in kept if x != y), key=lambda row: row.id),
         not_valid=sorted(p.id for p, ok in zip(pairs, valid, strict=True) if not ok),
         tie_agreements=table.confusion()["tie"]["tie"],
     )
@@ -135,11 +146,14 @@ def outputs(report: SensitivityReport, **inputs: str) -> tuple[SensitivityMetric
     from assay.artifacts.judge import SensitivityMetrics
     from assay.artifacts.provenance import provenance
 
-    fields = vars(report)
-    numbers = {k: v for k, v in fields.items() if k in SensitivityMetrics.model_fields}
-    return SensitivityMetrics(**numbers), provenance(
-        settings={k: fields[k] for k in ("judge", "prompts", "swap")},
-        details={k: fields[k] for k in ("kappa_undefined", "agreement_undefined", "changed", "not_valid")}, **inputs)
+    r = report
+    numbers = SensitivityMetrics(n=r.n, n_valid=r.n_valid, agreement=r.agreement, kappa=r.kappa, confusion=r.confusion,
+                                 statuses=r.statuses, order_disagreements=r.order_disagreements,
+                                 tie_agreements=r.tie_agreements)
+    return numbers, provenance(
+        settings={"judge": r.judge, "prompts": r.prompts, "swap": r.swap},
+        details={"kappa_undefined": r.kappa_undefined, "agreement_undefined": r.agreement_undefined,
+                 "changed": [c.model_dump() for c in r.changed], "not_valid": r.not_valid}, **inputs)
 
 
 def stability_reading(report: SensitivityReport) -> str:
@@ -193,5 +207,5 @@ def sensitivity_markdown(report: SensitivityReport) -> str:
               "measure a real judge (judge.kind: openai).", ""]
     if report.changed:
         lines += ["| pair | label under a | label under b |", "|---|---|---|"]
-        lines += [f"| {md_words(r['id'])} | {md_words(r['a'])} | {md_words(r['b'])} |" for r in report.changed]
+        lines += [f"| {md_words(r.id)} | {md_words(r.a)} | {md_words(r.b)} |" for r in report.changed]
     return "\n".join(lines) + "\n"

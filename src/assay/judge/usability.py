@@ -1,6 +1,6 @@
 """The usability rule: when may a judge's verdicts stand in for people's labels?
 
-A calibration record (:mod:`assay.judge.calibration`) is judged against a :class:`UsabilityRule`.
+A calibration result (:class:`assay.judge.calibration_record.CalibrationResult`) is judged against a :class:`UsabilityRule`.
 The judge is rejected, with every reason named, in this order:
 
 0. fewer than ``min_pairs`` pairs with a human decision (default 30, the calibration size of the
@@ -23,19 +23,76 @@ Passing says only that the judge agrees with these labels on these kinds of pair
 from __future__ import annotations
 
 import math
-from typing import Literal
+from collections.abc import Mapping
+from typing import Literal, Protocol
 
 from pydantic import ConfigDict, Field
 
 from assay.stats.proportion import IntervalMethod
 from assay.core.records import InputModel
 
-# (slice dimension as named in reasons, record key)
-SLICE_GROUPS = (("kind", "by_kind"), ("lang", "by_lang"))
 NO_PAIRS = "no pairs to calibrate on"
 TOO_FEW = "too few pairs"
 KAPPA_UNDEFINED = "kappa undefined (one label everywhere on both sides)"
 
+
+class SliceNumbers(Protocol):
+    """What the rule reads of one slice: ``correct`` of ``n`` pairs agreed."""
+
+    @property
+    def correct(self) -> int: ...
+
+    @property
+    def n(self) -> int: ...
+
+
+class UsabilityNumbers(Protocol):
+    """What the rule reads of a calibration: a :class:`~assay.judge.calibration_record.CalibrationResult`,
+    or the :class:`~assay.artifacts.judge.CalibrationMetrics` read back from metrics/calibration.json
+    (where an undefined number is None rather than nan)."""
+
+    @property
+    def n(self) -> int: ...
+
+    @property
+    def invalid_pairs(self) -> int: ...
+
+    @property
+    def invalid_share(self) -> float | None: ...
+
+    @property
+    def invalid(self) -> int: ...
+
+    @property
+    def refused(self) -> int: ...
+
+    @property
+    def failed(self) -> int: ...
+
+    @property
+    def order_disagreements(self) -> int: ...
+
+    @property
+    def flip_share(self) -> float | None: ...
+
+    @property
+    def kappa(self) -> float | None: ...
+
+    @property
+    def kappa_ci_low(self) -> float | None: ...
+
+    @property
+    def kappa_ci_high(self) -> float | None: ...
+
+    @property
+    def by_kind(self) -> Mapping[str, SliceNumbers]: ...
+
+    @property
+    def by_lang(self) -> Mapping[str, SliceNumbers]: ...
+
+
+def _slice_groups(result: UsabilityNumbers) -> tuple[tuple[str, Mapping[str, SliceNumbers]], ...]:
+    return (("kind", result.by_kind), ("lang", result.by_lang))
 
 class UsabilityRule(InputModel):
     """Thresholds a calibration must meet; the fields are keys of the ``judge`` params section.
@@ -55,75 +112,65 @@ class UsabilityRule(InputModel):
     interval: IntervalMethod = "wilson"
 
 
-def _bad(x) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x))
-
-
-def _invalid_reason(record: dict, rule: UsabilityRule) -> str:
-    causes = [f"{record['invalid']} repl{'y' if record['invalid'] == 1 else 'ies'} could not be parsed",
-              f"{record['refused']} refused", f"{record['failed']} failed"]
+def _invalid_reason(result: UsabilityNumbers, share: float, rule: UsabilityRule) -> str:
+    causes = [f"{result.invalid} repl{'y' if result.invalid == 1 else 'ies'} could not be parsed",
+              f"{result.refused} refused", f"{result.failed} failed"]
     named = "; ".join(c for c in causes if not c.startswith("0 ")) or "no verdict"
-    return (f"replies gave no verdict on {record['invalid_pairs']} of {record['n']} pairs "
-            f"({record['invalid_share']:.3f} > max_invalid_share {rule.max_invalid_share:g}): {named}; "
+    return (f"replies gave no verdict on {result.invalid_pairs} of {result.n} pairs "
+            f"({share:.3f} > max_invalid_share {rule.max_invalid_share:g}): {named}; "
             "fix the prompt or the reply parser before reading agreement")
 
 
-def _kappa_reason(record: dict, rule: UsabilityRule) -> str | None:
-    kappa = record["kappa"]
-    if _bad(kappa):
+def _kappa_reason(result: UsabilityNumbers, rule: UsabilityRule) -> str | None:
+    kappa = result.kappa
+    if kappa is None or math.isnan(kappa):
         return KAPPA_UNDEFINED
     if rule.usability == "point":
         return f"kappa {kappa:.3f} < {rule.min_kappa:g}" if kappa < rule.min_kappa else None
-    low, high = record["kappa_ci_low"], record["kappa_ci_high"]
+    low, high = result.kappa_ci_low, result.kappa_ci_high
+    if low is None or high is None or math.isnan(low):
+        return f"kappa {kappa:.3f} has no interval; calibrate again"
     if low < rule.min_kappa:
         return (f"kappa lower bound {low:.3f} < {rule.min_kappa:g} "
                 f"(kappa {kappa:.3f}, 95% interval {low:.3f} to {high:.3f})")
     return None
 
 
-def usability(record: dict, rule: UsabilityRule) -> list[str]:
+def usability(result: UsabilityNumbers, rule: UsabilityRule) -> list[str]:
     """Reasons to reject the judge, in the order of the module docstring; empty when usable.
 
-    ``record`` needs ``n``, ``invalid_pairs``, ``invalid_share``, ``invalid``/``refused``/``failed``,
-    ``order_disagreements``, ``flip_share``, ``kappa``, ``kappa_ci_low``/``high`` and the slices
-    ``by_kind``/``by_lang`` (``{name: {"correct", "n", "agreement"}}``). No pairs, or an undefined
-    kappa, are reasons too.
-
-    >>> rec = {"n": 40, "invalid_pairs": 0, "invalid_share": 0.0, "invalid": 0, "refused": 0, "failed": 0,
-    ...        "order_disagreements": 0, "flip_share": 0.0, "kappa": 0.7, "kappa_ci_low": 0.41,
-    ...        "kappa_ci_high": 0.99, "by_kind": {"x": {"correct": 2, "n": 4, "agreement": 0.5}}, "by_lang": {}}
-    >>> usability(rec, UsabilityRule())
-    ['kappa lower bound 0.410 < 0.6 (kappa 0.700, 95% interval 0.410 to 0.990)']
-    >>> usability(rec, UsabilityRule(usability="point", min_slice_n=4))
-    ['slice kind x 2/4 < 0.6']
-    >>> usability({**rec, "n": 4, "kappa": 1.0}, UsabilityRule(usability="point"))
-    ['too few pairs: 4 < min_pairs 30; label at least 26 more before the judge can be called usable']
+    No pairs, or an undefined kappa, are reasons too. A slice's agreement is ``correct / n``. With
+    pairs but an undefined ``invalid_share`` or ``flip_share`` (a hand-edited metrics file), the one
+    reason says so. Examples are in tests/test_calibration.py (``test_usability_*``).
     """
-    if record["n"] == 0:
+    if result.n == 0:
         return [NO_PAIRS]
+    invalid_share, flip_share = result.invalid_share, result.flip_share
+    if invalid_share is None or flip_share is None or math.isnan(invalid_share) or math.isnan(flip_share):
+        return [f"invalid_share {invalid_share} or flip_share {flip_share} undefined for {result.n} pairs; calibrate again"]
     reasons = []
-    if record["n"] < rule.min_pairs:
-        reasons.append(f"{TOO_FEW}: {record['n']} < min_pairs {rule.min_pairs}; label at least "
-                       f"{rule.min_pairs - record['n']} more before the judge can be called usable")
-    if record["invalid_share"] > rule.max_invalid_share:
-        reasons.append(_invalid_reason(record, rule))
-    if record["flip_share"] > rule.max_flip_share:
-        reasons.append(f"order flips on {record['order_disagreements']} of {record['n']} pairs "
-                       f"({record['flip_share']:.3f} > max_flip_share {rule.max_flip_share:g}): the verdict "
+    if result.n < rule.min_pairs:
+        reasons.append(f"{TOO_FEW}: {result.n} < min_pairs {rule.min_pairs}; label at least "
+                       f"{rule.min_pairs - result.n} more before the judge can be called usable")
+    if invalid_share > rule.max_invalid_share:
+        reasons.append(_invalid_reason(result, invalid_share, rule))
+    if flip_share > rule.max_flip_share:
+        reasons.append(f"order flips on {result.order_disagreements} of {result.n} pairs "
+                       f"({flip_share:.3f} > max_flip_share {rule.max_flip_share:g}): the verdict "
                        "changed when the answers swapped places")
-    if (why := _kappa_reason(record, rule)) is not None:
+    if (why := _kappa_reason(result, rule)) is not None:
         reasons.append(why)
-    for dimension, key in SLICE_GROUPS:
-        for name, s in record[key].items():
-            if s["n"] >= rule.min_slice_n and s["agreement"] < rule.min_slice_agreement:
-                reasons.append(f"slice {dimension} {name} {s['correct']}/{s['n']} < {rule.min_slice_agreement:g}")
+    for dimension, slices in _slice_groups(result):
+        for name, s in slices.items():
+            if s.n >= rule.min_slice_n and s.correct / s.n < rule.min_slice_agreement:
+                reasons.append(f"slice {dimension} {name} {s.correct}/{s.n} < {rule.min_slice_agreement:g}")
     return reasons
 
 
-def small_slices(record: dict, rule: UsabilityRule) -> list[str]:
+def small_slices(result: UsabilityNumbers, rule: UsabilityRule) -> list[str]:
     """Slices with fewer than ``min_slice_n`` pairs, as ``"kind self (3 pairs)"``: too small to judge.
 
     They are not reasons to reject the judge; they say where to label more.
     """
-    return [f"{dimension} {name} ({s['n']} pair{'' if s['n'] == 1 else 's'})"
-            for dimension, key in SLICE_GROUPS for name, s in record[key].items() if s["n"] < rule.min_slice_n]
+    return [f"{dimension} {name} ({s.n} pair{'' if s.n == 1 else 's'})"
+            for dimension, slices in _slice_groups(result) for name, s in slices.items() if s.n < rule.min_slice_n]

@@ -22,8 +22,9 @@ fail. Statistics:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from pydantic import ConfigDict
@@ -37,6 +38,12 @@ from assay.stats.paired import mcnemar_exact, paired_diff_ci, sign_test
 from assay.stats.proportion import IntervalMethod
 from assay.core.records import suggest
 from assay.core.records import InputModel
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
+
+    from assay.artifacts.provenance import Provenance
 
 NO_REGRESSION = ("answer_correct", "abstain_correct", "citation_support", "format_ok")
 REQUIRED = ("id", "task", "passed", *NO_REGRESSION)
@@ -76,7 +83,7 @@ class PairingError(AssayError):
     """The two runs do not hold the same cases, so they cannot be paired."""
 
 
-def read_run(path: str | Path):
+def read_run(path: str | Path) -> pa.Table:
     """Read a run table (Parquet) as a pyarrow Table, checking the columns a comparison needs.
 
     Raises:
@@ -119,28 +126,28 @@ def _name_ids(ids: list[str]) -> str:
     return ", ".join(ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
 
 
-def _as_table(run):
+def _as_table(run: pa.Table | pd.DataFrame) -> pa.Table:
     """A run as a pyarrow Table: a Table as it is, a pandas DataFrame converted (no index)."""
     import pyarrow as pa
 
     return run if isinstance(run, pa.Table) else pa.Table.from_pandas(run, preserve_index=False)
 
 
-def _id_array(table):
+def _id_array(table: pa.Table) -> pa.Array:
     """The ``id`` column as one ``large_string`` array (the type pandas and Parquet readers disagree on)."""
     import pyarrow as pa
 
     return table["id"].combine_chunks().cast(pa.large_string())
 
 
-def _increasing(ids) -> bool:
+def _increasing(ids: pa.Array) -> bool:
     """Whether ``ids`` is strictly increasing (sorted, no repeats); an empty or one-row array is."""
     import pyarrow.compute as pc
 
     return len(ids) < 2 or pc.all(pc.less(ids.slice(0, len(ids) - 1), ids.slice(1))).as_py()
 
 
-def _repeated(ids) -> list[str]:
+def _repeated(ids: pa.Array) -> list[str]:
     """The ids that occur more than once, sorted; ``[]`` for a sorted run (one comparison pass)."""
     import pyarrow.compute as pc
 
@@ -150,7 +157,8 @@ def _repeated(ids) -> list[str]:
     return sorted(counts.field("values").filter(pc.greater(counts.field("counts"), 1)).to_pylist())
 
 
-def pair_rows(b_ids, c_ids, names: tuple[str, str] = ("baseline", "candidate")):
+def pair_rows(b_ids: pa.Array, c_ids: pa.Array,
+              names: tuple[str, str] = ("baseline", "candidate")) -> tuple[np.ndarray, np.ndarray] | tuple[None, None]:
     """Pair two runs' rows by case id: ``(rows_b, rows_c)``, row positions in id order, or ``None``
     for both when the two id columns are already the same sorted list (what the evaluate stage
     writes), so the runs pair row by row with no lookup at all.
@@ -189,7 +197,7 @@ def pair_rows(b_ids, c_ids, names: tuple[str, str] = ("baseline", "candidate")):
                        "(fix: a run holds one row per case)")
 
 
-def _holdout_mask(ids, sides) -> np.ndarray:
+def _holdout_mask(ids: pa.Array, sides: Mapping[str, str] | pa.Table) -> np.ndarray:
     """Which of ``ids`` (sorted) are on the holdout side of ``sides`` (a mapping or the split table).
 
     The split table (columns ``id``, ``side``, sorted by id as the split stage writes it) pairs by
@@ -216,15 +224,16 @@ def _holdout_mask(ids, sides) -> np.ndarray:
     return holdout.take(at).to_numpy(zero_copy_only=False)
 
 
-def _flags(table, name: str):
+def _flags(table: pa.Table, name: str) -> pa.Array:
     """Column ``name`` as one Arrow boolean array (nulls kept: undefined)."""
     import pyarrow as pa
 
     return table[name].combine_chunks().cast(pa.bool_())
 
 
-def compare_runs(baseline, candidate, sides, method: IntervalMethod = "wilson",
-                 names: tuple[str, str] = ("baseline", "candidate")) -> tuple[CompareMetrics, dict]:
+def compare_runs(baseline: pa.Table | pd.DataFrame, candidate: pa.Table | pd.DataFrame, sides: Mapping[str, str] | pa.Table,
+                 method: IntervalMethod = "wilson", names: tuple[str, str] = ("baseline", "candidate"),
+                 ) -> tuple[CompareMetrics, dict[str, list[str] | dict[str, list[str]]]]:
     """Compare two run tables on the holdout cases; return ``(metrics, report)``.
 
     Only cases whose side in ``sides`` is ``holdout`` count: the release decision is taken on the
@@ -262,7 +271,7 @@ def compare_runs(baseline, candidate, sides, method: IntervalMethod = "wilson",
     statistic, p_mcnemar = mcnemar_exact(both_pass, counts["worse"], counts["better"], counts["still_failing"])
     diff, low, high = paired_diff_ci(both_pass, counts["worse"], counts["better"], counts["still_failing"])
 
-    def listed(mask) -> list[str]:
+    def listed(mask: np.ndarray) -> list[str]:
         return ids[mask].tolist()
 
     regressions, paired_n, regressed = {}, {}, {}
@@ -287,7 +296,7 @@ def compare_runs(baseline, candidate, sides, method: IntervalMethod = "wilson",
     return metrics, report
 
 
-def run_provenance(runs: dict[str, str], split_hash: str):
+def run_provenance(runs: dict[str, str], split_hash: str) -> Provenance:
     """Provenance of a comparison: ``cases`` (the dataset hash both runs were made on), ``split``
     (SHA-256 of the split table) and ``run_<version>`` (SHA-256 of each run table).
 

@@ -20,7 +20,7 @@ tens of thousands of chunks take seconds.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -141,7 +141,7 @@ class LexicalIndex:
     def __len__(self) -> int:
         return len(self.chunks)
 
-    def scores(self, questions: Sequence[str]):
+    def scores(self, questions: Sequence[str]) -> Iterator[tuple[int, np.ndarray]]:
         """Yield ``(start, dense score block)`` for the questions, ``BLOCK`` rows at a time."""
         queries = self.vectorizer.transform(list(questions)).tocsr()
         for start in range(0, queries.shape[0], BLOCK):

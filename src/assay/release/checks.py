@@ -202,10 +202,7 @@ def calibration_consistency(calibration: CalibrationMetrics | None, reasons: lis
     if rule is not None:
         from assay.judge.usability import usability as usability_reasons
 
-        try:
-            again = usability_reasons(calibration.model_dump(), rule)
-        except (KeyError, TypeError) as error:  # a record without the numbers the rule reads
-            again = [f"{CALIBRATION.relpath()} lacks {error}"]
+        again = usability_reasons(calibration, rule)
         if usable == bool(again):
             out.append(Check("calibration consistency", "stale",
                              f"{CALIBRATION.relpath()} says usable {calibration.usable} but its own numbers under params "

@@ -279,8 +279,11 @@ def calibration_freshness(base: Path, record: Provenance) -> list[Check]:
     """Whether the calibration still matches the prompt, judge settings and labels in use."""
     from assay.release.judge_staleness import current_staleness
 
+    from assay.judge.calibration_record import CalibrationIdentity
+
     try:
-        changed = current_staleness(record.settings, base)
+        identity = CalibrationIdentity.parse(record.settings, PROVENANCE.relpath(stage=provenance_stage(CALIBRATION)))
+        changed = current_staleness(identity, base)
     except AssayError as error:
         changed = [f"cannot check ({error})"]
     return [Check("fresh judge calibration", "stale" if changed else "pass",

@@ -9,9 +9,15 @@ is computed from params (``assay.judge.factory.judge_identity``).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assay.judge.calibration_record import CalibrationIdentity, JudgeSettings
+    from assay.judge.prompts import PromptVersion
 
 
-def current_state(root: str | Path = ".", params_file: str | Path = "params.yaml") -> tuple:
+def current_state(root: str | Path = ".",
+                  params_file: str | Path = "params.yaml") -> tuple[PromptVersion, JudgeSettings, str]:
     """``(prompt, settings, labels_sha)`` as they are now in the repository at ``root``.
 
     Args:
@@ -37,7 +43,7 @@ def current_state(root: str | Path = ".", params_file: str | Path = "params.yaml
     return prompt, settings, labels_hash(load_pairs(base / paths.pairs))
 
 
-def current_staleness(record: dict, root: str | Path = ".", params_file: str | Path = "params.yaml") -> list[str]:
+def current_staleness(record: CalibrationIdentity, root: str | Path = ".", params_file: str | Path = "params.yaml") -> list[str]:
     """What changed since ``record`` was written (empty when current); see :func:`assay.judge.calibration.staleness`."""
     from assay.judge.calibration import staleness
 

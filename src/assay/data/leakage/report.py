@@ -13,16 +13,30 @@ and the results are sorted at the end, so the bytes do not depend on the chunk s
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pydantic import ConfigDict, Field
 
 from assay.data.leakage.engine import LocalEngine
 from assay.data.leakage.paraphrase import BUILTIN, load_detector
 from assay.data.leakage.setjoin import build_index, near_duplicates, probe
-from assay.data.leakage.sources import CHUNK_LINES, MAX_LINE_BYTES, Chunk, SourceTexts
+from assay.data.leakage.sources import CHUNK_LINES, MAX_LINE_BYTES, Chunk, SourceFolder, SourceTexts
 from assay.core.records import InputModel
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from assay.data.cases import CaseRecord
+    from assay.data.leakage.engine import Engine
+    from assay.data.leakage.paraphrase import Matcher
+    from assay.data.leakage.setjoin import PrefixIndex
+
+#: One finding as written to the leakage report (``dev``/``holdout``/``score`` or ``case``/``source``/``line``/``score``).
+Row = dict[str, Any]
+#: What :func:`_join_chunk` carries back: source name, first unit, units read, the (i, j, score) arrays and the
+#: paraphrase findings.
+_ChunkResult = tuple[str, int, int, "np.ndarray", "np.ndarray", "np.ndarray", list[tuple[int, int, float]]]
 
 LIMITATION = ("Word overlap finds copies and near-copies only. A paraphrase that shares few words "
               "(for example 'send the router back' and 'return the router') scores low and is not reported, "
@@ -52,23 +66,24 @@ class LeakageParams(InputModel):
     paraphrase: ParaphraseParams | None = None
 
 
-def _join_chunk(shared, chunk: Chunk):
+def _join_chunk(shared: tuple[PrefixIndex, Matcher | None], chunk: Chunk) -> _ChunkResult:
     """One chunk against the cases (on a Dask worker with the dask engine); carries its place back."""
     index, matcher = shared
     i, j, s = probe(index, chunk.texts)
     return chunk.source, chunk.first, len(chunk.texts), i, j, s, matcher(chunk.texts) if matcher is not None else []
 
 
-def _source_rows(cases: Sequence, name: str, first: int, hits) -> list[dict]:
+def _source_rows(cases: Sequence[CaseRecord], name: str, first: int, hits: Iterable[tuple[int, int, float]]) -> list[Row]:
     return [{"case": cases[i].id, "source": name, "line": first + j, "score": round(s, 4)} for i, j, s in hits]
 
 
-def _cross_rows(dev: Sequence, hold: Sequence, hits) -> list[dict]:
+def _cross_rows(dev: Sequence[CaseRecord], hold: Sequence[CaseRecord], hits: Iterable[tuple[int, int, float]]) -> list[Row]:
     return [{"dev": dev[i].id, "holdout": hold[j].id, "score": round(s, 4)} for i, j, s in hits]
 
 
-def leakage_report(cases: Sequence, sides: dict[str, str], sources, threshold: float, *,
-                   engine=None, paraphrase: ParaphraseParams | None = None) -> dict:
+def leakage_report(cases: Sequence[CaseRecord], sides: dict[str, str],
+                   sources: SourceFolder | SourceTexts | Mapping[str, Sequence[str]], threshold: float, *,
+                   engine: Engine | None = None, paraphrase: ParaphraseParams | None = None) -> dict[str, Any]:
     """Near-duplicates across the split and between any case and each source.
 
     Args:
@@ -90,8 +105,7 @@ def leakage_report(cases: Sequence, sides: dict[str, str], sources, threshold: f
         InputError: a bad source line (file:line), once the reader has collected them all.
         PluginError: the paraphrase detector cannot be loaded (:func:`assay.core.plugins.load_callable`).
     """
-    if not hasattr(sources, "chunks"):
-        sources = SourceTexts(sources)
+    reader = cast("SourceFolder | SourceTexts", sources if hasattr(sources, "chunks") else SourceTexts(sources))
     engine = engine or LocalEngine()
     dev = [c for c in cases if sides[c.id] == "dev"]
     hold = [c for c in cases if sides[c.id] == "holdout"]
@@ -99,17 +113,17 @@ def leakage_report(cases: Sequence, sides: dict[str, str], sources, threshold: f
     cross = _cross_rows(dev, hold, near_duplicates(dev_q, hold_q, threshold))
     detector = load_detector(paraphrase.detector) if paraphrase else None
     shared = (build_index(all_q, threshold), detector(all_q, paraphrase.threshold) if detector and paraphrase else None)
-    src: list[dict] = []
-    para_src: list[dict] = []
+    src: list[Row] = []
+    para_src: list[Row] = []
     units: dict[str, int] = {}
-    for name, first, n, i, j, s, para in engine.map(_join_chunk, shared, sources.chunks()):
+    for name, first, n, i, j, s, para in engine.map(_join_chunk, shared, reader.chunks()):
         units[name] = units.get(name, 0) + n
         src += _source_rows(cases, name, first, zip(i.tolist(), j.tolist(), s.tolist(), strict=True))
         para_src += _source_rows(cases, name, first, para)
     cross.sort(key=lambda r: (r["dev"], r["holdout"]))
     src.sort(key=lambda r: (r["case"], r["source"], r["line"]))
     report = {"dev_holdout": cross, "sources": src, "threshold": threshold, "limitation": LIMITATION}
-    if warnings := sources.warnings(units):
+    if warnings := reader.warnings(units):
         report["warnings"] = warnings
     if paraphrase and detector:  # detector is loaded exactly when paraphrase is set
         para_cross = _cross_rows(dev, hold, detector(dev_q, paraphrase.threshold)(hold_q))
@@ -117,7 +131,8 @@ def leakage_report(cases: Sequence, sides: dict[str, str], sources, threshold: f
     return report
 
 
-def _paraphrase_block(params: ParaphraseParams, threshold: float, cross, src, para_cross, para_src) -> dict:
+def _paraphrase_block(params: ParaphraseParams, threshold: float, cross: list[Row], src: list[Row], para_cross: list[Row],
+                      para_src: list[Row]) -> dict[str, Any]:
     """The paraphrase detector's findings minus the exact ones, and which detector wrote which list."""
     seen_cross = {(r["dev"], r["holdout"]) for r in cross}
     seen_src = {(r["case"], r["source"], r["line"]) for r in src}

@@ -78,17 +78,17 @@ def _check(threshold: float) -> None:
         raise ValueError(f"near_duplicates: threshold {threshold} must be in (0, 1]")
 
 
-def _required(lx, ly, t: float) -> np.ndarray:
+def _required(lx: np.ndarray, ly: np.ndarray, t: float) -> np.ndarray:
     """Least overlap for Jaccard >= t between sets of sizes ``lx`` and ``ly``."""
     return np.ceil(t * (np.asarray(lx) + ly) / (1 + t)).astype(np.int64)
 
 
-def _least(sizes, t: float) -> np.ndarray:
+def _least(sizes: np.ndarray, t: float) -> np.ndarray:
     """Least overlap a set of each size needs with its smallest admissible partner."""
     return _required(sizes, np.ceil(t * np.asarray(sizes)).astype(np.int64), t)
 
 
-def _prefix_len(sizes, t: float, ell: int) -> np.ndarray:
+def _prefix_len(sizes: np.ndarray, t: float, ell: int) -> np.ndarray:
     """How many leading tokens hold a set's ``ell`` rarest shared tokens, whatever the partner."""
     sizes = np.asarray(sizes)
     return np.clip(sizes - _least(sizes, t) + ell, 0, sizes)
@@ -104,7 +104,7 @@ def _pair_max_size(t: float, span: int) -> int:
     return top if span * span * (top + 1) ** 2 < 2**62 else 0
 
 
-def _entries(enc: Encoded, t: float, ell: int, span: int, use: np.ndarray):
+def _entries(enc: Encoded, t: float, ell: int, span: int, use: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Prefix entries ``(row, position, signature)`` of the rows where ``use``, grouped by row.
 
     Positions count a row's unknown words first. Level 2 signatures are ``a * span + b`` for every
@@ -205,7 +205,8 @@ def _blocks(row: np.ndarray, count: np.ndarray, budget: int) -> Iterator[tuple[i
         a, k = int(ends[k_next - 1]), k_next
 
 
-def _candidates(level: Level, ly_all: np.ndarray, t: float, row, pos, start, count):
+def _candidates(level: Level, ly_all: np.ndarray, t: float, row: np.ndarray, pos: np.ndarray, start: np.ndarray,
+                count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Distinct ``(x, y)`` pairs from one block of probe entries that pass the positional filter
     and (level 1) the overlap bound."""
     total = int(count.sum())
@@ -235,7 +236,8 @@ def _candidates(level: Level, ly_all: np.ndarray, t: float, row, pos, start, cou
     return x[last], y[last]
 
 
-def _verify(index: PrefixIndex, ykeys: np.ndarray, span: int, x, y, ly):
+def _verify(index: PrefixIndex, ykeys: np.ndarray, span: int, x: np.ndarray, y: np.ndarray,
+            ly: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Exact overlap of each pair by looking x's ids up among y's (both sorted), then the Jaccard test."""
     sets = index.sets
     nx = np.diff(sets.indptr)[x]
