@@ -34,7 +34,7 @@ def test_every_bad_row_is_reported_with_file_line_field_and_fix_in_one_run(tmp_p
         f"{path}:3: field 'task': 'lookups' is not one of lookup, exact_term, paraphrase, multi_fact, unanswerable "
         "(fix: use one of lookup, exact_term, paraphrase, multi_fact, unanswerable)",
         f"{path}:4: field 'colour': unknown field (fix: remove it or use one of id, question, task, set, lang, expect, "
-        "doc_ids, facts, why, group)",
+        "doc_ids, facts, why, group, expected_tools, forbidden_tools, permissions)",
         f"{path}:5: field 'id': duplicate id 'g01' (first on line 1) (fix: give every row a unique id)",
         f"{path}:6: field 'doc_ids': 'nope' is not a document in the corpus (fix: name a file in data/corpus/ without .md)",
         f"{path}:7: field 'task': 'lookups' is not one of lookup, exact_term, paraphrase, multi_fact, unanswerable "
