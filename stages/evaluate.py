@@ -33,7 +33,7 @@ def main(version: str) -> None:
     check_source(version, settings)
     corpus = load_corpus(paths.corpus)
     tools = None if paths.tools is None else load_catalogue(paths.tools)
-    cases = load_cases(paths.cases, corpus, tools, str(paths.tools))
+    cases = load_cases(paths.cases, corpus, tools, str(paths.tools), check_tools=True)
     results = run_version(version, settings, cases, corpus, params.k, tools)
     table = results_table(results)
     inputs = {"cases": dataset_hash(cases), "cases_file": sha256_file(paths.cases), "corpus": sha256_tree(paths.corpus),

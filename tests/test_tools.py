@@ -93,10 +93,12 @@ def test_an_unknown_permission_and_permissions_without_expected_tools():
 
 def test_tool_fields_without_a_catalogue_are_refused():
     with pytest.raises(InputError) as err:
-        parse_cases("cases.jsonl", [(2, case("t1", expected_tools=[]))])
+        parse_cases("cases.jsonl", [(2, case("t1", expected_tools=[]))], check_tools=True)
     assert str(err.value) == ("cases.jsonl:2: field 'expected_tools': the case expects tool behaviour but there is no "
                               "tool catalogue (fix: declare the tools in data/tools.yaml (params inputs.tools) or "
                               "remove the tool fields)")
+    # a reader that does not use tool fields (the queue, input hashes) needs no catalogue
+    assert parse_cases("cases.jsonl", [(2, case("t1", expected_tools=[]))])[0].tool_case
 
 
 def test_catalogue_errors_name_the_yaml_line(tmp_path):
@@ -141,3 +143,16 @@ def test_the_openai_shape_of_a_tool():
         "name": "check_outage", "description": "look up an outage",
         "parameters": {"type": "object", "properties": {"area": {"type": "string", "description": "", "enum": ["Mirpur", "Uttara"]}},
                        "required": ["area"]}}}
+
+
+def test_the_derived_cases_table_keeps_tool_fields_and_the_hash(tmp_path):
+    import pyarrow.parquet as pq
+
+    from assay.data.cases import cases_table, read_cases_table
+
+    cases = parse_cases("cases.jsonl", [(1, case("t1", expected_tools=[
+        {"name": "issue_refund", "args": {"amount": {"one_of": [500, 1000]}}}], permissions=["refunds.authorise"])),
+        (2, case("g01"))], tools=CATALOGUE)
+    pq.write_table(cases_table(cases), tmp_path / "cases.parquet")
+    back = read_cases_table(tmp_path / "cases.parquet")
+    assert back == sorted(cases, key=lambda c: c.id) and dataset_hash(back) == dataset_hash(cases)

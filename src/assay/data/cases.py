@@ -70,11 +70,13 @@ class CaseRecord(InputModel):
 
 def parse_cases(path: str | Path, rows: Iterable[tuple[int, dict]], doc_ids: Iterable[str] | None = None,
                 problems: Iterable[Problem] = (), tools: ToolCatalogue | None = None,
-                tools_path: str = "data/tools.yaml") -> list[CaseRecord]:
+                tools_path: str = "data/tools.yaml", check_tools: bool = False) -> list[CaseRecord]:
     """Validate ``(line, dict)`` rows into cases; with ``doc_ids`` also check every doc_id exists.
 
-    The tool fields of the rows that parsed are checked against ``tools``
-    (:func:`assay.data.tools.tool_problems`; with no catalogue, a case with tool fields is a problem).
+    With ``tools`` (the catalogue) or ``check_tools``, the tool fields of the rows that parsed are
+    checked (:func:`assay.data.tools.tool_problems`; with ``check_tools`` and no catalogue, a case
+    with tool fields is a problem). Without either, tool fields are only checked for their shape:
+    readers that do not use them (the queue, input hashes) need no catalogue.
 
     Every check runs on every row, and all problems are reported at once: ``problems`` (for
     example the unreadable lines found by :func:`assay.core.io.scan_jsonl`), schema errors,
@@ -88,7 +90,7 @@ def parse_cases(path: str | Path, rows: Iterable[tuple[int, dict]], doc_ids: Ite
     """
     rows = list(rows)
     good, found = check_rows(str(path), rows, CaseRecord)
-    problems = [*problems, *found, *tool_problems(str(path), good, tools, tools_path)]
+    problems = [*problems, *found, *(tool_problems(str(path), good, tools, tools_path) if tools is not None or check_tools else [])]
     if doc_ids is not None:
         known = set(doc_ids)
         problems += [Problem(str(path), line, "doc_ids", f"{d!r} is not a document in the corpus",
@@ -103,10 +105,11 @@ def parse_cases(path: str | Path, rows: Iterable[tuple[int, dict]], doc_ids: Ite
 
 
 def load_cases(path: str | Path, doc_ids: Iterable[str] | None = None,
-               tools: ToolCatalogue | None = None, tools_path: str = "data/tools.yaml") -> list[CaseRecord]:
+               tools: ToolCatalogue | None = None, tools_path: str = "data/tools.yaml",
+               check_tools: bool = False) -> list[CaseRecord]:
     """Read and validate a cases JSONL file (see :func:`parse_cases`); every bad line is reported in one run."""
     rows, problems = scan_jsonl(path)
-    return parse_cases(path, rows, doc_ids, problems, tools, tools_path)
+    return parse_cases(path, rows, doc_ids, problems, tools, tools_path, check_tools)
 
 
 TOOL_FIELDS = ("expected_tools", "forbidden_tools", "permissions")
@@ -115,12 +118,13 @@ TOOL_FIELDS = ("expected_tools", "forbidden_tools", "permissions")
 def case_digest(case: CaseRecord) -> bytes:
     """SHA-256 of one case's canonical JSON (sorted keys, every field including defaults).
 
-    The tool fields are left out while they hold their defaults, so a case without tool behaviour
-    hashes as it did before tool fields existed (recorded dataset hashes stay valid).
+    The tool fields are written without their defaults (at any depth: an expectation's unused
+    ``one_of``/``pattern`` is left out, as is ``forbidden_tools: []``), so a case without tool
+    behaviour hashes as it did before tool fields existed (recorded dataset hashes stay valid), and a
+    tool case hashes as its JSON line is written when it spells no default out.
     """
-    unset = {f for f in TOOL_FIELDS if getattr(case, f) == CaseRecord.model_fields[f].default}
-    text = json.dumps(case.model_dump(exclude=unset, exclude_none=False), sort_keys=True, ensure_ascii=False,
-                      separators=(",", ":"))
+    row = case.model_dump(exclude=set(TOOL_FIELDS)) | case.model_dump(include=set(TOOL_FIELDS), exclude_defaults=True)
+    text = json.dumps(row, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).digest()
 
 
@@ -175,17 +179,24 @@ def dataset_metrics(cases: list[CaseRecord], documents: int):
     return metrics, cov, dataset_hash(cases)
 
 
-CASE_COLUMNS = ("id", "question", "task", "set", "lang", "expect", "doc_ids", "facts", "why", "group")
+CASE_COLUMNS = ("id", "question", "task", "set", "lang", "expect", "doc_ids", "facts", "why", "group", "tools")
 
 
 def cases_table(cases: Iterable[CaseRecord]):
     """The cases as a pyarrow Table (one row per case, sorted by id, columns in ``CASE_COLUMNS``).
 
-    The tool fields are not in the table: the stages that read it (split, leakage) do not use them.
+    Column ``tools`` holds the tool fields (:data:`TOOL_FIELDS`) as JSON text, null for a case
+    without them, so :func:`read_cases_table` gives back cases with the same :func:`dataset_hash`.
     """
     import pyarrow as pa
 
-    rows = sorted((c.model_dump() for c in cases), key=lambda r: r["id"])
+    def row(case: CaseRecord) -> dict:
+        out = case.model_dump(exclude=set(TOOL_FIELDS))
+        tools = case.model_dump(include=set(TOOL_FIELDS), exclude_defaults=True)
+        out["tools"] = json.dumps(tools, sort_keys=True, ensure_ascii=False) if tools else None
+        return out
+
+    rows = sorted((row(c) for c in cases), key=lambda r: r["id"])
     schema = pa.schema([(k, pa.list_(pa.string()) if k in ("doc_ids", "facts") else pa.string()) for k in CASE_COLUMNS])
     return pa.Table.from_pylist(rows, schema=schema)
 
@@ -195,7 +206,13 @@ def read_cases_table(path: str | Path) -> list[CaseRecord]:
     import pyarrow.parquet as pq
 
     # ParquetFile.read, not pq.read_table: the dataset reader behind read_table imports pandas
-    return [CaseRecord.model_construct(**row) for row in pq.ParquetFile(path).read().to_pylist()]
+    cases = []
+    for row in pq.ParquetFile(path).read().to_pylist():
+        tools = row.pop("tools", None)
+        # a tool case is validated again to rebuild its nested models; the rest are taken as they are
+        cases.append(CaseRecord.model_construct(**row) if tools is None
+                     else CaseRecord.model_validate({k: v for k, v in row.items() if v is not None} | json.loads(tools)))
+    return cases
 
 
 def coverage_markdown(cov: dict, dataset_hash_hex: str, n: int) -> str:

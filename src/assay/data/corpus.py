@@ -169,7 +169,7 @@ def load_dataset(cases_path: str | Path, folder: str | Path,
     """The cases and the corpus they cite, with the problems of both reported in one InputError.
 
     With ``tools_path`` (the tool catalogue), the cases' tool fields are checked against it too, and
-    a bad catalogue is reported with the rest.
+    a bad catalogue is reported with the rest; without it, a case with tool fields is a problem.
 
     When corpus files are bad, the cases are still checked, against the ids of every ``*.md``
     file (so a case citing a broken document is not also reported as citing an unknown one).
@@ -196,7 +196,7 @@ def load_dataset(cases_path: str | Path, folder: str | Path,
         except InputError as error:
             problems += error.problems
     try:
-        cases = load_cases(cases_path, ids, catalogue, str(tools_path or "data/tools.yaml"))
+        cases = load_cases(cases_path, ids, catalogue, str(tools_path or "data/tools.yaml"), check_tools=True)
     except InputError as error:
         problems += error.problems
     raise_problems(problems)
