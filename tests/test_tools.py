@@ -156,3 +156,22 @@ def test_the_derived_cases_table_keeps_tool_fields_and_the_hash(tmp_path):
     pq.write_table(cases_table(cases), tmp_path / "cases.parquet")
     back = read_cases_table(tmp_path / "cases.parquet")
     assert back == sorted(cases, key=lambda c: c.id) and dataset_hash(back) == dataset_hash(cases)
+
+
+def test_coverage_counts_tool_cases_by_set_and_language():
+    from assay.data.cases import coverage, coverage_markdown, dataset_metrics
+
+    cases = parse_cases("cases.jsonl", [(1, case("t1", expected_tools=[])), (2, case("t2", lang="bn", expected_tools=[])),
+                                        (3, case("g01"))], tools=CATALOGUE)
+    cov = coverage(cases)
+    assert cov["tools"] == {"set": {"golden": 2, "adversarial": 0, "production_like": 0}, "lang": {"en": 1, "bn": 1}}
+    assert dataset_metrics(cases, 1)[0].tool_cases == 2
+    assert ("Tool cases (2): golden 2, adversarial 0, production_like 0, en 1, bn 1 (a set or language without a "
+            "tool case leaves tool use unmeasured there)") in coverage_markdown(cov, "0" * 64, 3)
+
+
+def test_the_demo_has_tool_cases_in_every_set_and_language():
+    from assay.data.cases import coverage, load_cases
+
+    tools = coverage(load_cases(ROOT / "data/cases.jsonl", tools=load_catalogue(ROOT / "data/tools.yaml")))["tools"]
+    assert all(tools["set"].values()) and all(tools["lang"].values())
