@@ -30,7 +30,7 @@ import pandas as pd
 
 from assay.data.cases import TASKS
 from assay.data.split import split_table
-from assay.rag.compare import NO_REGRESSION, compare_runs, read_run
+from assay.rag.compare import NO_REGRESSION, TOOL_COLUMNS, compare_runs, read_run
 from assay.stats.paired import mcnemar_exact, paired_diff_ci, sign_test
 from assay.stats.proportion import proportion_ci
 
@@ -40,6 +40,7 @@ def synthetic(n: int, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, dict[s
     rng = np.random.default_rng(seed)
     ids = np.array([f"c{i:06d}" for i in range(n)], dtype=object)
     tasks = rng.choice(TASKS, size=n)
+    tool = rng.random(n) < 0.1  # a tenth are tool cases: the tool-use columns are undefined on the rest
     base = rng.random(n) < 0.8
     cand = np.where(rng.random(n) < 0.05, rng.random(n) < 0.9, base)
 
@@ -49,7 +50,8 @@ def synthetic(n: int, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame, dict[s
         col = pd.Series(np.where(answer, p, None), dtype=object)
         return pd.DataFrame({"id": ids[order], "task": tasks[order], "passed": p, "answer_correct": col,
                              "abstain_correct": pd.Series(np.where(answer, None, p), dtype=object),
-                             "citation_support": col, "format_ok": np.ones(n, dtype=bool)})
+                             "citation_support": col, "format_ok": np.ones(n, dtype=bool),
+                             **dict.fromkeys(TOOL_COLUMNS, pd.Series(np.where(tool[order], p, None), dtype=object))})
 
     sides = dict(zip(ids.tolist(), np.where(rng.random(n) < 0.4, "holdout", "dev").tolist(), strict=True))
     return table(base, np.arange(n)), table(cand, rng.permutation(n)), sides

@@ -1,9 +1,9 @@
 """Stage evaluate@VERSION: run one RAG version over the cases and score every case.
 
 Usage: ``python stages/evaluate.py VERSION`` from the repository root. Reads params ``rag``,
-``inputs.cases``, ``inputs.corpus``, the split table and the version's ``source`` (hashed into
-the provenance; see :class:`assay.rag.runner.VersionParams`); writes ``data/derived/runs/VERSION.parquet``
-(one row per case, sorted by id), ``metrics/rag/VERSION.json`` (dev and holdout figures) and
+``inputs.cases``, ``inputs.corpus``, ``inputs.tools`` (the tool catalogue, when set), the split table
+and the version's ``source`` (hashed into the provenance; see :class:`assay.rag.runner.VersionParams`);
+writes ``data/derived/runs/VERSION.parquet`` (one row per case, sorted by id), ``metrics/rag/VERSION.json`` (dev and holdout figures) and
 ``reports/provenance/evaluate_VERSION.json``.
 """
 
@@ -22,6 +22,7 @@ def main(version: str) -> None:
     from assay.data.cases import dataset_hash, load_cases
     from assay.data.corpus import load_corpus
     from assay.data.split import read_split
+    from assay.data.tools import load_catalogue
     from assay.rag.metrics import version_metrics
     from assay.rag.runner import RagParams, check_source, results_table, run_version
 
@@ -30,11 +31,12 @@ def main(version: str) -> None:
     settings = params.version(version)
     check_source(version, settings)
     corpus = load_corpus(paths.corpus)
-    cases = load_cases(paths.cases, corpus)
-    results = run_version(version, settings, cases, corpus, params.k)
+    tools = None if paths.tools is None else load_catalogue(paths.tools)
+    cases = load_cases(paths.cases, corpus, tools, str(paths.tools), check_tools=True)
+    results = run_version(version, settings, cases, corpus, params.k, tools)
     table = results_table(results)
     inputs = {"cases": dataset_hash(cases), "cases_file": sha256_file(paths.cases), "corpus": sha256_tree(paths.corpus),
-              "split": sha256_file(SPLIT_TABLE.path())}
+              "split": sha256_file(SPLIT_TABLE.path()), **({} if paths.tools is None else {"tools": sha256_file(paths.tools)})}
     inputs["source"] = sha256_path(settings.source)  # a DVC dep of this version too (dvc.yaml ${item.source})
     prov = provenance(settings={"version": version, "k": params.k, "interval": params.interval, **settings.settings()},
                       **inputs)

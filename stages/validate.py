@@ -11,9 +11,10 @@ from assay.data.corpus import load_dataset
 
 def main() -> None:
     paths = input_paths()
-    cases, corpus = load_dataset(paths.cases, paths.corpus)
+    cases, corpus = load_dataset(paths.cases, paths.corpus, paths.tools)
     metrics, cov, digest = dataset_metrics(cases, len(corpus))
-    prov = provenance(cases_file=sha256_file(paths.cases), corpus=sha256_tree(paths.corpus),
+    tools = {} if paths.tools is None else {"tools": sha256_file(paths.tools)}
+    prov = provenance(cases_file=sha256_file(paths.cases), corpus=sha256_tree(paths.corpus), **tools,
                       details={"dataset_hash": digest})
     write_parquet(CASES_TABLE.path(), cases_table(cases),
                   {"assay_version": prov.assay_version, "inputs": prov.inputs, "dataset_hash": digest})

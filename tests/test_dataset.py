@@ -34,7 +34,7 @@ def test_every_bad_row_is_reported_with_file_line_field_and_fix_in_one_run(tmp_p
         f"{path}:3: field 'task': 'lookups' is not one of lookup, exact_term, paraphrase, multi_fact, unanswerable "
         "(fix: use one of lookup, exact_term, paraphrase, multi_fact, unanswerable)",
         f"{path}:4: field 'colour': unknown field (fix: remove it or use one of id, question, task, set, lang, expect, "
-        "doc_ids, facts, why, group)",
+        "doc_ids, facts, why, group, expected_tools, forbidden_tools, permissions)",
         f"{path}:5: field 'id': duplicate id 'g01' (first on line 1) (fix: give every row a unique id)",
         f"{path}:6: field 'doc_ids': 'nope' is not a document in the corpus (fix: name a file in data/corpus/ without .md)",
         f"{path}:7: field 'task': 'lookups' is not one of lookup, exact_term, paraphrase, multi_fact, unanswerable "
@@ -138,14 +138,14 @@ def test_hash_changes_on_any_edit(id_list, data):
     assert dataset_hash(cases[:k] + cases[k + 1:]) != before  # removing a case changes it too
 
 
-# The demo's dataset hash (data/cases.jsonl, 176 cases), pinned so that a change of the canonical form,
+# The demo's dataset hash (data/cases.jsonl, 194 cases), pinned so that a change of the canonical form,
 # or an edit to the demo cases, is noticed. Derived twice, the same day: with the library,
 #   python -c "from assay.data.cases import *; print(dataset_hash(load_cases('data/cases.jsonl')))"
 # and with restated_dataset_hash below, which reads the raw JSON lines and never builds a CaseRecord.
 # After an intended edit of the demo cases: recompute it both ways, update it here, and run `dvc repro`
 # (reports/provenance/validate.json records the same value).
-DEMO_DATASET_HASH = "8e0aad3692f207862b6ea4ead7f019da35e6aa75c737bbed086924ce8f1c18ab"
-CASE_DEFAULTS = {"doc_ids": [], "facts": [], "group": None}  # the optional fields, as a record holds them
+DEMO_DATASET_HASH = "f7b73613f42c0d1ce611212de82eb0ba2f27882e1da4f7416a2aacd4586958ab"
+CASE_DEFAULTS = {"doc_ids": [], "facts": [], "group": None}  # the optional fields, as a record holds them (tool fields: only when written)
 
 
 def restated_dataset_hash(path) -> str:
@@ -161,7 +161,7 @@ def restated_dataset_hash(path) -> str:
 def test_demo_dataset_hash_is_pinned():
     path = ROOT / "data" / "cases.jsonl"
     cases = load_cases(path)
-    assert len(cases) == 176
+    assert len(cases) == 194
     assert restated_dataset_hash(path) == DEMO_DATASET_HASH
     assert dataset_hash(cases) == DEMO_DATASET_HASH
     committed = json.loads((ROOT / "reports" / "provenance" / "validate.json").read_text(encoding="utf-8"))

@@ -5,7 +5,8 @@ import pytest
 
 from assay.artifacts.estimate import Estimate
 from assay.artifacts.judge import AgreementMetrics, CalibrationMetrics
-from assay.artifacts.rag import CompareMetrics, RagMetrics, SideMetrics
+from assay.artifacts.rag import CompareMetrics, RagMetrics, SideMetrics, ToolSlices
+from assay.artifacts.registry import METRIC_NAMES
 from assay.artifacts.queue import ReviewMetrics
 from assay.data.plan import Plan, ReviewAgreement
 from assay.release.checks import (Check, GateParams, checks_table, exit_code, freshness_checks, judge_checks, metric_checks,
@@ -27,9 +28,9 @@ def side(**values) -> SideMetrics:
     """A side whose named metrics have the given (value, n); every other metric undefined."""
     est = {name: Estimate(value=v, n=n) for name, (v, n) in values.items()}
     blank = Estimate(value=None, n=0)
-    fields = {f: est.get(f, blank) for f in ("pass_rate", "recall_at_k", "citation_support", "answer_correct",
-                                             "abstain_correct", "format_ok", "latency_p95_ms")}
-    return SideMetrics(n=50, **fields, by_task={}, by_set={}, by_lang={})
+    fields = {f: est.get(f, blank) for f in METRIC_NAMES}
+    return SideMetrics(n=50, **fields, by_task={}, by_set={}, by_lang={},
+                       tools=ToolSlices(by_task={}, by_set={}, by_lang={}))
 
 
 def run(**holdout) -> RagMetrics:

@@ -11,13 +11,16 @@ from assay.release.gather import gather
 from conftest import ROOT, hand_wilson
 
 # The committed gate's verdict on everything but freshness (reports/provenance/gate.json holds it too):
-# answer_correct 26 of 54 and abstain_correct 7 of 12 on the candidate's holdout miss 0.85 and 0.9.
+# answer_correct 27 of 58 and abstain_correct 8 of 14 on the candidate's holdout miss 0.85 and 0.9;
+# tool_permission 4 of 6 misses 1 (the candidate calls issue_refund for two users who may not).
 DEMO_CHECKS = {
     "answer_correct (candidate, holdout)": "fail",
     "abstain_correct (candidate, holdout)": "fail",
     "citation_support (candidate, holdout)": "pass",
     "format_ok (candidate, holdout)": "pass",
+    "tool_permission (candidate, holdout)": "fail",
     "no regression on answer_correct": "fail",
+    "no regression on tool_permission": "fail",
     "human agreement": "pass",
     "judge calibration": "fail",
     # data/plan.yaml asks for 0.6 on the lower bound; the demo queue has 9 of 11 decided (bound 0.523)
@@ -52,13 +55,13 @@ def test_the_committed_demo_gives_the_committed_verdict(repo):
     committed = json.loads((ROOT / "reports" / "provenance" / "gate.json").read_text(encoding="utf-8"))
     assert {k: v for k, v in committed["details"]["statuses"].items() if not k.startswith("fresh")} == DEMO_CHECKS
     by_name = {c.name: c for c in checks}
-    assert by_name["answer_correct (candidate, holdout)"].value == pytest.approx(26 / 54)
-    assert by_name["abstain_correct (candidate, holdout)"].value == pytest.approx(7 / 12)
+    assert by_name["answer_correct (candidate, holdout)"].value == pytest.approx(27 / 58)
+    assert by_name["abstain_correct (candidate, holdout)"].value == pytest.approx(8 / 14)
     assert by_name["fresh compare"].detail == "changed since the last run: run_baseline, run_candidate, split"
     # the evidence is what the summary page reads: the candidate's holdout figure and its Wilson interval
     answer = ev.metrics["metrics/rag/candidate.json"].holdout.answer_correct
-    assert (answer.n, answer.value) == (54, pytest.approx(26 / 54))
-    assert (answer.ci_low, answer.ci_high) == pytest.approx(hand_wilson(26, 54), abs=1e-12)
+    assert (answer.n, answer.value) == (58, pytest.approx(27 / 58))
+    assert (answer.ci_low, answer.ci_high) == pytest.approx(hand_wilson(27, 58), abs=1e-12)
     assert (ev.versions.baseline, ev.versions.candidate) == ("baseline", "candidate")
     assert ev.stages["metrics/calibration.json"] == "calibrate" and ev.broken == set()
 

@@ -46,7 +46,7 @@ def elsewhere(tmp_path, monkeypatch):
 def test_hashes_restated_and_as_the_committed_stages_recorded_them(committed_repo, elsewhere):
     inputs = current_inputs(committed_repo)
     data = committed_repo / "data"
-    assert set(inputs) == {"plan", "cases_file", "corpus", "sources", "pairs", "guidelines", "split", "cases",
+    assert set(inputs) == {"plan", "cases_file", "corpus", "sources", "pairs", "guidelines", "tools", "split", "cases",
                            "labels", "prompt", "run_baseline", "run_candidate", "evaluate_baseline:source",
                            "evaluate_candidate:source", "review_demo:snapshot", "review_compare_demo:snapshot",
                            "judge_compare:replies"}
@@ -54,7 +54,8 @@ def test_hashes_restated_and_as_the_committed_stages_recorded_them(committed_rep
                 "review_demo:snapshot": file_sha(data / "reviews" / "demo.jsonl"),
                 "corpus": tree_sha(data / "corpus"), "sources": tree_sha(data / "sources"),
                 "pairs": file_sha(data / "pairs.jsonl"), "guidelines": file_sha(data / "guidelines.md"),
-                "cases": "8e0aad3692f207862b6ea4ead7f019da35e6aa75c737bbed086924ce8f1c18ab"}  # test_dataset.py
+                "tools": file_sha(data / "tools.yaml"),
+                "cases": "f7b73613f42c0d1ce611212de82eb0ba2f27882e1da4f7416a2aacd4586958ab"}  # test_dataset.py
     assert {name: inputs[name]() for name in expected} == expected
     committed = {**recorded("plan"), **recorded("validate"), **recorded("leakage"), **recorded("agreement")}
     assert {k: expected[k] for k in committed} == committed

@@ -31,16 +31,16 @@ def test_figures_match_counts_and_intervals_worked_out_here(evidence):
     documents = len(list((ROOT / "data" / "corpus").glob("*.md")))
     # the dataset hash is pinned and derived in test_dataset.py (DEMO_DATASET_HASH)
     assert (f"{len(cases)} cases (bn {bn}, en {len(cases) - bn}) over {documents} documents, dataset hash "
-            "`8e0aad3692f2`.") in page
-    assert "Split by salted id hash: 110 dev, 66 holdout." in page  # worked by hand in test_demo_data.py
+            "`f7b73613f42c`.") in page
+    assert "Split by salted id hash: 122 dev, 72 holdout." in page  # worked by hand in test_demo_data.py
     # the mixed judge agrees on 24 of 42 pairs, kappa (24 - 14) / 28 (test_calibration.py), bn 1 of 7
     assert f"agreement {ci_text(24, 42)}, kappa {10 / 28:.3f}; 28 order disagreement(s)" in page
     assert "| bn | 0.143 | 7 |" in page
-    # the candidate's holdout answer_correct: 26 of 54 (the gate's failing figure)
-    assert f"| answer_correct | {ci_text(37, 54)}, n 54 | {ci_text(26, 54)}, n 54 |" in page
-    # 3 better, 11 worse: exact sign test p = 2 * P(X <= 3), X ~ Binomial(14, 1/2), = 2 * 470 / 2**14
-    p_sign = 2 * sum(math.comb(14, i) for i in range(4)) / 2**14
-    assert "3 better, 11 worse, 52 unchanged (22 failing in both)" in page
+    # the candidate's holdout answer_correct: 27 of 58 (the gate's failing figure)
+    assert f"| answer_correct | {ci_text(40, 58)}, n 58 | {ci_text(27, 58)}, n 58 |" in page
+    # 3 better, 13 worse: exact sign test p = 2 * P(X <= 3), X ~ Binomial(16, 1/2), = 2 * 697 / 2**16
+    p_sign = 2 * sum(math.comb(16, i) for i in range(4)) / 2**16
+    assert "3 better, 13 worse, 56 unchanged (24 failing in both)" in page
     assert f"Exact sign test p = {p_sign:.3f};" in page
     assert "This holdout has judged 1 distinct candidate configuration(s)" in page
     assert "It is being tuned on" not in page
@@ -63,7 +63,7 @@ def test_absent_metrics_say_so_and_the_page_still_renders(evidence):
     page = summary_markdown(ev, checks)
     assert "_Not available: metrics/agreement.json is missing; run `dvc repro`._" in page
     assert "_Not available: metrics/compare.json is missing; run `dvc repro`._" in page
-    assert f"| answer_correct | missing | {ci_text(26, 54)}, n 54 |" in page
+    assert f"| answer_correct | missing | {ci_text(27, 58)}, n 58 |" in page
     assert "distinct candidate configuration" not in page  # no ledger count given, no line
 
 

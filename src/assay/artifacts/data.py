@@ -15,7 +15,7 @@ class PlanMetrics(Metrics):
 
 
 class DatasetMetrics(Metrics):
-    """metrics/dataset.json: case and document counts, coverage gaps, counts by language, set and task."""
+    """metrics/dataset.json: case and document counts, coverage gaps, counts by language, set and task, tool cases."""
 
     cases: int
     documents: int
@@ -24,6 +24,7 @@ class DatasetMetrics(Metrics):
     by_lang: dict[str, int]
     by_set: dict[str, int]
     by_task: dict[str, int]
+    tool_cases: int = 0
 
 
 class SplitMetrics(Metrics):

@@ -6,11 +6,23 @@ from assay.artifacts.base import Metrics
 from assay.artifacts.estimate import Estimate
 
 
+class ToolSlices(Metrics):
+    """The tool-use rates by task, set and language: ``{metric: {task/set/language: Estimate}}``.
+
+    Every metric and every taxonomy value appears; a slice without a tool case has value ``None``, n 0.
+    """
+
+    by_task: dict[str, dict[str, Estimate]]
+    by_set: dict[str, dict[str, Estimate]]
+    by_lang: dict[str, dict[str, Estimate]]
+
+
 class SideMetrics(Metrics):
     """One side of the split for one version: every gateable metric as an :class:`Estimate`.
 
     The field names of the estimates are the metric names a plan may gate on
-    (:data:`assay.artifacts.registry.METRIC_NAMES`).
+    (:data:`assay.artifacts.registry.METRIC_NAMES`). ``by_task``, ``by_set`` and ``by_lang`` are
+    pass rates; ``tools`` slices the three tool-use rates the same ways.
     """
 
     n: int
@@ -21,9 +33,13 @@ class SideMetrics(Metrics):
     abstain_correct: Estimate
     format_ok: Estimate
     latency_p95_ms: Estimate
+    tool_selection: Estimate
+    tool_arguments: Estimate
+    tool_permission: Estimate
     by_task: dict[str, Estimate]
     by_set: dict[str, Estimate]
     by_lang: dict[str, Estimate]
+    tools: ToolSlices
 
 
 class RagMetrics(Metrics):

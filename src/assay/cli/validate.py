@@ -1,4 +1,4 @@
-"""`assay validate FILE`: the pipeline's input checks outside DVC (cases, pairs, plan, params, a prompt, a corpus)."""
+"""`assay validate FILE`: the pipeline's input checks outside DVC (cases, pairs, plan, params, a prompt, a corpus, tools)."""
 
 from __future__ import annotations
 
@@ -6,18 +6,21 @@ import argparse
 import re
 from pathlib import Path
 
-KINDS = ("cases", "pairs", "plan", "params", "prompt", "corpus")
+KINDS = ("cases", "pairs", "plan", "params", "prompt", "corpus", "tools")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("validate", help="check an input file (cases, pairs, plan, params, prompt, corpus); exit 1 on errors",
+    p = sub.add_parser("validate", help="check an input file (cases, pairs, plan, params, prompt, corpus, tools); exit 1 on errors",
                        description="Run the pipeline's input checks on one file without DVC and report every problem "
                                    "in one run. The kind is taken from the name unless --kind is given: a folder is a "
-                                   "corpus; params.yaml: params (every section against its stage's model); other "
-                                   ".yaml/.yml: plan; <name>_v<N>.md: prompt; pairs*.jsonl: pairs; other files: cases.")
+                                   "corpus; params.yaml: params (every section against its stage's model); tools.yaml: "
+                                   "the tool catalogue; other .yaml/.yml: plan; <name>_v<N>.md: prompt; pairs*.jsonl: "
+                                   "pairs; other files: cases.")
     p.add_argument("file", help="the file (or corpus folder) to check")
     p.add_argument("--kind", choices=KINDS, help="what the file holds")
     p.add_argument("--corpus", default="data/corpus", help="corpus folder that cases' doc_ids must exist in (default: data/corpus)")
+    p.add_argument("--tools", default=None, help="tool catalogue that cases' expected_tools are checked against "
+                                                 "(default: data/tools.yaml when it exists)")
     p.set_defaults(func=run)
 
 
@@ -27,6 +30,8 @@ def kind_of(path: Path) -> str:
         return "corpus"
     if path.name == "params.yaml":
         return "params"
+    if path.name == "tools.yaml":
+        return "tools"
     if path.suffix in (".yaml", ".yml"):
         return "plan"
     if re.fullmatch(r"[a-z][a-z0-9_]*_v[0-9]+\.md", path.name):
@@ -64,6 +69,11 @@ def run(args: argparse.Namespace) -> int:
 
         print(f"{path}: {len(load_corpus(path))} valid documents")
         return 0
+    if kind == "tools":
+        from assay.data.tools import load_catalogue
+
+        print(f"{path}: {len(load_catalogue(path).tools)} valid tools")
+        return 0
     if kind == "pairs":
         from assay.data.pairs import load_pairs
 
@@ -72,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
     from assay.data.cases import coverage, dataset_hash
     from assay.data.corpus import load_dataset
 
-    cases, _ = load_dataset(path, args.corpus)
+    tools = args.tools or ("data/tools.yaml" if Path("data/tools.yaml").exists() else None)
+    cases, _ = load_dataset(path, args.corpus, tools)
     cov = coverage(cases)
     print(f"{path}: {len(cases)} valid cases, hash {dataset_hash(cases)[:12]}, "
           f"{len(cov['gaps'])} thin cell(s), {len(cov['empty'])} empty")

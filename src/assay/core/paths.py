@@ -27,6 +27,7 @@ class InputPaths(BaseModel):
     pairs: ProjectPath = "data/pairs.jsonl"
     guidelines: ProjectPath = "data/guidelines.md"
     prompts: ProjectPath = "data/prompts"
+    tools: ProjectPath | None = None  # the tool catalogue (assay.data.tools); None: no case may expect tools
 
 
 def input_paths(params_file: str | Path = "params.yaml") -> InputPaths:

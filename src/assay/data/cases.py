@@ -7,6 +7,9 @@ A case (one line of ``data/cases.jsonl``)::
 
 Rules: an answer case has doc_ids and facts, an abstain case has neither; task ``unanswerable``
 goes with expect ``abstain``; ids are unique; every doc_id names a corpus document.
+
+A tool case also carries ``expected_tools`` (``[]``: call no tool), optionally ``forbidden_tools``
+and the user's ``permissions``; they are checked against the tool catalogue (:mod:`assay.data.tools`).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from assay.core.errors import Problem, raise_problems
 from assay.core.io import scan_jsonl
 from assay.core.records import NonBlank, check_rows
 from assay.core.records import InputModel
+from assay.data.tools import ExpectedCall, ToolCatalogue, tool_problems
 
 TASKS = ("lookup", "exact_term", "paraphrase", "multi_fact", "unanswerable")
 SETS = ("golden", "adversarial", "production_like")
@@ -44,9 +48,19 @@ class CaseRecord(InputModel):
     facts: list[NonBlank] = []
     why: str = Field(min_length=10)
     group: str | None = None
+    expected_tools: list[ExpectedCall] | None = None
+    forbidden_tools: list[NonBlank] = []
+    permissions: list[NonBlank] = []
+
+    @property
+    def tool_case(self) -> bool:
+        """Whether the case states tool behaviour (``expected_tools`` given, possibly empty)."""
+        return self.expected_tools is not None
 
     @model_validator(mode="after")
     def _consistent(self) -> CaseRecord:
+        if (self.forbidden_tools or self.permissions) and self.expected_tools is None:
+            raise ValueError("forbidden_tools and permissions go with expected_tools (write [] for \"call no tool\")")
         if (self.expect == "answer") != bool(self.doc_ids and self.facts):
             raise ValueError("an answer case needs doc_ids and facts; an abstain case has neither")
         if (self.task == "unanswerable") != (self.expect == "abstain"):
@@ -55,8 +69,14 @@ class CaseRecord(InputModel):
 
 
 def parse_cases(path: str | Path, rows: Iterable[tuple[int, dict]], doc_ids: Iterable[str] | None = None,
-                problems: Iterable[Problem] = ()) -> list[CaseRecord]:
+                problems: Iterable[Problem] = (), tools: ToolCatalogue | None = None,
+                tools_path: str = "data/tools.yaml", check_tools: bool = False) -> list[CaseRecord]:
     """Validate ``(line, dict)`` rows into cases; with ``doc_ids`` also check every doc_id exists.
+
+    With ``tools`` (the catalogue) or ``check_tools``, the tool fields of the rows that parsed are
+    checked (:func:`assay.data.tools.tool_problems`; with ``check_tools`` and no catalogue, a case
+    with tool fields is a problem). Without either, tool fields are only checked for their shape:
+    readers that do not use them (the queue, input hashes) need no catalogue.
 
     Every check runs on every row, and all problems are reported at once: ``problems`` (for
     example the unreadable lines found by :func:`assay.core.io.scan_jsonl`), schema errors,
@@ -70,7 +90,7 @@ def parse_cases(path: str | Path, rows: Iterable[tuple[int, dict]], doc_ids: Ite
     """
     rows = list(rows)
     good, found = check_rows(str(path), rows, CaseRecord)
-    problems = [*problems, *found]
+    problems = [*problems, *found, *(tool_problems(str(path), good, tools, tools_path) if tools is not None or check_tools else [])]
     if doc_ids is not None:
         known = set(doc_ids)
         problems += [Problem(str(path), line, "doc_ids", f"{d!r} is not a document in the corpus",
@@ -84,15 +104,27 @@ def parse_cases(path: str | Path, rows: Iterable[tuple[int, dict]], doc_ids: Ite
     return [c for _, c in good]
 
 
-def load_cases(path: str | Path, doc_ids: Iterable[str] | None = None) -> list[CaseRecord]:
+def load_cases(path: str | Path, doc_ids: Iterable[str] | None = None,
+               tools: ToolCatalogue | None = None, tools_path: str = "data/tools.yaml",
+               check_tools: bool = False) -> list[CaseRecord]:
     """Read and validate a cases JSONL file (see :func:`parse_cases`); every bad line is reported in one run."""
     rows, problems = scan_jsonl(path)
-    return parse_cases(path, rows, doc_ids, problems)
+    return parse_cases(path, rows, doc_ids, problems, tools, tools_path, check_tools)
+
+
+TOOL_FIELDS = ("expected_tools", "forbidden_tools", "permissions")
 
 
 def case_digest(case: CaseRecord) -> bytes:
-    """SHA-256 of one case's canonical JSON (sorted keys, every field including defaults)."""
-    text = json.dumps(case.model_dump(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    """SHA-256 of one case's canonical JSON (sorted keys, every field including defaults).
+
+    The tool fields are written without their defaults (at any depth: an expectation's unused
+    ``one_of``/``pattern`` is left out, as is ``forbidden_tools: []``), so a case without tool
+    behaviour hashes as it did before tool fields existed (recorded dataset hashes stay valid), and a
+    tool case hashes as its JSON line is written when it spells no default out.
+    """
+    row = case.model_dump(exclude=set(TOOL_FIELDS)) | case.model_dump(include=set(TOOL_FIELDS), exclude_defaults=True)
+    text = json.dumps(row, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).digest()
 
 
@@ -117,15 +149,22 @@ def coverage(cases: Iterable[CaseRecord], min_cases: int = 2) -> dict:
     """Task x set matrix of case counts, the cells below ``min_cases`` and the empty cells.
 
     Returns ``{"matrix": {task: {set: n}}, "gaps": [(task, set, n)], "empty": [(task, set)],
-    "by_lang": {lang: n}}``; gaps include empty cells. Every task and set appears, even at zero.
+    "by_lang": {lang: n}, "tools": {"set": {set: n}, "lang": {lang: n}}}``; gaps include empty
+    cells; ``tools`` counts the tool cases (see :attr:`CaseRecord.tool_case`). Every task, set and
+    language appears, even at zero.
     """
     matrix = {t: {s: 0 for s in SETS} for t in TASKS}
     by_lang = {lang: 0 for lang in LANGS}
+    tools = {"set": {s: 0 for s in SETS}, "lang": {lang: 0 for lang in LANGS}}
     for c in cases:
         matrix[c.task][c.set] += 1
         by_lang[c.lang] += 1
+        if c.tool_case:
+            tools["set"][c.set] += 1
+            tools["lang"][c.lang] += 1
     gaps = [(t, s, matrix[t][s]) for t in TASKS for s in SETS if matrix[t][s] < min_cases]
-    return {"matrix": matrix, "gaps": gaps, "empty": [(t, s) for t, s, n in gaps if n == 0], "by_lang": by_lang}
+    return {"matrix": matrix, "gaps": gaps, "empty": [(t, s) for t, s, n in gaps if n == 0], "by_lang": by_lang,
+            "tools": tools}
 
 
 def dataset_metrics(cases: list[CaseRecord], documents: int):
@@ -135,18 +174,29 @@ def dataset_metrics(cases: list[CaseRecord], documents: int):
     cov = coverage(cases)
     metrics = DatasetMetrics(cases=len(cases), documents=documents, gaps=len(cov["gaps"]), empty_cells=len(cov["empty"]),
                              by_lang=cov["by_lang"], by_set={s: sum(row[s] for row in cov["matrix"].values()) for s in SETS},
-                             by_task={t: sum(row.values()) for t, row in cov["matrix"].items()})
+                             by_task={t: sum(row.values()) for t, row in cov["matrix"].items()},
+                             tool_cases=sum(cov["tools"]["set"].values()))
     return metrics, cov, dataset_hash(cases)
 
 
-CASE_COLUMNS = ("id", "question", "task", "set", "lang", "expect", "doc_ids", "facts", "why", "group")
+CASE_COLUMNS = ("id", "question", "task", "set", "lang", "expect", "doc_ids", "facts", "why", "group", "tools")
 
 
 def cases_table(cases: Iterable[CaseRecord]):
-    """The cases as a pyarrow Table (one row per case, sorted by id, columns in ``CASE_COLUMNS``)."""
+    """The cases as a pyarrow Table (one row per case, sorted by id, columns in ``CASE_COLUMNS``).
+
+    Column ``tools`` holds the tool fields (:data:`TOOL_FIELDS`) as JSON text, null for a case
+    without them, so :func:`read_cases_table` gives back cases with the same :func:`dataset_hash`.
+    """
     import pyarrow as pa
 
-    rows = sorted((c.model_dump() for c in cases), key=lambda r: r["id"])
+    def row(case: CaseRecord) -> dict:
+        out = case.model_dump(exclude=set(TOOL_FIELDS))
+        tools = case.model_dump(include=set(TOOL_FIELDS), exclude_defaults=True)
+        out["tools"] = json.dumps(tools, sort_keys=True, ensure_ascii=False) if tools else None
+        return out
+
+    rows = sorted((row(c) for c in cases), key=lambda r: r["id"])
     schema = pa.schema([(k, pa.list_(pa.string()) if k in ("doc_ids", "facts") else pa.string()) for k in CASE_COLUMNS])
     return pa.Table.from_pylist(rows, schema=schema)
 
@@ -156,7 +206,13 @@ def read_cases_table(path: str | Path) -> list[CaseRecord]:
     import pyarrow.parquet as pq
 
     # ParquetFile.read, not pq.read_table: the dataset reader behind read_table imports pandas
-    return [CaseRecord.model_construct(**row) for row in pq.ParquetFile(path).read().to_pylist()]
+    cases = []
+    for row in pq.ParquetFile(path).read().to_pylist():
+        tools = row.pop("tools", None)
+        # a tool case is validated again to rebuild its nested models; the rest are taken as they are
+        cases.append(CaseRecord.model_construct(**row) if tools is None
+                     else CaseRecord.model_validate({k: v for k, v in row.items() if v is not None} | json.loads(tools)))
+    return cases
 
 
 def coverage_markdown(cov: dict, dataset_hash_hex: str, n: int) -> str:
@@ -168,6 +224,12 @@ def coverage_markdown(cov: dict, dataset_hash_hex: str, n: int) -> str:
     totals = [sum(cov["matrix"][t][s] for t in TASKS) for s in SETS]
     lines.append("| total | " + " | ".join(map(str, totals)) + f" | {n} |")
     lines += ["", "Languages: " + ", ".join(f"{md_words(k)} {v}" for k, v in cov["by_lang"].items()), ""]
+    tools = cov.get("tools")
+    if tools and sum(tools["set"].values()):
+        lines += [f"Tool cases ({sum(tools['set'].values())}): "
+                  + ", ".join(f"{md_words(k)} {v}" for k, v in (*tools["set"].items(), *tools["lang"].items()))
+                  + ("" if all(tools["set"].values()) and all(tools["lang"].values())
+                     else " (a set or language without a tool case leaves tool use unmeasured there)"), ""]
     if cov["gaps"]:
         lines.append(f"{len(cov['gaps'])} cell(s) hold fewer than two cases:")
         lines += [f"- {t} x {s}: {k}" + (" (empty)" if k == 0 else "") for t, s, k in cov["gaps"]]

@@ -164,8 +164,12 @@ def load_corpus(folder: str | Path) -> dict[str, Document]:
     return docs
 
 
-def load_dataset(cases_path: str | Path, folder: str | Path) -> tuple[list, dict[str, Document]]:
+def load_dataset(cases_path: str | Path, folder: str | Path,
+                 tools_path: str | Path | None = None) -> tuple[list, dict[str, Document]]:
     """The cases and the corpus they cite, with the problems of both reported in one InputError.
+
+    With ``tools_path`` (the tool catalogue), the cases' tool fields are checked against it too, and
+    a bad catalogue is reported with the rest; without it, a case with tool fields is a problem.
 
     When corpus files are bad, the cases are still checked, against the ids of every ``*.md``
     file (so a case citing a broken document is not also reported as citing an unknown one).
@@ -183,8 +187,16 @@ def load_dataset(cases_path: str | Path, folder: str | Path) -> tuple[list, dict
     except InputError as error:
         problems += error.problems
         docs, ids = {}, document_ids(folder)
+    catalogue = None
+    if tools_path is not None:
+        from assay.data.tools import load_catalogue
+
+        try:
+            catalogue = load_catalogue(tools_path)
+        except InputError as error:
+            problems += error.problems
     try:
-        cases = load_cases(cases_path, ids)
+        cases = load_cases(cases_path, ids, catalogue, str(tools_path or "data/tools.yaml"), check_tools=True)
     except InputError as error:
         problems += error.problems
     raise_problems(problems)

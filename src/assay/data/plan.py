@@ -5,6 +5,7 @@ that shows it), the metrics (family, gate block/report, threshold, direction, no
 dataset reference and the release rule in words. :func:`plan_problems` lists what the plan misses:
 
 - a metric name the pipeline does not measure (with the closest known name);
+- a metric filed under another family than the one it measures (:data:`METRIC_FAMILIES`);
 - a blocking metric without a threshold;
 - a failure that names a metric the plan does not define;
 - no correctness metric, or no groundedness metric;
@@ -33,6 +34,16 @@ from assay.core.records import InputModel
 FAMILY_RANGES: dict[str, tuple[float, float]] = {
     **dict.fromkeys(("retrieval", "groundedness", "correctness", "format", "tool_use"), (0.0, 1.0)),
     "latency": (0.0, math.inf),
+}
+
+
+#: The family each measured metric belongs to: a plan filing ``tool_permission`` under ``format``
+#: (or ``format_ok`` under ``tool_use``) would read the wrong family as guarded.
+METRIC_FAMILIES: dict[str, str] = {
+    "pass_rate": "correctness", "answer_correct": "correctness", "abstain_correct": "correctness",
+    "recall_at_k": "retrieval", "citation_support": "groundedness", "format_ok": "format",
+    "latency_p95_ms": "latency",
+    "tool_selection": "tool_use", "tool_arguments": "tool_use", "tool_permission": "tool_use",
 }
 
 
@@ -165,7 +176,8 @@ class PlanParams(InputModel):
 def plan_problems(plan: Plan) -> list[str]:
     """What the plan leaves unguarded, in words; an empty list means no problems.
 
-    Order: blocking metrics without threshold, failures naming unknown metrics, missing
+    Order: unknown metric names, metrics filed under the wrong family, blocking metrics without
+    threshold, failures naming unknown metrics, missing
     correctness/groundedness families, unguarded high-cost failures. A high-cost failure whose
     metric is unknown is reported once, as unknown.
     """
@@ -180,6 +192,8 @@ def plan_problems(plan: Plan) -> list[str]:
             close = get_close_matches(m.name, METRIC_NAMES, n=1)
             hint = f"did you mean {close[0]}? " if close else ""
             problems.append(f"metric {m.name} is not one the pipeline measures ({hint}known: {', '.join(METRIC_NAMES)})")
+    problems += [f"metric {m.name} is a {METRIC_FAMILIES[m.name]} metric, not {m.family} (fix its family in the plan)"
+                 for m in plan.metrics if METRIC_FAMILIES.get(m.name, m.family) != m.family]
     for m in plan.metrics:
         if m.gate == "block" and m.threshold is None:
             problems.append(f"blocking metric {m.name} has no threshold")

@@ -16,7 +16,7 @@ import assay
 EXAMPLES: tuple[str, ...] = ("minimal", "demo")
 #: part -> the demo's files and folders it needs, relative to the demo's data folder
 DEMO_FILES: dict[str, tuple[str, ...]] = {
-    "core": ("plan.yaml", "cases.jsonl", "corpus", "sources"),
+    "core": ("plan.yaml", "cases.jsonl", "corpus", "sources", "tools.yaml"),
     "judge": ("pairs.jsonl", "guidelines.md", "prompts"),
     "queue": ("reviews", "queues", "rubric.yaml"),
     "retrieval": ("relevance/corpus.jsonl", "relevance/queries.jsonl", "relevance/qrels.synthetic.trec",

@@ -15,8 +15,9 @@ fail. Statistics:
   pairs (no evidence of any difference; binomtest refuses n = 0);
 * McNemar's exact test on the 2x2 table; its statistic is ``min(better, worse)``
   and its p equals ``p_sign`` (the exact McNemar test is the sign test on discordant pairs);
-* per-metric regressions: for ``answer_correct``, ``abstain_correct``, ``citation_support`` and
-  ``format_ok``, the cases true in the baseline and false in the candidate (cases where either side
+* per-metric regressions: for ``answer_correct``, ``abstain_correct``, ``citation_support``,
+  ``format_ok`` and the tool-use columns ``tool_selection``, ``tool_arguments`` (every expected
+  argument met) and ``tool_permission``, the cases true in the baseline and false in the candidate (cases where either side
   is undefined are not counted; ``regressions_n_paired`` says how many were comparable).
 """
 
@@ -45,8 +46,10 @@ if TYPE_CHECKING:
 
     from assay.artifacts.provenance import Provenance
 
-NO_REGRESSION = ("answer_correct", "abstain_correct", "citation_support", "format_ok")
-REQUIRED = ("id", "task", "passed", *NO_REGRESSION)
+#: tool-use columns: a run table without them (made before tool use, or by hand) reads as undefined on every case
+TOOL_COLUMNS = ("tool_selection", "tool_arguments", "tool_permission")
+NO_REGRESSION = ("answer_correct", "abstain_correct", "citation_support", "format_ok", *TOOL_COLUMNS)
+REQUIRED = ("id", "task", "passed", *NO_REGRESSION[:4])
 
 
 class CompareParams(InputModel):
@@ -224,6 +227,17 @@ def _holdout_mask(ids: pa.Array, sides: Mapping[str, str] | pa.Table) -> np.ndar
     return holdout.take(at).to_numpy(zero_copy_only=False)
 
 
+def _with_tools(table: pa.Table) -> pa.Table:
+    """The columns a comparison reads; absent tool-use columns are added as nulls (undefined on every case)."""
+    import pyarrow as pa
+
+    table = table.select([c for c in (*REQUIRED, *TOOL_COLUMNS) if c in table.column_names])
+    for name in TOOL_COLUMNS:
+        if name not in table.column_names:
+            table = table.append_column(name, pa.nulls(len(table), pa.bool_()))
+    return table
+
+
 def _flags(table: pa.Table, name: str) -> pa.Array:
     """Column ``name`` as one Arrow boolean array (nulls kept: undefined)."""
     import pyarrow as pa
@@ -255,7 +269,7 @@ def compare_runs(baseline: pa.Table | pd.DataFrame, candidate: pa.Table | pd.Dat
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    baseline, candidate = _as_table(baseline).select(REQUIRED), _as_table(candidate).select(REQUIRED)
+    baseline, candidate = _with_tools(_as_table(baseline)), _with_tools(_as_table(candidate))
     b_ids = _id_array(baseline)
     rows_b, rows_c = pair_rows(b_ids, _id_array(candidate), names)
     if rows_b is not None:

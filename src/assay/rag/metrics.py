@@ -5,6 +5,12 @@ Intervals: pass rate, the 0/1 families and every slice rate use the proportion i
 params (``rag.interval``: Wilson by default); ``recall_at_k`` (a per-case share that can be 0.5)
 uses a t interval clipped to [0, 1]; ``latency_p95_ms`` uses the distribution-free order-statistic
 interval of :mod:`assay.stats.quantile`. A metric defined on no case has value ``None`` and n 0.
+
+Tool use (:mod:`assay.rag.tool_calls`), over the tool cases only: ``tool_selection`` and
+``tool_permission`` are shares of cases; ``tool_arguments`` is the share of expected *arguments*
+met, over the cases whose expected tool was called (n counts arguments, not cases). Its interval
+treats each argument as a trial; arguments of one case are not independent, so with many arguments
+per case it is narrower than it should be.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import numpy as np
 
 from assay.artifacts.base import finite
 from assay.artifacts.estimate import Estimate
-from assay.artifacts.rag import RagMetrics, SideMetrics
+from assay.artifacts.rag import RagMetrics, SideMetrics, ToolSlices
 from assay.data.cases import LANGS, SETS, TASKS
 from assay.data.split import SIDES
 from assay.stats.mean import mean_ci
@@ -67,6 +73,40 @@ def p95(values) -> Estimate:
     return Estimate(value=float(np.percentile(x, 95)), n=len(x), ci_low=finite(low), ci_high=finite(high))
 
 
+TOOL_METRICS = ("tool_selection", "tool_arguments", "tool_permission")
+
+
+def tool_rates(rows: Sequence[Mapping], method: IntervalMethod) -> dict[str, Estimate]:
+    """The three tool-use rates over ``rows`` (see the module docstring); keys are :data:`TOOL_METRICS`.
+
+    >>> rows = [{"tool_selection": True, "tool_permission": False, "tool_args_right": 1, "tool_args_total": 2},
+    ...         {"tool_selection": None, "tool_permission": None, "tool_args_right": None, "tool_args_total": None}]
+    >>> {k: (e.value, e.n) for k, e in tool_rates(rows, "wilson").items()}
+    {'tool_selection': (1.0, 1), 'tool_arguments': (0.5, 2), 'tool_permission': (0.0, 1)}
+    """
+    right = total = 0
+    for r in rows:
+        if r.get("tool_args_total") is not None:
+            right += int(r["tool_args_right"])
+            total += int(r["tool_args_total"])
+    if total:
+        low, high = proportion_ci(right, total, method)
+        arguments = Estimate(value=right / total, n=total, ci_low=finite(low), ci_high=finite(high))
+    else:
+        arguments = Estimate(value=None, n=0)
+    return {"tool_selection": rate([r.get("tool_selection") for r in rows], method), "tool_arguments": arguments,
+            "tool_permission": rate([r.get("tool_permission") for r in rows], method)}
+
+
+def tool_slices(rows: Sequence[Mapping], method: IntervalMethod) -> ToolSlices:
+    """:func:`tool_rates` by task, set and language (every value listed, even without a tool case)."""
+    def sliced(key: str, names: Sequence[str]) -> dict[str, dict[str, Estimate]]:
+        per = {name: tool_rates([r for r in rows if r[key] == name], method) for name in names}
+        return {metric: {name: per[name][metric] for name in names} for metric in TOOL_METRICS}
+
+    return ToolSlices(by_task=sliced("task", TASKS), by_set=sliced("set", SETS), by_lang=sliced("lang", LANGS))
+
+
 def side_metrics(rows: Sequence[Mapping], method: IntervalMethod) -> SideMetrics:
     """Every estimate over ``rows`` (run-table rows as dicts); slices list every taxonomy value."""
     def col(name):
@@ -78,8 +118,9 @@ def side_metrics(rows: Sequence[Mapping], method: IntervalMethod) -> SideMetrics
     return SideMetrics(
         n=len(rows), pass_rate=rate(col("passed"), method), recall_at_k=mean_estimate(col("recall_at_k")),
         **{family: rate(col(family), method) for family in BINARY_FAMILIES},
-        latency_p95_ms=p95(col("latency_ms")),
-        by_task=sliced("task", TASKS), by_set=sliced("set", SETS), by_lang=sliced("lang", LANGS))
+        latency_p95_ms=p95(col("latency_ms")), **tool_rates(rows, method),
+        by_task=sliced("task", TASKS), by_set=sliced("set", SETS), by_lang=sliced("lang", LANGS),
+        tools=tool_slices(rows, method))
 
 
 def version_metrics(rows: Sequence[Mapping], sides: Mapping[str, str], method: IntervalMethod) -> RagMetrics:

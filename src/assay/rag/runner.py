@@ -20,7 +20,11 @@ Per-case rules (each column of the run table; ``None`` means "not defined for th
 * ``answer_correct`` = ``correct`` on answer cases, ``None`` on abstain cases;
   ``abstain_correct`` = ``correct`` on abstain cases, ``None`` on answer cases.
 * ``latency_ms``: as the system reports it (synthetic for the reference system; ``None`` if unknown).
-* ``passed``: ``correct`` and ``format_ok`` and, on answer cases, ``citation_support``.
+* ``passed``: ``correct`` and ``format_ok`` and, on answer cases, ``citation_support``. Tool use
+  does not enter it: it is its own family.
+* ``tool_calls`` (the calls as OpenAI-shaped JSON text), ``tool_selection``, ``tool_arguments``,
+  ``tool_args_right``, ``tool_args_total``, ``tool_permission``: see :mod:`assay.rag.tool_calls`;
+  ``None`` on a case without ``expected_tools``.
 """
 
 from __future__ import annotations
@@ -40,7 +44,9 @@ from assay.core.confinement import PlainName, ProjectPath
 from assay.core.errors import InputError, Problem
 from assay.stats.proportion import IntervalMethod
 from assay.core.plugins import load_callable
+from assay.data.tools import ToolCatalogue
 from assay.rag.systems import AnswersFileSystem, CallableSystem, ReferenceSystem, SystemOutput
+from assay.rag.tool_calls import calls_text, score_tools
 from assay.core.records import InputModel
 
 #: The reference system's module: the ``source`` a reference version names (see :class:`VersionParams`).
@@ -50,8 +56,9 @@ REFERENCE_SOURCE = "src/assay/rag/systems.py"
 class VersionParams(InputModel):
     """One RAG version in ``params.yaml`` (``rag.versions.<name>``).
 
-    ``chunking``, ``min_score`` and ``min_margin`` configure the reference system (and are refused
-    for the others); ``answers`` (a JSONL path, see :class:`assay.rag.systems.AnswerRow`) goes with
+    ``chunking``, ``min_score``, ``min_margin`` and ``tool_permissions`` (``check``: do not call a
+    tool the user may not have called; ``ignore``: call it anyway) configure the reference system
+    (and are refused for the others); ``answers`` (a JSONL path, see :class:`assay.rag.systems.AnswerRow`) goes with
     ``system: answers_file`` and ``callable`` (``"module:function"``, see
     :class:`assay.rag.systems.CallableSystem`) with ``system: callable``; each is required there and
     refused elsewhere.
@@ -69,6 +76,7 @@ class VersionParams(InputModel):
     chunking: Literal["paragraph", "sentence"] = "paragraph"
     min_score: float = Field(default=0.0, ge=0.0, le=1.0)
     min_margin: float = Field(default=0.0, ge=0.0, le=1.0)
+    tool_permissions: Literal["check", "ignore"] = "check"
     answers: ProjectPath | None = None
     callable: str | None = None
     source: ProjectPath | None = None
@@ -79,7 +87,7 @@ class VersionParams(InputModel):
             given = getattr(self, key) is not None
             if given != (self.system == system):
                 raise ValueError(f"'{key}' is required with system {system} and only used there")
-        ignored = sorted(self.model_fields_set & {"chunking", "min_score", "min_margin"})
+        ignored = sorted(self.model_fields_set & {"chunking", "min_score", "min_margin", "tool_permissions"})
         if ignored and self.system != "reference":
             raise ValueError(f"{', '.join(ignored)}: only used by system reference, not {self.system}")
         return self
@@ -98,7 +106,7 @@ class VersionParams(InputModel):
 
     def settings(self) -> dict:
         """The fields that matter for this system (what the metrics file records)."""
-        keys = {"reference": ("chunking", "min_score", "min_margin"), "answers_file": ("answers",),
+        keys = {"reference": ("chunking", "min_score", "min_margin", "tool_permissions"), "answers_file": ("answers",),
                 "callable": ("callable",)}[self.system]
         return {"system": self.system, **{key: getattr(self, key) for key in keys}}
 
@@ -193,13 +201,20 @@ class CaseResult:
     format_ok: bool
     latency_ms: float | None
     passed: bool
+    tool_calls: str | None = None
+    tool_selection: bool | None = None
+    tool_arguments: bool | None = None
+    tool_args_right: int | None = None
+    tool_args_total: int | None = None
+    tool_permission: bool | None = None
 
 
 def score_case(case: CaseRecord, output: SystemOutput, corpus: Mapping[str, Document], k: int,
-               _texts: dict[str, str] | None = None) -> CaseResult:
+               _texts: dict[str, str] | None = None, tools: ToolCatalogue | None = None) -> CaseResult:
     """Score one case's system output (rules in the module docstring).
 
-    ``_texts`` is an optional cache of normalised document texts by id, shared across cases.
+    ``_texts`` is an optional cache of normalised document texts by id, shared across cases;
+    ``tools`` is the catalogue the tool calls are checked against (permissions).
     """
     texts = _texts if _texts is not None else {}
     reply = parse_reply(output.reply)
@@ -231,18 +246,22 @@ def score_case(case: CaseRecord, output: SystemOutput, corpus: Mapping[str, Docu
         recall_at_k=recall, citation_support=support, correct=correct,
         answer_correct=correct if case.expect == "answer" else None,
         abstain_correct=correct if case.expect == "abstain" else None,
-        format_ok=format_ok, latency_ms=output.latency_ms, passed=passed)
+        format_ok=format_ok, latency_ms=output.latency_ms, passed=passed,
+        tool_calls=calls_text(output.tool_calls) if output.tool_calls or case.tool_case else None,
+        **asdict(score_tools(case, output.tool_calls, tools)))
 
 
-def build_system(name: str, version: VersionParams, corpus: Mapping[str, Document]) -> ReferenceSystem | AnswersFileSystem | CallableSystem:
-    """The system a version names (reference, answers file or callable)."""
+def build_system(name: str, version: VersionParams, corpus: Mapping[str, Document],
+                 tools: ToolCatalogue | None = None) -> ReferenceSystem | AnswersFileSystem | CallableSystem:
+    """The system a version names (reference, answers file or callable); ``tools`` is the catalogue it is given."""
     if version.system == "answers_file":
         assert version.answers is not None  # VersionParams' validator requires it with this system
         return AnswersFileSystem(version.answers)
     if version.system == "callable":
         assert version.callable is not None  # VersionParams' validator requires it with this system
-        return CallableSystem(version.callable, corpus, param=f"rag.versions.{name}.callable")
-    return ReferenceSystem(corpus, version.chunking, version.min_score, version.min_margin)
+        return CallableSystem(version.callable, corpus, param=f"rag.versions.{name}.callable", tools=tools)
+    return ReferenceSystem(corpus, version.chunking, version.min_score, version.min_margin, tools,
+                           check_permissions=version.tool_permissions == "check")
 
 
 def check_source(name: str, version: VersionParams, root: str | Path = ".", path: str = "params.yaml") -> None:
@@ -291,15 +310,15 @@ def _module_file(spec: str, param: str) -> Path | None:
 
 
 def run_version(name: str, version: VersionParams, cases: Sequence[CaseRecord],
-                corpus: Mapping[str, Document], k: int) -> list[CaseResult]:
+                corpus: Mapping[str, Document], k: int, tools: ToolCatalogue | None = None) -> list[CaseResult]:
     """Run a version over the cases and score each; results sorted by case id.
 
     Deterministic for the reference system and the answers file: same inputs, same results.
     """
-    system = build_system(name, version, corpus)
+    system = build_system(name, version, corpus, tools)
     ordered = sorted(cases, key=lambda c: c.id)
     texts: dict[str, str] = {}
-    return [score_case(c, o, corpus, k, texts) for c, o in zip(ordered, system.run(ordered, k), strict=True)]
+    return [score_case(c, o, corpus, k, texts, tools) for c, o in zip(ordered, system.run(ordered, k), strict=True)]
 
 
 def _schema():
@@ -308,7 +327,9 @@ def _schema():
     s, b, f, ls = pa.string(), pa.bool_(), pa.float64(), pa.list_(pa.string())
     types = {"citations": ls, "retrieved": ls, "abstained": b, "citation_support": b, "correct": b,
              "answer_correct": b, "abstain_correct": b, "format_ok": b, "passed": b,
-             "top_score": f, "margin": f, "recall_at_k": f, "latency_ms": f}
+             "top_score": f, "margin": f, "recall_at_k": f, "latency_ms": f,
+             "tool_selection": b, "tool_arguments": b, "tool_permission": b,
+             "tool_args_right": pa.int64(), "tool_args_total": pa.int64()}
     return pa.schema([(name, types.get(name, s)) for name in CaseResult.__dataclass_fields__])
 
 

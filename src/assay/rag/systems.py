@@ -14,6 +14,10 @@ Reply contract (what a reply text must parse to)::
 
     {"answer": "...", "citations": ["doc-id", ...], "abstained": false}
 
+Tool calls travel beside the reply, never inside it: ``tool_calls`` in the OpenAI function-calling
+shape (:mod:`assay.rag.tool_calls`), from a callable's dict or an answers-file row. The reference
+system routes by the catalogue's trigger words (:mod:`assay.rag.routing`).
+
 Latency of the reference system is synthetic and deterministic, never wall-clock time, so the
 outputs are byte-stable: ``LATENCY_BASE_MS + LATENCY_PER_CHUNK_MS * candidates``, where
 ``candidates`` is the number of chunks sharing at least one word with the question (what an
@@ -28,7 +32,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from assay.data.corpus import Document
 from assay.data.cases import CaseRecord
@@ -36,7 +41,10 @@ from assay.core.errors import InputError, Problem
 from assay.core.io import read_jsonl
 from assay.core.records import validate_rows
 from assay.core.plugins import PluginError, load_callable
+from assay.data.tools import Tool, ToolCatalogue
 from assay.rag.retrieval import Chunking, Hit, LexicalIndex, chunk_corpus
+from assay.rag.routing import route
+from assay.rag.tool_calls import FIX, ToolCall, parse_tool_calls
 
 LATENCY_BASE_MS = 20.0
 LATENCY_PER_CHUNK_MS = 0.05
@@ -56,7 +64,8 @@ class SystemOutput:
     ``retrieved`` is ``None`` when the system does not report its retrieval (recall is then
     undefined, not 0). ``latency_ms`` is ``None`` when unknown. ``top_score``, ``margin`` and
     ``guard`` (``"no_hits"``, ``"min_score"``, ``"min_margin"`` or ``None``) explain the reference
-    system's abstentions and are ``None`` for plug-ins.
+    system's abstentions and are ``None`` for plug-ins. ``tool_calls`` are the calls the system
+    made (none when it reports none).
     """
 
     case_id: str
@@ -66,6 +75,7 @@ class SystemOutput:
     top_score: float | None = None
     margin: float | None = None
     guard: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -78,6 +88,9 @@ class SystemRequest:
         lang: ``"en"`` or ``"bn"``.
         k: how many documents the evaluation looks at for recall.
         corpus: every document by id (``Document.text``, ``.paragraphs()``, ``.lang``, ...).
+        tools: the tool catalogue's tools (empty when the project has none); ``openai_tools()``
+            gives them in the shape an OpenAI-compatible API takes as ``tools``.
+        permissions: what the user asking may have done on their behalf (the case's ``permissions``).
     """
 
     case_id: str
@@ -85,6 +98,12 @@ class SystemRequest:
     lang: str
     k: int
     corpus: Mapping[str, Document] = field(repr=False)
+    tools: tuple[Tool, ...] = field(default=(), repr=False)
+    permissions: tuple[str, ...] = ()
+
+    def openai_tools(self) -> list[dict]:
+        """The tools in the OpenAI function-calling ``tools`` shape (see :meth:`assay.data.tools.Tool.openai`)."""
+        return [t.openai() for t in self.tools]
 
 
 class CopyTopChunkModel:
@@ -113,12 +132,17 @@ class ReferenceSystem:
     The margin is between the two best *documents*: two close sentences of one page are not an
     ambiguity about the source, two close pages are. Score and margin are rounded to 12 decimals
     before the comparison, so float noise (0.5 - 0.45 = 0.04999...) does not decide a guard.
+
+    Tools: with a catalogue, every question is routed by :func:`assay.rag.routing.route` (whether
+    or not the system then abstains); ``check_permissions`` false lets it call tools the user may not.
     """
 
-    def __init__(self, corpus: Mapping[str, Document], chunking: Chunking, min_score: float, min_margin: float):
+    def __init__(self, corpus: Mapping[str, Document], chunking: Chunking, min_score: float, min_margin: float,
+                 tools: ToolCatalogue | None = None, check_permissions: bool = True):
         self.index = LexicalIndex(chunk_corpus(corpus, chunking))
         self.min_score, self.min_margin = min_score, min_margin
         self.model = CopyTopChunkModel()
+        self.tools, self.check_permissions = tools, check_permissions
 
     def guard(self, hits: Sequence[Hit]) -> tuple[float | None, float | None, str | None]:
         """``(top_score, margin, guard)`` for ranked hits; ``guard`` is ``None`` when the system answers."""
@@ -143,7 +167,9 @@ class ReferenceSystem:
             out.append(SystemOutput(
                 case_id=case.id, reply=reply, retrieved=tuple(dict.fromkeys(h.doc_id for h in shown)),
                 latency_ms=round(LATENCY_BASE_MS + LATENCY_PER_CHUNK_MS * candidates, 3),
-                top_score=top_score, margin=margin, guard=guard))
+                top_score=top_score, margin=margin, guard=guard,
+                tool_calls=() if self.tools is None else route(case.question, self.tools, case.permissions,
+                                                                 self.check_permissions)))
         return out
 
 
@@ -153,7 +179,9 @@ class AnswerRow(BaseModel):
     Give either ``answer``, ``citations`` and ``abstained`` (the parsed reply), or ``raw`` (the
     reply text exactly as your system sent it; the runner then parses it, so a broken reply counts
     against ``format_ok``). ``retrieved`` lists document ids in rank order; ``latency_ms`` may be
-    null when unknown. Types are strict: ``"false"`` is not a boolean.
+    null when unknown. ``tool_calls`` (optional) lists the calls made, in the OpenAI
+    function-calling shape (:func:`assay.rag.tool_calls.parse_tool_calls`). Types are strict:
+    ``"false"`` is not a boolean.
     """
 
     model_config = ConfigDict(extra="forbid", strict=True)
@@ -164,6 +192,20 @@ class AnswerRow(BaseModel):
     raw: str | None = None
     retrieved: list[str]
     latency_ms: float | None = Field(default=None, ge=0)
+    tool_calls: list | None = None
+
+    @field_validator("tool_calls")
+    @classmethod
+    def _calls(cls, value: list | None) -> list | None:
+        try:
+            parse_tool_calls(value)
+        except ValueError as error:
+            raise PydanticCustomError("tool_calls", "{error}", {"error": str(error), "fix": FIX}) from None
+        return value
+
+    def calls(self) -> tuple[ToolCall, ...]:
+        """The row's tool calls, decoded (checked when the row was read)."""
+        return parse_tool_calls(self.tool_calls)
 
     @model_validator(mode="after")
     def _one_reply(self) -> AnswerRow:
@@ -207,8 +249,9 @@ class AnswersFileSystem:
                                     "add one row per case of data/cases.jsonl"))
         if problems:
             raise InputError(problems)
-        return [SystemOutput(c.id, self.rows[c.id][1].reply(), tuple(self.rows[c.id][1].retrieved),
-                             self.rows[c.id][1].latency_ms) for c in cases]
+        rows = [self.rows[c.id][1] for c in cases]
+        return [SystemOutput(c.id, r.reply(), tuple(r.retrieved), r.latency_ms, tool_calls=r.calls())
+                for c, r in zip(cases, rows, strict=True)]
 
 
 class CallableSystem:
@@ -216,7 +259,8 @@ class CallableSystem:
 
     Return either the reply text (``str``; retrieval and latency then unknown), or a dict with the
     reply contract's keys plus two optional keys lifted out before the contract check:
-    ``"retrieved"`` (list of document ids, rank order) and ``"latency_ms"`` (number). Extra keys
+    ``"retrieved"`` (list of document ids, rank order), ``"latency_ms"`` (number) and
+    ``"tool_calls"`` (the calls made, OpenAI function-calling shape). Extra keys
     stay in the reply and fail the contract (``format_ok`` false), as an extra key from a model would.
 
     Raises:
@@ -224,8 +268,10 @@ class CallableSystem:
             returns another type or a malformed ``retrieved``/``latency_ms``; the message names the case.
     """
 
-    def __init__(self, spec: str, corpus: Mapping[str, Document], param: str = "callable"):
+    def __init__(self, spec: str, corpus: Mapping[str, Document], param: str = "callable",
+                 tools: ToolCatalogue | None = None):
         self.spec, self.param, self.corpus = spec, param, corpus
+        self.tools = () if tools is None else tuple(tools.tools)
         self.fn = load_callable(spec, param)
 
     def _output(self, case: CaseRecord, value) -> SystemOutput:
@@ -238,6 +284,10 @@ class CallableSystem:
         reply = dict(value)
         retrieved = reply.pop("retrieved", None)
         latency = reply.pop("latency_ms", None)
+        try:
+            calls = parse_tool_calls(reply.pop("tool_calls", None))
+        except ValueError as error:
+            raise PluginError(f"{where}: {error} (fix: {FIX})") from None
         if retrieved is not None and not (isinstance(retrieved, list) and all(isinstance(d, str) for d in retrieved)):
             raise PluginError(f"{where}: 'retrieved' is {retrieved!r} (fix: a list of document ids in rank order)")
         if latency is not None and (isinstance(latency, bool) or not isinstance(latency, (int, float))
@@ -249,13 +299,14 @@ class CallableSystem:
             raise PluginError(f"{where}: reply is not JSON-serialisable ({error}) "
                               "(fix: return str, list and bool values)") from None
         return SystemOutput(case.id, text, None if retrieved is None else tuple(retrieved),
-                            None if latency is None else float(latency))
+                            None if latency is None else float(latency), tool_calls=calls)
 
     def run(self, cases: Sequence[CaseRecord], k: int) -> list[SystemOutput]:
         """Call the function for every case, in case order."""
         out = []
         for case in cases:
-            request = SystemRequest(case.id, case.question, case.lang, k, self.corpus)
+            request = SystemRequest(case.id, case.question, case.lang, k, self.corpus, self.tools,
+                                    tuple(case.permissions))
             try:
                 value = self.fn(request)
             except Exception as error:

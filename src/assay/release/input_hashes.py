@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> dict[str, Callable[[], str]]:
     """``{input name: () -> current hash}`` for the inputs assay's stages record.
 
-    Names: ``plan``, ``cases_file``, ``corpus``, ``sources``, ``pairs``, ``guidelines`` (file and tree
+    Names: ``plan``, ``cases_file``, ``corpus``, ``sources``, ``pairs``, ``guidelines``, ``tools`` (file and tree
     SHA-256 at the ``inputs`` paths of params.yaml), ``cases`` (the order-independent dataset hash,
     which needs the cases to validate), ``labels`` (the judge's label set, order-independent, see
     :func:`assay.judge.calibration.labels_hash`) and ``prompt`` (the sha of the judge prompt in use),
@@ -69,6 +69,7 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
         "sources": lambda: sha256_tree(base / paths.sources),
         "pairs": lambda: sha256_file(base / paths.pairs),
         "guidelines": lambda: sha256_file(base / paths.guidelines),
+        "tools": lambda: sha256_file(base / str(paths.tools or "data/tools.yaml")),
         "split": lambda: sha256_file(SPLIT_TABLE.path(base)),
         "cases": dataset,
         "labels": labels,

@@ -1,0 +1,272 @@
+"""The tool catalogue (``data/tools.yaml``) and the tool expectations a case may carry.
+
+A catalogue declares every tool an assistant may call::
+
+    tools:
+      - name: check_outage
+        description: Look up a reported network outage in one service area.
+        permission: null               # any user may call it
+        triggers: [outage, "বিভ্রাট"]     # words that route a question to it (reference system only)
+        arguments:
+          - {name: area, type: string, allowed: [Mirpur, Uttara], words: {Mirpur: ["মিরপুর"]}}
+
+A case expects calls (``expected_tools``: tool name and the expected value of each argument it
+checks, given as ``equals``, ``one_of`` or ``pattern``), forbids calls (``forbidden_tools``) and
+says what the user may do (``permissions``). ``expected_tools: []`` means "call no tool"; a case
+without ``expected_tools`` is not a tool case and the tool metrics are undefined on it.
+
+:func:`tool_problems` checks cases against the catalogue: an unknown tool, an argument the tool
+does not take, an expected value of the wrong type or outside the argument's allowed values, a
+pattern on a non-string argument, and a permission no tool needs (a misspelling, most likely).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Literal
+
+from pydantic import ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError, field_validator, model_validator
+from pydantic_core import PydanticCustomError
+
+from assay.core.errors import InputError, Problem
+from assay.core.io import read_yaml
+from assay.core.records import InputModel, NonBlank, problems_from, suggest
+
+ArgType = Literal["string", "integer", "number", "boolean"]
+Scalar = StrictStr | StrictInt | StrictFloat | StrictBool
+"""A JSON scalar as written: ``"1"`` stays a string and ``true`` a boolean (never coerced)."""
+
+
+def fits(arg_type: str, value: object) -> bool:
+    """Whether a JSON value has the argument type (a boolean is never a number; an integer is a number).
+
+    >>> fits("number", 3), fits("integer", 3.5), fits("integer", True), fits("string", "x")
+    (True, False, False, True)
+    """
+    if isinstance(value, bool):
+        return arg_type == "boolean"
+    if arg_type == "integer":
+        return isinstance(value, int)
+    if arg_type == "number":
+        return isinstance(value, (int, float))
+    return arg_type == "string" and isinstance(value, str)
+
+
+class ToolArgument(InputModel):
+    """One argument of a tool.
+
+    ``allowed`` (optional) lists the only values a call may pass. ``words`` maps an allowed value to
+    the words in a question that select it; only the reference system reads it, to fill the argument.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: NonBlank
+    type: ArgType
+    description: str = ""
+    required: bool = True
+    allowed: list[Scalar] | None = None
+    words: dict[str, list[NonBlank]] = {}
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ToolArgument:
+        bad = [v for v in self.allowed or () if not fits(self.type, v)]
+        if bad:
+            raise ValueError(f"allowed value(s) {bad!r} are not of type {self.type}")
+        unknown = sorted(set(self.words) - {str(v) for v in self.allowed or ()})
+        if unknown:
+            raise ValueError(f"words given for {unknown!r}, which are not allowed values")
+        return self
+
+
+class Tool(InputModel):
+    """One tool: what it does, its arguments, the permission a user needs to have it called, its trigger words."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: NonBlank
+    description: NonBlank
+    arguments: list[ToolArgument] = []
+    permission: NonBlank | None = None
+    triggers: list[NonBlank] = []
+
+    def argument(self, name: str) -> ToolArgument | None:
+        """The argument called ``name``, or ``None``."""
+        return next((a for a in self.arguments if a.name == name), None)
+
+    def openai(self) -> dict:
+        """The tool in the OpenAI function-calling ``tools`` shape (JSON Schema parameters).
+
+        >>> Tool(name="t", description="d").openai()["function"]["parameters"]
+        {'type': 'object', 'properties': {}, 'required': []}
+        """
+        props = {a.name: {"type": a.type, "description": a.description,
+                          **({"enum": list(a.allowed)} if a.allowed is not None else {})} for a in self.arguments}
+        return {"type": "function", "function": {
+            "name": self.name, "description": self.description,
+            "parameters": {"type": "object", "properties": props,
+                           "required": [a.name for a in self.arguments if a.required]}}}
+
+
+class ToolCatalogue(InputModel):
+    """The whole catalogue file: tool names are unique. ``tools: []`` is a catalogue with no tools
+    (a project whose assistant calls none): then no case may expect or forbid a tool."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    tools: list[Tool] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _unique(self) -> ToolCatalogue:
+        names = [t.name for t in self.tools]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"tool name(s) {', '.join(repeated)} repeat; every tool has one entry")
+        return self
+
+    def tool(self, name: str) -> Tool | None:
+        """The tool called ``name``, or ``None``."""
+        return next((t for t in self.tools if t.name == name), None)
+
+    @property
+    def names(self) -> list[str]:
+        """Every tool name, in file order."""
+        return [t.name for t in self.tools]
+
+    @property
+    def permissions(self) -> set[str]:
+        """Every permission some tool needs."""
+        return {t.permission for t in self.tools if t.permission is not None}
+
+
+def load_catalogue(path: str | Path) -> ToolCatalogue:
+    """Read and validate a tool catalogue YAML file.
+
+    Raises:
+        InputError: YAML syntax, unknown keys, wrong types, repeated tool names; each Problem names
+            the file, the line of the offending key and the dotted field path.
+    """
+    from assay.data.plan import locate
+
+    data = read_yaml(path)
+    if not isinstance(data, dict):
+        raise InputError([Problem(str(path), None, None, "expected a mapping with a 'tools' list",
+                                  "write tools: followed by one entry per tool (name, description, arguments)")])
+    try:
+        return ToolCatalogue.model_validate(data)
+    except ValidationError as error:
+        problems = problems_from(error, str(path), None, ToolCatalogue)
+        raise InputError([locate(p, Path(path)) for p in problems]) from None
+
+
+class ExpectedValue(InputModel):
+    """What an argument's value must be: exactly one of ``equals``, ``one_of`` or ``pattern`` (a regex
+    matched against the whole string value with :func:`re.fullmatch`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    equals: Scalar | None = None
+    one_of: list[Scalar] | None = Field(default=None, min_length=1)
+    pattern: str | None = None
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as error:
+                raise PydanticCustomError("bad_pattern", "{shown} is not a regular expression: {error}",
+                                          {"shown": repr(value), "error": str(error),
+                                           "fix": "write a Python regular expression (escape . ( [ with a backslash)"}) from None
+        return value
+
+    @model_validator(mode="after")
+    def _one(self) -> ExpectedValue:
+        given = [k for k in ("equals", "one_of", "pattern") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of equals, one_of or pattern")
+        return self
+
+    def values(self) -> list[Scalar]:
+        """The literal values this expectation names (``equals`` or ``one_of``; none for a pattern)."""
+        return [self.equals] if self.equals is not None else list(self.one_of or ())
+
+    def matches(self, value: object) -> bool:
+        """Whether a called argument's value meets the expectation; a value of another JSON type never does.
+
+        ``equals`` and ``one_of`` compare JSON values (``1 == 1.0``, but ``True`` is not ``1``);
+        ``pattern`` needs a string.
+
+        >>> ExpectedValue(pattern="BDT ?[0-9]+").matches("BDT 500"), ExpectedValue(equals=1).matches(True)
+        (True, False)
+        """
+        if self.pattern is not None:
+            return isinstance(value, str) and re.fullmatch(self.pattern, value) is not None
+        return any(isinstance(value, bool) == isinstance(v, bool) and value == v for v in self.values())
+
+
+class ExpectedCall(InputModel):
+    """A call a correct reply makes: the tool and the expected value of each argument checked."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: NonBlank
+    args: dict[str, ExpectedValue] = {}
+
+
+def _value_problems(path: str, line: int, where: str, tool: Tool, arg: str, expected: ExpectedValue) -> list[Problem]:
+    spec = tool.argument(arg)
+    if spec is None:
+        close = suggest(arg, [a.name for a in tool.arguments])
+        known = ", ".join(a.name for a in tool.arguments) or "(none)"
+        return [Problem(path, line, where, f"{tool.name} takes no argument {arg!r}"
+                        + (f"; did you mean {close!r}?" if close else ""), f"use one of its arguments: {known}")]
+    out = []
+    if expected.pattern is not None and spec.type != "string":
+        out.append(Problem(path, line, where, f"pattern {expected.pattern!r} on a {spec.type} argument",
+                           "a pattern matches strings only: use equals or one_of"))
+    for value in expected.values():
+        if not fits(spec.type, value):
+            out.append(Problem(path, line, where, f"{value!r} is not of type {spec.type}",
+                               f"write a {spec.type} value, as {tool.name}.{arg} takes"))
+        elif spec.allowed is not None and value not in spec.allowed:
+            out.append(Problem(path, line, where, f"{value!r} is not an allowed value of {tool.name}.{arg}",
+                               f"use one of {', '.join(map(str, spec.allowed))}"))
+    return out
+
+
+def tool_problems(path: str, cases: Iterable[tuple[int, object]], catalogue: ToolCatalogue | None,
+                  catalogue_path: str = "data/tools.yaml") -> list[Problem]:
+    """Problems of the cases' tool fields against the catalogue, one per bad field, in line order.
+
+    Args:
+        cases: ``(line, CaseRecord)`` pairs that passed the schema.
+        catalogue: ``None`` when the project has no catalogue: then any case with tool fields is a problem.
+    """
+    problems: list[Problem] = []
+    for line, case in cases:
+        expected = getattr(case, "expected_tools", None)
+        forbidden = getattr(case, "forbidden_tools", [])
+        permissions = getattr(case, "permissions", [])
+        if catalogue is None:
+            if expected is not None or forbidden or permissions:
+                problems.append(Problem(path, line, "expected_tools", "the case expects tool behaviour but there is no tool catalogue",
+                                        f"declare the tools in {catalogue_path} (params inputs.tools) or remove the tool fields"))
+            continue
+        for i, call in enumerate(expected or ()):
+            tool = catalogue.tool(call.name)
+            if tool is None:
+                problems.append(_unknown(path, line, f"expected_tools.{i}.name", call.name, catalogue, catalogue_path))
+                continue
+            for arg, value in call.args.items():
+                problems += _value_problems(path, line, f"expected_tools.{i}.args.{arg}", tool, arg, value)
+        problems += [_unknown(path, line, f"forbidden_tools.{i}", name, catalogue, catalogue_path)
+                     for i, name in enumerate(forbidden) if catalogue.tool(name) is None]
+        problems += [Problem(path, line, f"permissions.{i}", f"{p!r} is not a permission any tool needs",
+                             f"use one of {', '.join(sorted(catalogue.permissions)) or '(none declared)'}, or declare it on a tool")
+                     for i, p in enumerate(permissions) if p not in catalogue.permissions]
+    return problems
+
+
+def _unknown(path: str, line: int, where: str, name: str, catalogue: ToolCatalogue, catalogue_path: str) -> Problem:
+    close = suggest(name, catalogue.names)
+    return Problem(path, line, where, f"{name!r} is not a tool in {catalogue_path}" + (f"; did you mean {close!r}?" if close else ""),
+                   f"use one of {', '.join(catalogue.names)}, or declare it in {catalogue_path}")
