@@ -1,6 +1,6 @@
 """What DVC costs around the stages: the generated pipeline against the hand-kept one (56d6527).
 
-Run: .venv/bin/python benchmarks/bench_dvc.py [--baseline-rev 56d6527] [--repeats 3]
+Run: .venv/bin/python benchmarks/bench_dvc.py [--baseline-rev 56d6527] [--repeats 3] [--no-op-only]
 
 Measures CPU seconds (user + system of the child processes, which the machine's load moves less
 than wall time) for:
@@ -9,7 +9,9 @@ than wall time) for:
    whose DVC-cached outputs are checked out from this checkout's cache (the tables are the same
    bytes), so both are truly up to date;
 2. a cold ``dvc repro -f`` of this checkout against running the same stage scripts directly, one
-   after another in the order dvc.lock lists them, in one run.
+   after another in the order dvc.lock lists them, in one run (minutes of CPU: ``--no-op-only`` skips it).
+
+The no-op figures need this checkout up to date (``dvc status`` clean): a stale stage would run.
 
 Also prints the line counts of dvc.yaml plus dvc.lock in both. Writes nothing to the repository.
 """
@@ -60,6 +62,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--baseline-rev", default="56d6527", help="the hand-kept pipeline to compare with")
     parser.add_argument("--repeats", type=int, default=3, help="no-op runs of each, the median is shown")
+    parser.add_argument("--no-op-only", action="store_true", help="measure the no-op repro only, not the cold one")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         old = Path(tmp) / "old"
@@ -70,12 +73,17 @@ def main() -> None:
             new_lines, old_lines = lines(ROOT), lines(old)
             print(f"dvc.yaml + dvc.lock lines: {new_lines} now, {old_lines} at {args.baseline_rev} "
                   f"({new_lines / old_lines:.0%})")
+            medians = {}
             for name, where in (("now", ROOT), (args.baseline_rev, old)):
                 runs = sorted(cpu([str(BIN / "dvc"), "repro"], where) for _ in range(args.repeats))
-                print(f"no-op dvc repro, {name}: {runs[len(runs) // 2][0]:.2f} CPU-s "
+                medians[name] = runs[len(runs) // 2][0]
+                print(f"no-op dvc repro, {name}: {medians[name]:.2f} CPU-s "
                       f"(wall {runs[len(runs) // 2][1]:.2f} s, median of {args.repeats})")
+            print(f"no-op ratio: {medians['now'] / medians[args.baseline_rev]:.0%} of {args.baseline_rev}")
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(old)], cwd=ROOT, check=False)
+        if args.no_op_only:
+            return
         work = Path(tmp) / "work"
         files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
         for f in files:

@@ -1,4 +1,4 @@
-"""End-to-end: the retrieve@mode and score_retrieval stages under the real `dvc repro`."""
+"""End-to-end: the retrieve and score_retrieval stages under the real `dvc repro`."""
 
 import json
 import sys

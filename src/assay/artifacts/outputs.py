@@ -60,11 +60,13 @@ REVIEW_PAGE = TextFile("reports/review/{name}.md", "review@{name}")
 TRAINING_ROWS = JsonlFile("reports/training/{kind}.jsonl", Document, "training")
 
 # retrieval
-RETRIEVAL_RUNS = Folder("data/derived/relevance/runs", "retrieve", dvc=False)
-#: a mode's TREC run (written by :func:`assay.relevance.trec.write_run`)
-RETRIEVAL_RUN = TextFile("data/derived/relevance/runs/{mode}.trec", "retrieve@{mode}")
-#: a mode's per-query latency, candidates and runtime manifest (shape: :mod:`assay.relevance.scoring`)
-RETRIEVAL_RUNTIME = JsonFile("data/derived/relevance/runs/{mode}.json", Document, "retrieve@{mode}")
+#: the retrieve stage's output: every mode's run and runtime record (one stage runs every mode)
+RETRIEVAL_RUNS = Folder("data/derived/relevance/runs", "retrieve")
+#: a mode's TREC run (written by :func:`assay.relevance.trec.write_run`; inside :data:`RETRIEVAL_RUNS`)
+RETRIEVAL_RUN = TextFile("data/derived/relevance/runs/{mode}.trec", "retrieve", dvc=False)
+#: a mode's per-query latency, candidates and runtime manifest (shape: :mod:`assay.relevance.scoring`;
+#: inside :data:`RETRIEVAL_RUNS`)
+RETRIEVAL_RUNTIME = JsonFile("data/derived/relevance/runs/{mode}.json", Document, "retrieve", dvc=False)
 RETRIEVAL_PER_QUERY = CsvFile("reports/relevance/per_query.csv", "score_retrieval")
 RETRIEVAL_PROVENANCE = JsonFile("reports/relevance/provenance.json", Document, "score_retrieval")
 RETRIEVAL_SUMMARY = TextFile("reports/relevance/summary.md", "score_retrieval")
