@@ -16,11 +16,14 @@ from assay.pipeline.parts import PARTS
 from assay.relevance.manifest import build_manifest
 from assay.relevance.modes.runner import run_mode
 from assay.relevance.params import RelevanceParams
-from assay.relevance.scoring import RUNS, read_modes
+from assay.artifacts.registry import RETRIEVAL_RUNS
+from assay.relevance.scoring import read_modes
 from assay.relevance.study import load_documents, load_queries
 from assay.relevance.trec import read_run, write_run
 
 from conftest import ROOT
+
+RUNS = RETRIEVAL_RUNS.template
 
 TOPICS = ["router swap fee", "esim activation time", "roaming day pack price", "student discount proof",
           "number port form", "outage credit amount"]
