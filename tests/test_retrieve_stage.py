@@ -18,7 +18,7 @@ from assay.relevance.modes.runner import run_mode
 from assay.relevance.params import RelevanceParams
 from assay.artifacts.registry import RETRIEVAL_RUNS
 from assay.relevance.scoring import read_modes
-from assay.relevance.study import load_documents, load_queries
+from assay.relevance.corpus import load_documents, load_queries
 from assay.relevance.trec import read_run, write_run
 
 from conftest import ROOT
