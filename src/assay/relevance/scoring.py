@@ -51,7 +51,7 @@ def read_modes(names: list[str], root: str | Path = ".") -> dict[str, ModeInput]
     (:data:`~assay.artifacts.registry.RETRIEVAL_RUNTIME`) as the ``retrieve`` stage wrote them under ``root``.
 
     Raises:
-        MissingArtifact: a mode's side file is absent (run ``dvc repro retrieve@<mode>``).
+        MissingArtifact: a mode's side file is absent (run ``dvc repro retrieve``).
     """
     from assay.relevance.trec import read_run
 
