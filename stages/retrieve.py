@@ -12,8 +12,8 @@ import sys
 
 def main(mode: str) -> None:
     from assay.core.errors import InputError, Problem
-    from assay.artifacts.files import Document
     from assay.artifacts.registry import RETRIEVAL_RUN, RETRIEVAL_RUNTIME
+    from assay.artifacts.reports import RetrievalRuntime
     from assay.core.params import load_section
     from assay.core.provenance import provenance
     from assay.relevance.manifest import build_manifest
@@ -30,10 +30,10 @@ def main(mode: str) -> None:
     result = run_mode(mode, params, documents, queries)
     manifest = build_manifest(params.corpus, params.queries, params.model_dump(mode="json"))
     write_run(RETRIEVAL_RUN.path(mode=mode), result.run)
-    RETRIEVAL_RUNTIME.write(Document({**provenance(corpus=manifest["corpus_sha256"], queries=manifest["queries_sha256"]),
-                                      "mode": mode, "label": result.label, "manifest": manifest,
-                                      "latency_kind": result.latency_kind, "latency_ms": result.latency_ms,
-                                      "heuristic": result.heuristic}), mode=mode)
+    RETRIEVAL_RUNTIME.write(RetrievalRuntime(**provenance(corpus=manifest["corpus_sha256"], queries=manifest["queries_sha256"]),
+                                             mode=mode, label=result.label, manifest=manifest,
+                                             latency_kind=result.latency_kind, latency_ms=result.latency_ms,
+                                             heuristic=result.heuristic), mode=mode)
 
 
 if __name__ == "__main__":
