@@ -15,7 +15,6 @@ from __future__ import annotations
 def main() -> None:
     import sys
 
-    from assay.artifacts.queue import TrainingMetrics
     from assay.artifacts.registry import TRAINING, TRAINING_PREFERENCES, TRAINING_ROWS
     from assay.core.params import load_section
     from assay.queue.snapshot import ReviewParams, read_snapshot
@@ -30,7 +29,7 @@ def main() -> None:
     TRAINING_ROWS.write(ts.examples("sft"), kind="sft")
     TRAINING_ROWS.write(ts.examples("dpo"), kind="dpo")
     TRAINING_PREFERENCES.write(ts.preferences())
-    TRAINING.write(TrainingMetrics(**training_metrics(ts)))
+    TRAINING.write(training_metrics(ts))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
 from assay.queue.items import JudgeOpinion
-from assay.artifacts.queue import ReviewMetrics
 from assay.queue.results import AgreementEvidence, agreement_reading, review_metrics, summarize
 from assay.queue.snapshot import QueueMeta, ReviewRow, Snapshot
 
@@ -96,16 +95,16 @@ def test_score_gap_is_people_minus_judge_clustered_by_item():
     rows = [row(0, "a", "a", mine=2, theirs=4), row(1, "a", "a", mine=4, theirs=4), row(2, "b", "b", mine=3, theirs=4)]
     g = summarize(snap(rows)).score_gaps["correctness"]
     diffs = np.array([-2, -2, 0, 0, -1, -1], dtype=float)  # two answers per review, one review per item
-    assert g["gap"] == pytest.approx(diffs.mean()) == pytest.approx(-1.0)
+    assert g.gap == pytest.approx(diffs.mean()) == pytest.approx(-1.0)
     # by hand: item sums of (x - mean) are -2, 2, 0; se = sqrt(3/2 * 8) / 6 = 0.5774; t(2) 4.3027 -> -1 -/+ 2.484
-    assert (g["ci_low"], g["ci_high"]) == pytest.approx((-1 - 4.302652729749464 * math.sqrt(12) / 6,
+    assert (g.ci_low, g.ci_high) == pytest.approx((-1 - 4.302652729749464 * math.sqrt(12) / 6,
                                                          -1 + 4.302652729749464 * math.sqrt(12) / 6), abs=1e-9)
-    assert (g["ci_low"], g["ci_high"]) == pytest.approx(cluster_reference(diffs, ["i0", "i0", "i1", "i1", "i2", "i2"]),
+    assert (g.ci_low, g.ci_high) == pytest.approx(cluster_reference(diffs, ["i0", "i0", "i1", "i1", "i2", "i2"]),
                                                         abs=1e-9)
     # treating the six answers as independent gives the narrower t interval that under-covers
     ci = stats.ttest_1samp(diffs, 0).confidence_interval(0.95)
-    assert ci.high - ci.low < g["ci_high"] - g["ci_low"]
-    assert g["n"] == 6 and g["items"] == 3 and g["flag"] == 1  # |gap| >= 1: look closer
+    assert ci.high - ci.low < g.ci_high - g.ci_low
+    assert g.n == 6 and g.items == 3 and g.flag == 1  # |gap| >= 1: look closer
 
 
 def test_clustered_gap_interval_covers_with_shared_item_and_review_effects():
@@ -134,19 +133,20 @@ def test_clustered_gap_interval_covers_with_shared_item_and_review_effects():
 
 def test_small_gap_is_not_flagged_and_no_judge_scores_give_nan():
     s = summarize(snap([row(0, "a", "a", mine=4, theirs=4), row(1, "a", "a", mine=5, theirs=4)]))
-    assert s.score_gaps["tone"]["flag"] == 0 and s.score_gaps["tone"]["gap"] == pytest.approx(0.5)
+    assert s.score_gaps["tone"].flag == 0 and s.score_gaps["tone"].gap == pytest.approx(0.5)
     none = summarize(snap([row(0, "a", "a")])).score_gaps["format"]
-    assert none["n"] == 0 and math.isnan(none["gap"]) and none["flag"] == 0
+    assert none.n == 0 and math.isnan(none.gap) and none.flag == 0
 
 
 def test_metrics_are_numbers_only_and_the_gate_never_accepts_a_hard_fill():
     rows = [row(i, "a", "a") for i in range(9)] + [row(9, "a", "b")]
     for fill, random_fill in (("random", True), ("hard", False)):
-        m = review_metrics(summarize(snap(rows, fill)))
+        record = review_metrics(summarize(snap(rows, fill)))
+        m = record.model_dump()
         flat = [v for v in m.values() if not isinstance(v, dict)] + [x for g in m["score_gap"].values() for x in g.values()]
         assert all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in flat)
         assert m["random_fill"] == int(random_fill)
-        evidence = AgreementEvidence.from_metrics(ReviewMetrics(**m))
+        evidence = AgreementEvidence.from_metrics(record)
         assert evidence.agreement == pytest.approx(0.9) and evidence.random_fill is random_fill
         # 9 of 10: Wilson lower bound 0.5958 (statsmodels), so 0.5 is met on the bound and 0.8 only on the estimate
         assert evidence.ci_low == pytest.approx(0.5958, abs=1e-4)

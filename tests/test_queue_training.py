@@ -64,7 +64,7 @@ def test_re_export_updates_the_same_examples_instead_of_adding_copies():
     first = snap([row(0, "a", "a"), row(1, "tie", "a")])
     ts = training_set([first])
     ids = set(ts.dpo)
-    assert len(ids) == 1 and training_metrics(ts)["skipped_tie_without_correction"] == 1
+    assert len(ids) == 1 and training_metrics(ts).skipped_tie_without_correction == 1
     later = snap([row(0, "a", "a").model_copy(update={"correction": "fixed"}), row(1, "tie", "a"), row(2, "b", "b")])
     ts2 = training_set([later], into=ts)  # exported again after more reviews and an edit
     assert ids <= set(ts2.dpo) and len(ts2.dpo) == 2
@@ -132,7 +132,7 @@ def test_real_snapshots_are_exported_alone_and_the_synthetic_ones_counted():
     assert ts.exported == ["mine"] and ts.synthetic_left_out == ["demo"]
     for kind in ("sft", "dpo", "trl"):
         assert {(x["snapshot"], x["synthetic"]) for x in rows(ts, kind)} == {("mine", False)}
-    assert training_metrics(ts)["n_synthetic_snapshots_left_out"] == 1 and training_metrics(ts)["n_snapshots_exported"] == 1
+    assert training_metrics(ts).n_synthetic_snapshots_left_out == 1 and training_metrics(ts).n_snapshots_exported == 1
 
 
 def test_synthetic_snapshots_alone_are_exported_and_every_row_says_so():

@@ -122,12 +122,12 @@ class _JSONResponse(Response):
 
     media_type = "application/json"
 
-    def init_headers(self, headers=None) -> None:
+    def init_headers(self, headers: object = None) -> None:
         self.raw_headers = [*_RAW_HEADERS, (b"content-length", str(len(self.body)).encode("latin-1")),
                             (b"content-type", b"application/json")]
 
 
-def _json(data, status: int = 200) -> Response:
+def _json(data: object, status: int = 200) -> Response:
     try:  # compact, by the C encoder; data with nan (results) takes the stable writer, which nulls it
         body = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
     except ValueError:

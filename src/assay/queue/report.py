@@ -15,7 +15,7 @@ def _pct(x: float) -> str:
     return "n/a" if x is None or math.isnan(x) else f"{100 * x:.1f}%"
 
 
-def _num(x: float) -> str:
+def _num(x: float | None) -> str:
     return "n/a" if x is None or math.isnan(x) else f"{x:+.2f}"
 
 
@@ -57,9 +57,8 @@ def report_markdown(summary: ReviewSummary, inputs: dict[str, str]) -> str:
               "## Score gaps (reviewers minus judge, same answers)", "",
               "| criterion | gap | 95% interval (clustered by item) | answers | items | flag |", "|---|---|---|---|---|---|"]
     for name, g in summary.score_gaps.items():
-        flag = "look closer (|gap| >= 1)" if g["flag"] else ""
-        lines.append(f"| {name} | {_num(g['gap'])} | {_num(g['ci_low'])} to {_num(g['ci_high'])} | {g['n']} | "
-                     f"{g['items']} | {flag} |")
+        flag = "look closer (|gap| >= 1)" if g.flag else ""
+        lines.append(f"| {name} | {_num(g.gap)} | {_num(g.ci_low)} to {_num(g.ci_high)} | {g.n} | {g.items} | {flag} |")
     lines += ["", f"## Disagreements ({len(summary.disagreements)})", "",
               "Either a judge problem (fix the judge) or a data problem (the reference answer was wrong or out of date).", ""]
     for d in summary.disagreements:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
+from assay.artifacts.queue import ReviewMetrics, ScoreGap
 from assay.queue.snapshot import Snapshot
 
 LEVEL = 0.95
@@ -102,7 +103,7 @@ def mean_interval(diffs: list[float], clusters: list[str] | None = None) -> tupl
     return mean, float(low), float(high)
 
 
-def score_gaps(snapshot: Snapshot) -> dict[str, dict]:
+def score_gaps(snapshot: Snapshot) -> dict[str, ScoreGap]:
     """Per criterion: ``gap``, ``ci_low``, ``ci_high`` (clustered by item), ``n`` (answers scored by both),
     ``items`` (their items) and ``flag`` (0/1)."""
     out = {}
@@ -116,8 +117,8 @@ def score_gaps(snapshot: Snapshot) -> dict[str, dict]:
                     diffs.append(float(mine[criterion] - theirs))
                     items.append(r.item)
         gap, low, high = mean_interval(diffs, items)
-        out[criterion] = {"gap": gap, "ci_low": low, "ci_high": high, "n": len(diffs), "items": len(set(items)),
-                          "flag": int(not math.isnan(gap) and abs(gap) >= GAP_FLAG)}
+        out[criterion] = ScoreGap(gap=gap, ci_low=low, ci_high=high, n=len(diffs), items=len(set(items)),
+                                  flag=int(not math.isnan(gap) and abs(gap) >= GAP_FLAG))
     return out
 
 
@@ -138,12 +139,15 @@ class ReviewSummary:
     queue: dict
     counts: dict[str, int]
     agreement: dict
-    score_gaps: dict[str, dict]
+    score_gaps: dict[str, ScoreGap]
     disagreements: list[dict]
 
-    def as_json(self) -> dict:
-        """The summary as the coordinator's API sends it (the fields in order, as plain data)."""
-        return asdict(self)
+    def as_json(self) -> dict[str, object]:
+        """The summary as the coordinator's API sends it (the fields in order, as plain data; nan stays nan
+        for the app's writer to null)."""
+        data = asdict(self)
+        data["score_gaps"] = {name: g.model_dump() for name, g in self.score_gaps.items()}
+        return data
 
 
 def summarize(snapshot: Snapshot) -> ReviewSummary:
@@ -178,22 +182,22 @@ def summarize(snapshot: Snapshot) -> ReviewSummary:
     )
 
 
-def review_metrics(summary: ReviewSummary) -> dict:
+def review_metrics(summary: ReviewSummary) -> ReviewMetrics:
     """Numbers only, for metrics/review/NAME.json (booleans as 0/1; nan written as null)."""
     a, c = summary.agreement, summary.counts
-    return {
-        "n": c["reviews"], "n_items": c["items"], "n_pair_reviews": c["pair_reviews"],
-        "n_decided": a["n_decided"], "agreed": a["agreed"],
-        "excluded_human_tie": c["human_tie"], "excluded_judge_tie": c["judge_tie"],
-        "excluded_judge_silent": c["judge_silent"],
-        "agreement": a["agreement"], "agreement_ci_low": a["ci_low"], "agreement_ci_high": a["ci_high"],
-        "kappa": a["kappa"],
-        "score_gap": summary.score_gaps,
-        "n_gaps_flagged": sum(g["flag"] for g in summary.score_gaps.values()),
-        "random_fill": int(summary.queue["random_fill"]),
-        "synthetic": int(summary.queue["synthetic"]),
-        "n_disagreements": len(summary.disagreements),
-    }
+    return ReviewMetrics(
+        n=c["reviews"], n_items=c["items"], n_pair_reviews=c["pair_reviews"],
+        n_decided=a["n_decided"], agreed=a["agreed"],
+        excluded_human_tie=c["human_tie"], excluded_judge_tie=c["judge_tie"],
+        excluded_judge_silent=c["judge_silent"],
+        agreement=a["agreement"], agreement_ci_low=a["ci_low"], agreement_ci_high=a["ci_high"],
+        kappa=a["kappa"],
+        score_gap=summary.score_gaps,
+        n_gaps_flagged=sum(g.flag for g in summary.score_gaps.values()),
+        random_fill=int(summary.queue["random_fill"]),
+        synthetic=int(summary.queue["synthetic"]),
+        n_disagreements=len(summary.disagreements),
+    )
 
 
 #: Why a hard-fill queue's agreement is refused as evidence of the judge's overall agreement.
@@ -215,10 +219,10 @@ class AgreementEvidence:
     agreed: int = 0
 
     @classmethod
-    def from_metrics(cls, m) -> AgreementEvidence:
+    def from_metrics(cls, m: ReviewMetrics) -> AgreementEvidence:
         """From a review metrics record (:class:`~assay.artifacts.queue.ReviewMetrics`, as the gate reads
         metrics/review/NAME.json through the registry); ``None`` fields become nan."""
-        def num(x):
+        def num(x: float | None) -> float:
             return math.nan if x is None else float(x)
 
         return cls(num(m.agreement), num(m.agreement_ci_low), num(m.agreement_ci_high), int(m.n_decided),

@@ -11,7 +11,7 @@ is written, so exporting the same reviews twice gives the same bytes.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -22,6 +22,9 @@ from assay.core.records import validate_rows
 from assay.queue.review import to_source
 from assay.queue.items import JudgeOpinion, Message
 from assay.core.records import InputModel
+
+if TYPE_CHECKING:
+    from assay.queue.store import QueueStore
 
 Letter = Literal["a", "b"]
 SNAPSHOT_DIR = "data/reviews"
@@ -104,7 +107,7 @@ def judge_identities(snapshot: Snapshot) -> list[str]:
     return sorted({r.judge.identity for r in snapshot.reviews if r.judge.verdict is not None and r.judge.identity})
 
 
-def snapshot_rows(store, name: str) -> Snapshot:
+def snapshot_rows(store: QueueStore, name: str) -> Snapshot:
     """The snapshot of queue ``name`` as it stands in ``store`` now."""
     info = store.queue(name)
     rows = []

@@ -31,7 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import bindparam, create_engine, event, func, select
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, Engine, Row
+from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.pool import PoolProxiedConnection
 
 from assay.queue import schema as s
@@ -71,7 +72,7 @@ def _sqlite_engine(url: str) -> Engine:
                            pool_size=32, max_overflow=32)
 
     @event.listens_for(engine, "connect")
-    def _connect(dbapi_connection, _record):
+    def _connect(dbapi_connection: Any, _record: Any) -> None:  # a sqlite3 connection, the pool's record
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves (below)
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
@@ -80,7 +81,7 @@ def _sqlite_engine(url: str) -> Engine:
         cursor.close()
 
     @event.listens_for(engine, "begin")
-    def _begin(conn):
+    def _begin(conn: Connection) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("write") else "BEGIN")
 
     return engine
@@ -287,7 +288,7 @@ class QueueStore:
                     for row in items for k in range(reviewers_per_item)])
         return self.queue(name)
 
-    def _queue_row(self, conn: Connection, name: str | None):
+    def _queue_row(self, conn: Connection, name: str | None) -> Row[Any]:
         row = conn.execute(select(s.queues).where(s.queues.c.name == name)).first()
         if row is None:
             known = conn.execute(select(s.queues.c.name).order_by(s.queues.c.name)).scalars().all()
@@ -363,7 +364,7 @@ class QueueStore:
 class Transaction:
     """A driver cursor inside :meth:`QueueStore.transaction`; SQL uses ``:name`` parameters on every database."""
 
-    def __init__(self, cursor, dialect: str):
+    def __init__(self, cursor: Any, dialect: str):  # a DB-API cursor (sqlite3 or psycopg)
         self.cursor = cursor
         self.dialect = dialect
         self.postgresql = dialect == "postgresql"
@@ -400,7 +401,7 @@ _PRINCIPAL = (select(s.tokens.c.role, s.tokens.c.queue, s.tokens.c.pseudonym)
               .where(s.tokens.c.token_sha256 == bindparam("sha")))  # built once: every request runs it
 
 
-def _eq(column, value):
+def _eq(column: ColumnElement[Any], value: object) -> ColumnElement[bool]:
     return column.is_(None) if value is None else column == value
 
 

@@ -43,6 +43,7 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
+from assay.artifacts.queue import TrainingMetrics
 from assay.artifacts.rows import ChatExample, PreferenceExample, Turn
 from assay.queue.snapshot import Letter, ReviewRow, Snapshot
 
@@ -152,8 +153,8 @@ def training_set(snapshots: Iterable[Snapshot | tuple[str, Snapshot]], into: Tra
     return out
 
 
-def training_metrics(ts: TrainingSet) -> dict:
+def training_metrics(ts: TrainingSet) -> TrainingMetrics:
     """Numbers for metrics/training.json."""
-    return {"n_sft": len(ts.sft), "n_dpo": len(ts.dpo), "skipped_tie_without_correction": ts.skipped["tie_without_correction"],
-            "skipped_scores_only": ts.skipped["scores_only"], "n_snapshots_exported": len(ts.exported),
-            "n_synthetic_snapshots_left_out": len(ts.synthetic_left_out)}
+    return TrainingMetrics(n_sft=len(ts.sft), n_dpo=len(ts.dpo), skipped_tie_without_correction=ts.skipped["tie_without_correction"],
+                           skipped_scores_only=ts.skipped["scores_only"], n_snapshots_exported=len(ts.exported),
+                           n_synthetic_snapshots_left_out=len(ts.synthetic_left_out))
