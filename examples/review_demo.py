@@ -112,12 +112,12 @@ def main() -> int:
         store = open_store(str(Path(tmp) / "demo.sqlite"), clock=lambda: 1_800_000_000.0)
         picked = sample(from_jsonl(SOURCE), "random", N, SEED)
         rows = item_rows(QUEUE, picked, SEED)
-        swaps = {r["id"]: bool(r["swap"]) for r in rows}
+        swaps = {r.id: bool(r.swap) for r in rows}
         store.create_queue(QUEUE, f"{SOURCE} (synthetic demo)", "random", SEED, N, load_rubric(), rows)
         for turn in range(N):
             reviewer = REVIEWERS[turn % 2]
             item = claim(store, QUEUE, reviewer)
-            source_id = next(r["source_id"] for r in rows if r["id"] == item["item_id"])
+            source_id = next(r.source_id for r in rows if r.id == item["item_id"])
             save_review(store, QUEUE, item["item_id"], reviewer,
                         review_body(item, pairs[source_id], swaps[item["item_id"]]))
         snap = snapshot_rows(store, QUEUE)

@@ -112,15 +112,15 @@ def snapshot_rows(store: QueueStore, name: str) -> Snapshot:
     info = store.queue(name)
     rows = []
     for r in store.review_rows(name):
-        p, swap = r["payload"], r["swap"]
+        p, swap = r.payload, r.swap
         rows.append(ReviewRow(
-            item=r["source_id"], kind=r["kind"], reviewer=r["reviewer"], question=p["question"],
+            item=r.source_id, kind=r.kind, reviewer=r.reviewer, question=p["question"],
             context=p.get("context") or [], answers=p["answers"], models=p.get("models") or {},
             judge=JudgeOpinion(**(p.get("judge") or {})), human=p.get("human"),
             hard_reasons=p.get("hard_reasons") or [], shown_order="ba" if swap else "ab",
-            choice=to_source(r["choice"], swap),
-            scores={to_source(letter, swap): sc for letter, sc in r["scores"].items()},
-            correction=r["correction"], note=r["note"]))
+            choice=to_source(r.choice, swap),
+            scores={to_source(letter, swap): sc for letter, sc in r.scores.items()},
+            correction=r.correction, note=r.note))
     meta = QueueMeta(name=info.name, source=info.source, fill=info.fill, seed=info.seed,
                      n_items=store.counts(name)["items"], reviewers_per_item=info.reviewers_per_item,
                      rubric_sha256=info.rubric.sha256, criteria=info.rubric.spec.names)

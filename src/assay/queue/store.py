@@ -26,7 +26,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +107,38 @@ class Principal:
     role: str
     queue: str | None
     pseudonym: str | None
+
+
+@dataclass(frozen=True)
+class ItemRow:
+    """A queue item as stored (built by :func:`assay.queue.fill.item_rows`): an opaque ``id``, the item's
+    ``source_id`` and ``kind``, its ``position`` in the queue, the blind order (``swap`` 0/1) and a copy of
+    the item (``payload``, stable JSON), so deleting the source later changes nothing."""
+
+    id: str
+    source_id: str
+    kind: str
+    position: int
+    swap: int
+    payload: str
+
+
+@dataclass(frozen=True)
+class SavedReview:
+    """A saved review joined with its item (:meth:`QueueStore.review_rows`): ``choice`` and ``scores`` as the
+    reviewer saw them (letters A/B in the shown order; ``swap`` says whether that order was b, a), the
+    item's ``payload`` parsed."""
+
+    source_id: str
+    item_id: str
+    kind: str
+    swap: bool
+    payload: dict[str, Any]
+    reviewer: str
+    choice: str | None
+    scores: dict[str, dict[str, int]]
+    correction: str | None
+    note: str | None
 
 
 @dataclass(frozen=True)
@@ -267,8 +299,8 @@ class QueueStore:
 
     # --- queues -------------------------------------------------------------------------------
     def create_queue(self, name: str, source: str, fill: str, seed: int, n_requested: int, rubric: Rubric,
-                     items: Sequence[dict], reviewers_per_item: int = 1) -> QueueInfo:
-        """Store a new queue and copies of its ``items`` (dicts from :func:`assay.queue.fill.item_rows`).
+                     items: Sequence[ItemRow], reviewers_per_item: int = 1) -> QueueInfo:
+        """Store a new queue and copies of its ``items`` (from :func:`assay.queue.fill.item_rows`).
 
         Raises:
             QueueExists: the name is taken (start a queue under a new name).
@@ -281,9 +313,9 @@ class QueueStore:
                 reviewers_per_item=reviewers_per_item, rubric_text=rubric.text, rubric_sha256=rubric.sha256,
                 created_at=self.clock()))
             if items:
-                conn.execute(s.items.insert(), [{**row, "queue": name} for row in items])
+                conn.execute(s.items.insert(), [{**asdict(row), "queue": name} for row in items])
                 conn.execute(s.slots.insert(), [
-                    {"item_id": row["id"], "queue": name, "position": row["position"], "slot": k,
+                    {"item_id": row.id, "queue": name, "position": row.position, "slot": k,
                      "reviewer": None, "lease_until": None, "done": 0}
                     for row in items for k in range(reviewers_per_item)])
         return self.queue(name)
@@ -341,12 +373,8 @@ class QueueStore:
                          .values(rubric_text=rubric.text, rubric_sha256=rubric.sha256))
 
     # --- reading reviews ------------------------------------------------------------------------
-    def review_rows(self, name: str) -> list[dict]:
-        """Every saved review of a queue joined with its item, sorted by (source id, reviewer).
-
-        Each row: ``source_id``, ``item_id``, ``kind``, ``swap``, ``payload`` (dict), ``reviewer``,
-        ``choice`` (as shown: A, B, tie or None), ``scores`` (as shown), ``correction``, ``note``.
-        """
+    def review_rows(self, name: str) -> list[SavedReview]:
+        """Every saved review of a queue joined with its item, sorted by (source id, reviewer)."""
         with self.read() as conn:
             self._queue_row(conn, name)
             rows = conn.execute(
@@ -355,10 +383,10 @@ class QueueStore:
                        s.reviews.c.note)
                 .join(s.items, s.items.c.id == s.reviews.c.item_id)
                 .where(s.reviews.c.queue == name)).all()
-        out = [{"source_id": r.source_id, "item_id": r.id, "kind": r.kind, "swap": bool(r.swap),
-                "payload": json.loads(r.payload), "reviewer": r.reviewer, "choice": r.choice,
-                "scores": json.loads(r.scores), "correction": r.correction, "note": r.note} for r in rows]
-        return sorted(out, key=lambda r: (r["source_id"], r["reviewer"]))
+        out = [SavedReview(source_id=r.source_id, item_id=r.id, kind=r.kind, swap=bool(r.swap),
+                           payload=json.loads(r.payload), reviewer=r.reviewer, choice=r.choice,
+                           scores=json.loads(r.scores), correction=r.correction, note=r.note) for r in rows]
+        return sorted(out, key=lambda r: (r.source_id, r.reviewer))
 
 
 class Transaction:
