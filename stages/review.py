@@ -34,7 +34,7 @@ def main() -> None:
     summary = summarize(snapshot)
     digest = sha256_file(path)
     write_record(REVIEW, review_metrics(summary),
-                 provenance(settings={"name": name, "fill": summary.queue["fill"]},
+                 provenance(settings={"name": name, "fill": summary.queue.fill},
                             details={"judges": judge_identities(snapshot)}, snapshot=digest), name=name)
     REVIEW_PAGE.write(report_markdown(summary, {path: digest}), name=name)
 

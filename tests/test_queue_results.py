@@ -36,14 +36,14 @@ def test_agreement_counts_only_items_both_decided():
             row(6, "tie", "a"), row(7, "a", "tie"), row(8, "b", None)]
     s = summarize(snap(rows))
     a = s.agreement
-    assert (a["agreed"], a["n_decided"]) == (4, 6)
-    assert a["agreement"] == pytest.approx(4 / 6)
-    assert (s.counts["human_tie"], s.counts["judge_tie"], s.counts["judge_silent"]) == (1, 1, 1)
+    assert (a.agreed, a.n_decided) == (4, 6)
+    assert a.agreement == pytest.approx(4 / 6)
+    assert (s.counts.human_tie, s.counts.judge_tie, s.counts.judge_silent) == (1, 1, 1)
     # kappa over the same six decided items, against scikit-learn
-    assert a["kappa"] == pytest.approx(cohen_kappa_score(list("ababab"), list("ababba")))
+    assert a.kappa == pytest.approx(cohen_kappa_score(list("ababab"), list("ababba")))
     assert len(s.disagreements) == 2
-    assert {d["judge_rationale"] for d in s.disagreements} == {"because"}
-    assert {d["reviewer_rationale"] for d in s.disagreements} == {"mine"}
+    assert {d.judge_rationale for d in s.disagreements} == {"because"}
+    assert {d.reviewer_rationale for d in s.disagreements} == {"mine"}
 
 
 def test_agreement_interval_is_wilson_by_hand():
@@ -52,16 +52,16 @@ def test_agreement_interval_is_wilson_by_hand():
     a = summarize(snap(rows)).agreement
     z, n, p = stats.norm.ppf(0.975), 6, 4 / 6
     centre, half = p + z * z / (2 * n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    assert a["ci_low"] == pytest.approx((centre - half) / (1 + z * z / n))
-    assert a["ci_high"] == pytest.approx((centre + half) / (1 + z * z / n))
+    assert a.ci_low == pytest.approx((centre - half) / (1 + z * z / n))
+    assert a.ci_high == pytest.approx((centre + half) / (1 + z * z / n))
     none = summarize(snap([row(0, "tie", "a")])).agreement
-    assert math.isnan(none["ci_low"]) and math.isnan(none["ci_high"])
+    assert math.isnan(none.ci_low) and math.isnan(none.ci_high)
 
 
 def test_no_decided_item_is_nan_with_a_reason():
     s = summarize(snap([row(0, "tie", "a"), row(1, "a", "tie")]))
-    assert math.isnan(s.agreement["agreement"]) and s.agreement["n_decided"] == 0
-    assert s.agreement["reading"].startswith("undefined")
+    assert math.isnan(s.agreement.agreement) and s.agreement.n_decided == 0
+    assert s.agreement.reading.startswith("undefined")
 
 
 def test_the_reading_uses_the_lower_bound_and_says_too_few():
@@ -71,15 +71,15 @@ def test_the_reading_uses_the_lower_bound_and_says_too_few():
     assert agreement_reading(0.55, 40).startswith("the 95% lower bound is below about 60%: do not decide on the judge")
     # 2 of 2 agree: 100%, Wilson 34.2% to 100%; before issue 23 this read "about 80% or more: ... a fair indicator"
     s = summarize(snap([row(0, "a", "a"), row(1, "b", "b")]))
-    assert s.agreement["agreement"] == 1.0 and round(s.agreement["ci_low"], 3) == 0.342
-    assert s.agreement["reading"].startswith("too few: 2 items both decided, fewer than 30; review more")
+    assert s.agreement.agreement == 1.0 and round(s.agreement.ci_low, 3) == 0.342
+    assert s.agreement.reading.startswith("too few: 2 items both decided, fewer than 30; review more")
     # 29 of 30 agree: the point estimate 96.7% is "80% or more", but the reading follows the lower bound 0.833
     rows = [row(i, "a", "a") for i in range(29)] + [row(29, "a", "b")]
     a = summarize(snap(rows)).agreement
-    assert a["ci_low"] > 0.8 and a["reading"].startswith("the 95% lower bound is about 80% or more")
+    assert a.ci_low > 0.8 and a.reading.startswith("the 95% lower bound is about 80% or more")
     rows = [row(i, "a", "a") for i in range(26)] + [row(i, "a", "b") for i in range(26, 30)]
     a = summarize(snap(rows)).agreement  # 26 of 30 = 86.7%, lower bound 0.703
-    assert a["agreement"] > 0.8 and a["reading"].startswith("the 95% lower bound is between about 60% and 80%")
+    assert a.agreement > 0.8 and a.reading.startswith("the 95% lower bound is between about 60% and 80%")
 
 
 def cluster_reference(diffs, groups):
