@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from assay.artifacts.files import JsonFile, JsonlFile
-from assay.artifacts.registry import (JUDGE_IDENTITY, JUDGE_REPLY_FILE, LEAKAGE_REPORT, RETRIEVAL_PROVENANCE,
+from assay.artifacts.registry import (JUDGE_COMPARE_IDENTITY, JUDGE_COMPARE_REPLY_FILE, JUDGE_IDENTITY, JUDGE_REPLY_FILE, LEAKAGE_REPORT, RETRIEVAL_PROVENANCE,
                                       STUDY_EVALUATION, STUDY_RECORD, TRAINING_PREFERENCES, TRAINING_ROWS)
 from assay.artifacts.reports import LeakageReport, StudyRecord
 from assay.artifacts.rows import StoredReply, Turn
@@ -19,6 +19,8 @@ COMMITTED: list[tuple[JsonFile | JsonlFile, dict[str, str]]] = [
     (LEAKAGE_REPORT, {}), (JUDGE_IDENTITY, {}), (RETRIEVAL_PROVENANCE, {}), (STUDY_EVALUATION, {}),
     (TRAINING_ROWS, {"kind": "sft"}), (TRAINING_ROWS, {"kind": "dpo"}), (TRAINING_PREFERENCES, {}),
     *[(JUDGE_REPLY_FILE, {"prompt": p.stem}) for p in sorted((ROOT / "data/derived/judge").glob("*.jsonl"))],
+    (JUDGE_COMPARE_IDENTITY, {}),
+    *[(JUDGE_COMPARE_REPLY_FILE, {"prompt": p.stem}) for p in sorted((ROOT / "data/derived/judge_compare").glob("*.jsonl"))],
     *[(STUDY_RECORD, {"name": p.stem}) for p in sorted((ROOT / "reports/relevance/study").glob("*.json"))
       if p.stem != "evaluation"],
 ]

@@ -44,6 +44,10 @@ CONFUSION_JUDGE = CsvFile("reports/plots/confusion_judge.csv", "calibrate", ("fi
 SENSITIVITY_PAGE = TextFile("reports/sensitivity.md", "sensitivity")
 #: the judge's stored comparisons of the baseline's and the candidate's answers (replayed by ``ppi``)
 JUDGE_COMPARE_REPLIES = Folder("data/derived/judge_compare", "judge_compare")
+#: the comparing judge's identity before any reply (inside :data:`JUDGE_COMPARE_REPLIES`; ``judge`` open as above)
+JUDGE_COMPARE_IDENTITY = JsonFile("data/derived/judge_compare/judge.json", JudgeIdentityFile, "judge_compare", dvc=False)
+#: its replies to one prompt version, ``{prompt}`` like ``pairwise_v2``
+JUDGE_COMPARE_REPLY_FILE = JsonlFile("data/derived/judge_compare/{prompt}.jsonl", StoredReply, "judge_compare", dvc=False)
 
 # evaluate, compare, gate
 #: one row per case, sorted by id (schema: :func:`assay.rag.runner.results_table`)
