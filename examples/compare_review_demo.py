@@ -70,9 +70,9 @@ def main() -> int:
         for turn in range(len(picked)):
             reviewer = REVIEWERS[turn % 2]
             leased = claim(store, QUEUE, reviewer)
-            row, item = by_id[leased["item_id"]]
+            row, item = by_id[leased.item_id]
             outcome = {"a": bool(passed[names[0]][item.id]), "b": bool(passed[names[1]][item.id])}
-            save_review(store, QUEUE, leased["item_id"], reviewer, review_body(dict(item.answers), outcome, bool(row.swap)))
+            save_review(store, QUEUE, leased.item_id, reviewer, review_body(dict(item.answers), outcome, bool(row.swap)))
         snap = snapshot_rows(store, QUEUE)
         store.engine.dispose()
     snap.queue.synthetic = True

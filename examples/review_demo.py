@@ -83,7 +83,7 @@ def hash_side(pair_id: str) -> bool:
     return hashlib.sha256(pair_id.encode()).digest()[0] % 2 == 0
 
 
-def review_body(item: dict, pair, swap: bool) -> dict:
+def review_body(item: object, pair, swap: bool) -> dict:
     from assay.queue.review import to_shown
 
     facts = ", ".join(pair.facts) or "none"
@@ -117,9 +117,9 @@ def main() -> int:
         for turn in range(N):
             reviewer = REVIEWERS[turn % 2]
             item = claim(store, QUEUE, reviewer)
-            source_id = next(r.source_id for r in rows if r.id == item["item_id"])
-            save_review(store, QUEUE, item["item_id"], reviewer,
-                        review_body(item, pairs[source_id], swaps[item["item_id"]]))
+            source_id = next(r.source_id for r in rows if r.id == item.item_id)
+            save_review(store, QUEUE, item.item_id, reviewer,
+                        review_body(item, pairs[source_id], swaps[item.item_id]))
         snap = snapshot_rows(store, QUEUE)
         store.engine.dispose()
     snap.queue.synthetic = True
