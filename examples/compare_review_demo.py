@@ -65,14 +65,14 @@ def main() -> int:
         store = open_store(str(Path(tmp) / "demo.sqlite"), clock=lambda: 1_800_000_000.0)
         picked = sample(items, "random", N, SEED)
         rows = item_rows(QUEUE, picked, SEED)
-        by_id = {r["id"]: (r, item) for r, item in zip(rows, picked, strict=True)}
+        by_id = {r.id: (r, item) for r, item in zip(rows, picked, strict=True)}
         store.create_queue(QUEUE, "compare (synthetic demo)", "random", SEED, N, load_rubric(), rows)
         for turn in range(len(picked)):
             reviewer = REVIEWERS[turn % 2]
             leased = claim(store, QUEUE, reviewer)
-            row, item = by_id[leased["item_id"]]
+            row, item = by_id[leased.item_id]
             outcome = {"a": bool(passed[names[0]][item.id]), "b": bool(passed[names[1]][item.id])}
-            save_review(store, QUEUE, leased["item_id"], reviewer, review_body(dict(item.answers), outcome, bool(row["swap"])))
+            save_review(store, QUEUE, leased.item_id, reviewer, review_body(dict(item.answers), outcome, bool(row.swap)))
         snap = snapshot_rows(store, QUEUE)
         store.engine.dispose()
     snap.queue.synthetic = True

@@ -83,7 +83,7 @@ def hash_side(pair_id: str) -> bool:
     return hashlib.sha256(pair_id.encode()).digest()[0] % 2 == 0
 
 
-def review_body(item: dict, pair, swap: bool) -> dict:
+def review_body(item: object, pair, swap: bool) -> dict:
     from assay.queue.review import to_shown
 
     facts = ", ".join(pair.facts) or "none"
@@ -112,14 +112,14 @@ def main() -> int:
         store = open_store(str(Path(tmp) / "demo.sqlite"), clock=lambda: 1_800_000_000.0)
         picked = sample(from_jsonl(SOURCE), "random", N, SEED)
         rows = item_rows(QUEUE, picked, SEED)
-        swaps = {r["id"]: bool(r["swap"]) for r in rows}
+        swaps = {r.id: bool(r.swap) for r in rows}
         store.create_queue(QUEUE, f"{SOURCE} (synthetic demo)", "random", SEED, N, load_rubric(), rows)
         for turn in range(N):
             reviewer = REVIEWERS[turn % 2]
             item = claim(store, QUEUE, reviewer)
-            source_id = next(r["source_id"] for r in rows if r["id"] == item["item_id"])
-            save_review(store, QUEUE, item["item_id"], reviewer,
-                        review_body(item, pairs[source_id], swaps[item["item_id"]]))
+            source_id = next(r.source_id for r in rows if r.id == item.item_id)
+            save_review(store, QUEUE, item.item_id, reviewer,
+                        review_body(item, pairs[source_id], swaps[item.item_id]))
         snap = snapshot_rows(store, QUEUE)
         store.engine.dispose()
     snap.queue.synthetic = True

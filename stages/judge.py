@@ -15,9 +15,9 @@ and its key.
 
 
 def main() -> None:
-    from assay.artifacts.files import Document
-    from assay.artifacts.registry import JUDGE_IDENTITY, JUDGE_REPLIES
-    from assay.core.io import sha256_file, write_jsonl
+    from assay.artifacts.registry import JUDGE_IDENTITY, JUDGE_REPLIES, JUDGE_REPLY_FILE
+    from assay.artifacts.reports import JudgeIdentityFile
+    from assay.core.io import sha256_file
     from assay.core.params import load_section
     from assay.core.paths import input_paths
     from assay.core.provenance import provenance
@@ -37,13 +37,13 @@ def main() -> None:
     written = set()
     for version, rows in answers.items():  # nothing is written until every request has a reply
         path = replies_file(JUDGE_REPLIES.path(), prompts[version])
-        write_jsonl(path, [r.row() for r in rows])
+        JUDGE_REPLY_FILE.write(rows, prompt=path.stem)
         written.add(path)
         print(f"judge: {status_line(prompts[version], rows)}")
     for stale in set(JUDGE_REPLIES.path().glob("*.jsonl")) - written:  # a version no longer asked
         stale.unlink()
-    JUDGE_IDENTITY.write(Document({"judge": identity, "judge_keys": list(identity),
-                                   **provenance(pairs=sha256_file(paths.pairs))}))
+    JUDGE_IDENTITY.write(JudgeIdentityFile(judge=identity, judge_keys=list(identity),
+                                           **provenance(pairs=sha256_file(paths.pairs))))
     write_run_record(judge, identity, [r for rows in answers.values() for r in rows], paths.pairs, prompts)
 
 

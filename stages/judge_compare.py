@@ -15,8 +15,10 @@ def main() -> None:
     from pathlib import Path
 
     from assay.artifacts.provenance import provenance as record
-    from assay.artifacts.registry import JUDGE_COMPARE, RUN_TABLE, write_record
-    from assay.core.io import sha256_file, write_json, write_jsonl
+    from assay.artifacts.registry import (JUDGE_COMPARE, JUDGE_COMPARE_IDENTITY, JUDGE_COMPARE_REPLY_FILE, RUN_TABLE,
+                                          write_record)
+    from assay.artifacts.reports import JudgeIdentityFile
+    from assay.core.io import sha256_file
     from assay.core.params import load_section
     from assay.core.paths import input_paths
     from assay.core.provenance import provenance
@@ -24,7 +26,7 @@ def main() -> None:
     from assay.judge.factory import JudgeParams, make_judge
     from assay.judge.matchup import REPLIES_DIR, asked, matchups, replies_path
     from assay.judge.prompts import load_prompt
-    from assay.judge.replies import IDENTITY_FILE, ask, run_counts, status_line
+    from assay.judge.replies import ask, run_counts, status_line
     from assay.rag.compare import CompareParams, replies
 
     params = load_section("judge", JudgeParams)
@@ -37,11 +39,11 @@ def main() -> None:
     identity = judge.identity  # before any reply: what params alone determine
     rows = ask(judge, identity, asked(items), prompt, both_orders=True)
     out = replies_path(prompt)
-    write_jsonl(out, [r.row() for r in rows])
+    JUDGE_COMPARE_REPLY_FILE.write(rows, prompt=out.stem)
     for stale in set(Path(REPLIES_DIR).glob("*.jsonl")) - {out}:  # a prompt version no longer in use
         stale.unlink()
     inputs = {"cases_file": sha256_file(paths.cases), **{f"run_{k}": sha256_file(v) for k, v in runs.items()}}
-    write_json(Path(REPLIES_DIR) / IDENTITY_FILE, {"judge": identity, "judge_keys": list(identity), **provenance(**inputs)})
+    JUDGE_COMPARE_IDENTITY.write(JudgeIdentityFile(judge=identity, judge_keys=list(identity), **provenance(**inputs)))
     print(f"judge_compare: {len(items)} cases, {len(items) - len(asked(items))} with identical answers (a tie, not asked); "
           f"{status_line(prompt, rows)}")
     write_record(JUDGE_COMPARE, run_counts(judge, rows),

@@ -3,7 +3,7 @@
 from assay.artifacts.data import LeakageMetrics
 from assay.artifacts.provenance import provenance
 from assay.artifacts.registry import CASES_TABLE, LEAKAGE, LEAKAGE_REPORT, SPLIT_TABLE, write_record
-from assay.artifacts.files import Document
+from assay.artifacts.reports import LeakageReport
 from assay.core.io import sha256_tree
 from assay.data.leakage.engine import engine_for
 from assay.data.leakage.report import LeakageParams, leakage_metrics, leakage_report
@@ -27,7 +27,7 @@ def main() -> None:
     prov = provenance(cases=dataset_hash(cases), sources=sha256_tree(folder),
                       settings={"threshold": params.threshold, "paraphrase": params.paraphrase})
     write_record(LEAKAGE, LeakageMetrics(**leakage_metrics(report, sources.names)), prov)
-    LEAKAGE_REPORT.write(Document(report))
+    LEAKAGE_REPORT.write(LeakageReport.model_validate(report))
 
 
 if __name__ == "__main__":

@@ -16,8 +16,8 @@ import sys
 
 
 def main() -> None:
-    from assay.artifacts.files import Document
     from assay.artifacts.registry import RETRIEVAL_RUN, RETRIEVAL_RUNTIME
+    from assay.artifacts.reports import RetrievalRuntime
     from assay.core.params import load_section
     from assay.core.provenance import provenance
     from assay.relevance.manifest import build_manifest
@@ -32,10 +32,10 @@ def main() -> None:
     for mode in params.modes:
         result = run_mode(mode, params, documents, queries)
         write_run(RETRIEVAL_RUN.path(mode=mode), result.run)
-        RETRIEVAL_RUNTIME.write(Document({**provenance(corpus=manifest["corpus_sha256"], queries=manifest["queries_sha256"]),
-                                          "mode": mode, "label": result.label, "manifest": manifest,
-                                          "latency_kind": result.latency_kind, "latency_ms": result.latency_ms,
-                                          "heuristic": result.heuristic}), mode=mode)
+        RETRIEVAL_RUNTIME.write(RetrievalRuntime(**provenance(corpus=manifest["corpus_sha256"], queries=manifest["queries_sha256"]),
+                                                 mode=mode, label=result.label, manifest=manifest,
+                                                 latency_kind=result.latency_kind, latency_ms=result.latency_ms,
+                                                 heuristic=result.heuristic), mode=mode)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ import sys
 
 def main() -> None:
     from assay.core.errors import InputError, Problem
-    from assay.artifacts.queue import ReviewMetrics
     from assay.artifacts.provenance import provenance
     from assay.artifacts.registry import REVIEW, REVIEW_PAGE, write_record
     from assay.core.io import sha256_file
@@ -34,8 +33,8 @@ def main() -> None:
     snapshot = read_snapshot(path)
     summary = summarize(snapshot)
     digest = sha256_file(path)
-    write_record(REVIEW, ReviewMetrics(**review_metrics(summary)),
-                 provenance(settings={"name": name, "fill": summary.queue["fill"]},
+    write_record(REVIEW, review_metrics(summary),
+                 provenance(settings={"name": name, "fill": summary.queue.fill},
                             details={"judges": judge_identities(snapshot)}, snapshot=digest), name=name)
     REVIEW_PAGE.write(report_markdown(summary, {path: digest}), name=name)
 

@@ -9,10 +9,10 @@ provenance, summary) and one plot table per measure under ``reports/relevance/pl
 from __future__ import annotations
 
 def main() -> None:
-    from assay.artifacts.files import Document
     from assay.artifacts.registry import (MODE_COMPARISON, RETRIEVAL_MODE, RETRIEVAL_PER_QUERY, RETRIEVAL_PLOT,
                                           RETRIEVAL_PROVENANCE, RETRIEVAL_SUMMARY)
     from assay.artifacts.relevance import ModeComparison, ModeMetrics
+    from assay.artifacts.reports import RetrievalProvenance
     from assay.core.io import sha256_file
     from assay.core.params import load_section
     from assay.core.provenance import provenance
@@ -35,12 +35,12 @@ def main() -> None:
     table = result.per_query
     RETRIEVAL_PER_QUERY.write(table.astype(object).where(table.notna(), "").itertuples(index=False, name=None),
                               header=tuple(table.columns))
-    RETRIEVAL_PROVENANCE.write(Document({
+    RETRIEVAL_PROVENANCE.write(RetrievalProvenance(
         **provenance(qrels=sha256_file(params.qrels), corpus=result.manifest["corpus_sha256"],
                      queries=result.manifest["queries_sha256"]),
-        "manifest": result.manifest, "labels": result.labels, "heuristic_candidates": result.heuristic,
-        "synthetic_qrels": synthetic, "qrels": params.qrels, "missing_query_semantics": result.note,
-        "comparison": result.comparison}))
+        manifest=result.manifest, labels=result.labels, heuristic_candidates=result.heuristic,
+        synthetic_qrels=synthetic, qrels=params.qrels, missing_query_semantics=result.note,
+        comparison=result.comparison))
     RETRIEVAL_SUMMARY.write(summary_markdown(result, params, synthetic, thresholds))
     for measure in params.measures:
         slug = measure.replace("@", "_at_")

@@ -15,8 +15,7 @@ from __future__ import annotations
 def main() -> None:
     import sys
 
-    from assay.artifacts.queue import TrainingMetrics
-    from assay.artifacts.registry import TRAINING, TRAINING_ROWS
+    from assay.artifacts.registry import TRAINING, TRAINING_PREFERENCES, TRAINING_ROWS
     from assay.core.params import load_section
     from assay.queue.snapshot import ReviewParams, read_snapshot
     from assay.queue.training import training_metrics, training_set
@@ -27,9 +26,10 @@ def main() -> None:
         print(f"training: left out the synthetic snapshot(s) {', '.join(ts.synthetic_left_out)}: real snapshots are listed "
               "in review.snapshots, and synthetic reviews are never mixed into real training data; remove them from "
               "review.snapshots to silence this note", file=sys.stderr)
-    for kind, rows in (("sft", "sft"), ("dpo", "dpo"), ("dpo_trl", "trl")):
-        TRAINING_ROWS.write(ts.rows(rows), kind=kind)
-    TRAINING.write(TrainingMetrics(**training_metrics(ts)))
+    TRAINING_ROWS.write(ts.examples("sft"), kind="sft")
+    TRAINING_ROWS.write(ts.examples("dpo"), kind="dpo")
+    TRAINING_PREFERENCES.write(ts.preferences())
+    TRAINING.write(training_metrics(ts))
 
 
 if __name__ == "__main__":

@@ -69,7 +69,7 @@ def test_create_tokens_export_and_the_rubric_lock(tmp_path, assay):
     assert assay("queue", "rubric", "demo", str(edited), "--db", db, cwd=tmp_path).returncode == 0
     for _ in range(2):
         item = claim(store, "demo", "ana")
-        save_review(store, "demo", item["item_id"], "ana", body("A"))
+        save_review(store, "demo", item.item_id, "ana", body("A"))
     locked = assay("queue", "rubric", "demo", "data/rubric.yaml", "--db", db, cwd=tmp_path)
     assert locked.returncode == 1 and "locked" in locked.stderr and "Start a new queue" in locked.stderr
 

@@ -51,17 +51,17 @@ def test_hard_fill_takes_disagreements_order_flips_small_margins_and_version_fli
 
 def test_blind_order_is_per_item_and_ids_say_nothing_about_models():
     rows = item_rows("q", pair_items(200), seed=1)
-    swaps = [r["swap"] for r in rows]
+    swaps = [r.swap for r in rows]
     assert 60 < sum(swaps) < 140  # both orders occur (binomial(200, 1/2): outside this range p < 1e-5)
     assert rows == item_rows("q", pair_items(200), seed=1)
-    assert all("model" not in r["id"] and len(r["id"]) == 24 for r in rows)
+    assert all("model" not in r.id and len(r.id) == 24 for r in rows)
 
 
 def test_items_are_copies_so_deleting_the_source_changes_nothing(tmp_path):
     path = write_jsonl(tmp_path / "src.jsonl", [json.loads(i.model_dump_json()) for i in pair_items(3)])
     rows = item_rows("q", from_jsonl(path), seed=0)
     path.unlink()
-    assert json.loads(rows[0]["payload"])["answers"]["a"].startswith("answer a")
+    assert json.loads(rows[0].payload)["answers"]["a"].startswith("answer a")
 
 
 def test_conversations_become_single_response_items(tmp_path):

@@ -10,7 +10,6 @@ from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
 from assay.queue.items import JudgeOpinion
-from assay.artifacts.queue import ReviewMetrics
 from assay.queue.results import AgreementEvidence, agreement_reading, review_metrics, summarize
 from assay.queue.snapshot import QueueMeta, ReviewRow, Snapshot
 
@@ -37,14 +36,14 @@ def test_agreement_counts_only_items_both_decided():
             row(6, "tie", "a"), row(7, "a", "tie"), row(8, "b", None)]
     s = summarize(snap(rows))
     a = s.agreement
-    assert (a["agreed"], a["n_decided"]) == (4, 6)
-    assert a["agreement"] == pytest.approx(4 / 6)
-    assert (s.counts["human_tie"], s.counts["judge_tie"], s.counts["judge_silent"]) == (1, 1, 1)
+    assert (a.agreed, a.n_decided) == (4, 6)
+    assert a.agreement == pytest.approx(4 / 6)
+    assert (s.counts.human_tie, s.counts.judge_tie, s.counts.judge_silent) == (1, 1, 1)
     # kappa over the same six decided items, against scikit-learn
-    assert a["kappa"] == pytest.approx(cohen_kappa_score(list("ababab"), list("ababba")))
+    assert a.kappa == pytest.approx(cohen_kappa_score(list("ababab"), list("ababba")))
     assert len(s.disagreements) == 2
-    assert {d["judge_rationale"] for d in s.disagreements} == {"because"}
-    assert {d["reviewer_rationale"] for d in s.disagreements} == {"mine"}
+    assert {d.judge_rationale for d in s.disagreements} == {"because"}
+    assert {d.reviewer_rationale for d in s.disagreements} == {"mine"}
 
 
 def test_agreement_interval_is_wilson_by_hand():
@@ -53,16 +52,16 @@ def test_agreement_interval_is_wilson_by_hand():
     a = summarize(snap(rows)).agreement
     z, n, p = stats.norm.ppf(0.975), 6, 4 / 6
     centre, half = p + z * z / (2 * n), z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    assert a["ci_low"] == pytest.approx((centre - half) / (1 + z * z / n))
-    assert a["ci_high"] == pytest.approx((centre + half) / (1 + z * z / n))
+    assert a.ci_low == pytest.approx((centre - half) / (1 + z * z / n))
+    assert a.ci_high == pytest.approx((centre + half) / (1 + z * z / n))
     none = summarize(snap([row(0, "tie", "a")])).agreement
-    assert math.isnan(none["ci_low"]) and math.isnan(none["ci_high"])
+    assert math.isnan(none.ci_low) and math.isnan(none.ci_high)
 
 
 def test_no_decided_item_is_nan_with_a_reason():
     s = summarize(snap([row(0, "tie", "a"), row(1, "a", "tie")]))
-    assert math.isnan(s.agreement["agreement"]) and s.agreement["n_decided"] == 0
-    assert s.agreement["reading"].startswith("undefined")
+    assert math.isnan(s.agreement.agreement) and s.agreement.n_decided == 0
+    assert s.agreement.reading.startswith("undefined")
 
 
 def test_the_reading_uses_the_lower_bound_and_says_too_few():
@@ -72,15 +71,15 @@ def test_the_reading_uses_the_lower_bound_and_says_too_few():
     assert agreement_reading(0.55, 40).startswith("the 95% lower bound is below about 60%: do not decide on the judge")
     # 2 of 2 agree: 100%, Wilson 34.2% to 100%; before issue 23 this read "about 80% or more: ... a fair indicator"
     s = summarize(snap([row(0, "a", "a"), row(1, "b", "b")]))
-    assert s.agreement["agreement"] == 1.0 and round(s.agreement["ci_low"], 3) == 0.342
-    assert s.agreement["reading"].startswith("too few: 2 items both decided, fewer than 30; review more")
+    assert s.agreement.agreement == 1.0 and round(s.agreement.ci_low, 3) == 0.342
+    assert s.agreement.reading.startswith("too few: 2 items both decided, fewer than 30; review more")
     # 29 of 30 agree: the point estimate 96.7% is "80% or more", but the reading follows the lower bound 0.833
     rows = [row(i, "a", "a") for i in range(29)] + [row(29, "a", "b")]
     a = summarize(snap(rows)).agreement
-    assert a["ci_low"] > 0.8 and a["reading"].startswith("the 95% lower bound is about 80% or more")
+    assert a.ci_low > 0.8 and a.reading.startswith("the 95% lower bound is about 80% or more")
     rows = [row(i, "a", "a") for i in range(26)] + [row(i, "a", "b") for i in range(26, 30)]
     a = summarize(snap(rows)).agreement  # 26 of 30 = 86.7%, lower bound 0.703
-    assert a["agreement"] > 0.8 and a["reading"].startswith("the 95% lower bound is between about 60% and 80%")
+    assert a.agreement > 0.8 and a.reading.startswith("the 95% lower bound is between about 60% and 80%")
 
 
 def cluster_reference(diffs, groups):
@@ -96,16 +95,16 @@ def test_score_gap_is_people_minus_judge_clustered_by_item():
     rows = [row(0, "a", "a", mine=2, theirs=4), row(1, "a", "a", mine=4, theirs=4), row(2, "b", "b", mine=3, theirs=4)]
     g = summarize(snap(rows)).score_gaps["correctness"]
     diffs = np.array([-2, -2, 0, 0, -1, -1], dtype=float)  # two answers per review, one review per item
-    assert g["gap"] == pytest.approx(diffs.mean()) == pytest.approx(-1.0)
+    assert g.gap == pytest.approx(diffs.mean()) == pytest.approx(-1.0)
     # by hand: item sums of (x - mean) are -2, 2, 0; se = sqrt(3/2 * 8) / 6 = 0.5774; t(2) 4.3027 -> -1 -/+ 2.484
-    assert (g["ci_low"], g["ci_high"]) == pytest.approx((-1 - 4.302652729749464 * math.sqrt(12) / 6,
+    assert (g.ci_low, g.ci_high) == pytest.approx((-1 - 4.302652729749464 * math.sqrt(12) / 6,
                                                          -1 + 4.302652729749464 * math.sqrt(12) / 6), abs=1e-9)
-    assert (g["ci_low"], g["ci_high"]) == pytest.approx(cluster_reference(diffs, ["i0", "i0", "i1", "i1", "i2", "i2"]),
+    assert (g.ci_low, g.ci_high) == pytest.approx(cluster_reference(diffs, ["i0", "i0", "i1", "i1", "i2", "i2"]),
                                                         abs=1e-9)
     # treating the six answers as independent gives the narrower t interval that under-covers
     ci = stats.ttest_1samp(diffs, 0).confidence_interval(0.95)
-    assert ci.high - ci.low < g["ci_high"] - g["ci_low"]
-    assert g["n"] == 6 and g["items"] == 3 and g["flag"] == 1  # |gap| >= 1: look closer
+    assert ci.high - ci.low < g.ci_high - g.ci_low
+    assert g.n == 6 and g.items == 3 and g.flag == 1  # |gap| >= 1: look closer
 
 
 def test_clustered_gap_interval_covers_with_shared_item_and_review_effects():
@@ -134,19 +133,20 @@ def test_clustered_gap_interval_covers_with_shared_item_and_review_effects():
 
 def test_small_gap_is_not_flagged_and_no_judge_scores_give_nan():
     s = summarize(snap([row(0, "a", "a", mine=4, theirs=4), row(1, "a", "a", mine=5, theirs=4)]))
-    assert s.score_gaps["tone"]["flag"] == 0 and s.score_gaps["tone"]["gap"] == pytest.approx(0.5)
+    assert s.score_gaps["tone"].flag == 0 and s.score_gaps["tone"].gap == pytest.approx(0.5)
     none = summarize(snap([row(0, "a", "a")])).score_gaps["format"]
-    assert none["n"] == 0 and math.isnan(none["gap"]) and none["flag"] == 0
+    assert none.n == 0 and math.isnan(none.gap) and none.flag == 0
 
 
 def test_metrics_are_numbers_only_and_the_gate_never_accepts_a_hard_fill():
     rows = [row(i, "a", "a") for i in range(9)] + [row(9, "a", "b")]
     for fill, random_fill in (("random", True), ("hard", False)):
-        m = review_metrics(summarize(snap(rows, fill)))
+        record = review_metrics(summarize(snap(rows, fill)))
+        m = record.model_dump()
         flat = [v for v in m.values() if not isinstance(v, dict)] + [x for g in m["score_gap"].values() for x in g.values()]
         assert all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in flat)
         assert m["random_fill"] == int(random_fill)
-        evidence = AgreementEvidence.from_metrics(ReviewMetrics(**m))
+        evidence = AgreementEvidence.from_metrics(record)
         assert evidence.agreement == pytest.approx(0.9) and evidence.random_fill is random_fill
         # 9 of 10: Wilson lower bound 0.5958 (statsmodels), so 0.5 is met on the bound and 0.8 only on the estimate
         assert evidence.ci_low == pytest.approx(0.5958, abs=1e-4)

@@ -76,15 +76,15 @@ def test_a_leased_item_is_never_given_to_a_second_reviewer_and_returns_after_exp
     make_queue(store, n=2)
     a1 = claim(store, "q", "ana", lease_seconds=60)
     b1 = claim(store, "q", "bob", lease_seconds=60)
-    assert a1["item_id"] != b1["item_id"]
+    assert a1.item_id != b1.item_id
     assert claim(store, "q", "cy", lease_seconds=60) is None  # both leased
-    assert claim(store, "q", "ana", lease_seconds=60)["item_id"] == a1["item_id"]  # same item back
+    assert claim(store, "q", "ana", lease_seconds=60).item_id == a1.item_id  # same item back
     store.clock.t += 61  # ana's and bob's leases expire
     c1 = claim(store, "q", "cy", lease_seconds=60)
-    assert c1["item_id"] in {a1["item_id"], b1["item_id"]}
+    assert c1.item_id in {a1.item_id, b1.item_id}
     with pytest.raises(ReviewConflict, match="do not hold the lease"):
-        save_review(store, "q", c1["item_id"], "ana" if c1["item_id"] == a1["item_id"] else "bob", body())
-    save_review(store, "q", c1["item_id"], "cy", body())
+        save_review(store, "q", c1.item_id, "ana" if c1.item_id == a1.item_id else "bob", body())
+    save_review(store, "q", c1.item_id, "cy", body())
     assert store.counts("q")["reviewed"] == 1
 
 
@@ -93,13 +93,13 @@ def test_a_saved_review_is_final_and_reveals_models_and_verdict(store):
     item = claim(store, "q", "ana")
     shown = str(item)
     assert MODEL_A not in shown and MODEL_B not in shown and "JUDGE-REASON" not in shown
-    reveal = save_review(store, "q", item["item_id"], "ana", body("A"))
-    assert set(reveal["models"].values()) == {MODEL_A, MODEL_B}
-    assert reveal["judge"]["reason"] == "JUDGE-REASON-0"
+    reveal = save_review(store, "q", item.item_id, "ana", body("A"))
+    assert set(reveal.models.values()) == {MODEL_A, MODEL_B}
+    assert reveal.judge.reason == "JUDGE-REASON-0"
     # the judge picked source a; it is shown as A or B depending on the item's blind order
-    assert reveal["judge"]["verdict"] == ("A" if reveal["models"]["A"] == MODEL_A else "B")
+    assert reveal.judge.verdict == ("A" if reveal.models["A"] == MODEL_A else "B")
     with pytest.raises(ReviewConflict, match="already reviewed"):
-        save_review(store, "q", item["item_id"], "ana", body("B"))
+        save_review(store, "q", item.item_id, "ana", body("B"))
     assert claim(store, "q", "bob") is None
 
 
@@ -113,7 +113,7 @@ def test_bad_reviews_name_the_field_and_store_nothing(store):
              ({**body(), "correction": 5}, "correction")]
     for bad, field in cases:
         with pytest.raises(ReviewInvalid) as info:
-            save_review(store, "q", item["item_id"], "ana", bad)
+            save_review(store, "q", item.item_id, "ana", bad)
         assert info.value.field == field
     assert store.counts("q")["reviewed"] == 0
 
@@ -123,7 +123,7 @@ def test_another_queues_item_is_not_found(store):
     make_queue(store, name="q2", n=1)
     item = claim(store, "q1", "ana")
     with pytest.raises(UnknownQueue):
-        save_review(store, "q2", item["item_id"], "ana", body())
+        save_review(store, "q2", item.item_id, "ana", body())
 
 
 def test_several_reviewers_per_item_each_review_once(store):
@@ -132,8 +132,8 @@ def test_several_reviewers_per_item_each_review_once(store):
     for reviewer in ("ana", "bob"):
         for _ in range(2):
             item = claim(store, "q", reviewer)
-            save_review(store, "q", item["item_id"], reviewer, body())
-            seen.setdefault(reviewer, []).append(item["item_id"])
+            save_review(store, "q", item.item_id, reviewer, body())
+            seen.setdefault(reviewer, []).append(item.item_id)
         assert claim(store, "q", reviewer) is None  # never the same item twice
     assert sorted(seen["ana"]) == sorted(seen["bob"])
     assert store.counts("q")["reviewed"] == 4
@@ -145,7 +145,7 @@ def test_rubric_is_locked_once_anything_is_reviewed(store):
     store.set_rubric("q", changed)  # nothing reviewed yet: allowed
     assert store.queue("q").rubric.sha256 == changed.sha256
     item = claim(store, "q", "ana")
-    save_review(store, "q", item["item_id"], "ana", body())
+    save_review(store, "q", item.item_id, "ana", body())
     with pytest.raises(RubricLocked, match="Start a new queue"):
         store.set_rubric("q", rubric())
     assert store.queue("q").rubric.sha256 == changed.sha256
@@ -158,9 +158,9 @@ def test_concurrent_claims_in_process_never_share_an_item(store):
 
     def worker(name: str) -> None:
         while (item := claim(store, "q", name)) is not None:
-            save_review(store, "q", item["item_id"], name, body())
+            save_review(store, "q", item.item_id, name, body())
             with lock:
-                got.append(item["item_id"])
+                got.append(item.item_id)
 
     threads = [threading.Thread(target=worker, args=(f"r{i}",)) for i in range(8)]
     for t in threads:
@@ -189,7 +189,7 @@ def test_the_sqlite_hot_path_connection_is_never_lent_to_another_caller(tmp_path
     for _ in range(3):
         with store.read() as conn:
             assert conn.connection.driver_connection is not hot
-    save_review(store, "q", item["item_id"], "ana", body())
+    save_review(store, "q", item.item_id, "ana", body())
     assert store.counts("q")["reviewed"] == 1
     store.engine.dispose()
 
@@ -212,11 +212,11 @@ def test_take_next_and_save_check_the_token_in_their_transaction(store):
         take_next(store, ana, "other")
     item = take_next(store, ana, "q")
     with pytest.raises(ReviewInvalid, match="field 'body': The review could not be read: it is not valid JSON"):
-        save(store, ana, item["item_id"], NOT_JSON)
-    assert take_next(store, ana, "q")["item_id"] == item["item_id"]  # still held, nothing saved
-    assert set(save(store, ana, item["item_id"], body())["models"].values()) == {MODEL_A, MODEL_B}
+        save(store, ana, item.item_id, NOT_JSON)
+    assert take_next(store, ana, "q").item_id == item.item_id  # still held, nothing saved
+    assert set(save(store, ana, item.item_id, body()).models.values()) == {MODEL_A, MODEL_B}
     with pytest.raises(ReviewConflict, match="already reviewed by ana"):
-        save(store, ana, item["item_id"], body())
+        save(store, ana, item.item_id, body())
 
 
 def test_background_checkpoints_replace_the_ones_in_commits(tmp_path):
@@ -231,7 +231,7 @@ def test_background_checkpoints_replace_the_ones_in_commits(tmp_path):
     stop = store.checkpoint_in_background(interval=0.01)
     for k in range(40):
         item = claim(store, "q", f"r{k}")
-        save_review(store, "q", item["item_id"], f"r{k}", body())
+        save_review(store, "q", item.item_id, f"r{k}", body())
     hot = store._sqlite.driver_connection
     assert hot.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
     after_writes = store.checkpoints

@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 from assay.queue.items import Message
-from assay.queue.training import REJECTED_SOURCE, example, training_metrics, training_set
+from assay.queue.training import REJECTED_SOURCE, TrainingSet, training_metrics, training_set
+from assay.queue.training import example as _example
 from test_queue_results import CRITERIA, row, snap
 
 
-def assistant(ex: dict) -> dict:
-    return ex["messages"][-1]
+def example(queue, r):
+    """The example as written to the file (a plain object), and its origin."""
+    ex, origin = _example(queue, r)
+    return (None if ex is None else ex.model_dump(mode="json")), origin
+
+
+def rows(ts: TrainingSet, kind: str) -> list[dict]:
+    """The ``sft``/``dpo`` examples or the ``trl`` preferences as written to their files."""
+    return [x.model_dump(mode="json") for x in (ts.preferences() if kind == "trl" else ts.examples(kind))]
+
+
+def assistant(ex) -> dict:
+    return (ex if isinstance(ex, dict) else ex.model_dump(mode="json"))["messages"][-1]
 
 
 def test_a_correction_is_the_answer_and_the_less_liked_answer_is_rejected():
@@ -52,12 +64,12 @@ def test_re_export_updates_the_same_examples_instead_of_adding_copies():
     first = snap([row(0, "a", "a"), row(1, "tie", "a")])
     ts = training_set([first])
     ids = set(ts.dpo)
-    assert len(ids) == 1 and training_metrics(ts)["skipped_tie_without_correction"] == 1
+    assert len(ids) == 1 and training_metrics(ts).skipped_tie_without_correction == 1
     later = snap([row(0, "a", "a").model_copy(update={"correction": "fixed"}), row(1, "tie", "a"), row(2, "b", "b")])
     ts2 = training_set([later], into=ts)  # exported again after more reviews and an edit
     assert ids <= set(ts2.dpo) and len(ts2.dpo) == 2
     assert set(ts2.sft) == ids and assistant(ts2.sft[next(iter(ids))])["content"] == "fixed"
-    assert training_set([later]).rows("dpo") == ts2.rows("dpo")
+    assert rows(training_set([later]), "dpo") == rows(ts2, "dpo")
 
 
 # TRL's conversational preference format, restated from TRL's docs ("Dataset formats and types":
@@ -85,7 +97,7 @@ def mixed_snapshots():
 def test_trl_rows_are_conversational_preferences_with_the_dpo_examples_answers():
     real, _ = mixed_snapshots()
     ts = training_set([("mine", real)])
-    for seed_shape, trl in zip(ts.rows("dpo"), ts.rows("trl"), strict=True):
+    for seed_shape, trl in zip(rows(ts, "dpo"), rows(ts, "trl"), strict=True):
         assert set(trl) >= TRL_PREFERENCE_COLUMNS and trl_is_conversational(trl)
         assert all(trl_is_conversational({k: trl[k]}) for k in TRL_PREFERENCE_COLUMNS)
         assert trl["prompt"] == seed_shape["messages"][:-1]
@@ -104,14 +116,14 @@ def test_the_trl_file_loads_with_the_datasets_library_as_message_lists(tmp_path,
     r = row(2, "a", "b").model_copy(update={"context": [Message(role="system", content="be brief"),
                                                          Message(role="user", content="q?")]})
     ts = training_set([("mine", snap([row(0, "a", "a"), r]))])
-    write_jsonl(tmp_path / "dpo_trl.jsonl", ts.rows("trl"))
+    write_jsonl(tmp_path / "dpo_trl.jsonl", rows(ts, "trl"))
     ds = Dataset.from_json(str(tmp_path / "dpo_trl.jsonl"), cache_dir=str(tmp_path / "cache"))
     assert ds.num_rows == 2 and set(ds.column_names) >= TRL_PREFERENCE_COLUMNS
     message = {"content": "string", "role": "string"}
     for column in TRL_PREFERENCE_COLUMNS:
         feature = ds.features[column]
         assert {k: v.dtype for k, v in feature.feature.items()} == message, (column, feature)
-    assert ds.to_list() == ts.rows("trl")
+    assert ds.to_list() == rows(ts, "trl")
 
 
 def test_real_snapshots_are_exported_alone_and_the_synthetic_ones_counted():
@@ -119,15 +131,15 @@ def test_real_snapshots_are_exported_alone_and_the_synthetic_ones_counted():
     ts = training_set([("demo", demo), ("mine", real)])
     assert ts.exported == ["mine"] and ts.synthetic_left_out == ["demo"]
     for kind in ("sft", "dpo", "trl"):
-        assert {(x["snapshot"], x["synthetic"]) for x in ts.rows(kind)} == {("mine", False)}
-    assert training_metrics(ts)["n_synthetic_snapshots_left_out"] == 1 and training_metrics(ts)["n_snapshots_exported"] == 1
+        assert {(x["snapshot"], x["synthetic"]) for x in rows(ts, kind)} == {("mine", False)}
+    assert training_metrics(ts).n_synthetic_snapshots_left_out == 1 and training_metrics(ts).n_snapshots_exported == 1
 
 
 def test_synthetic_snapshots_alone_are_exported_and_every_row_says_so():
     _, demo = mixed_snapshots()
     ts = training_set([("demo", demo)])
     assert ts.exported == ["demo"] and ts.synthetic_left_out == []
-    assert [(x["snapshot"], x["synthetic"]) for x in ts.rows("dpo") + ts.rows("trl")] == [("demo", True)] * 2
+    assert [(x["snapshot"], x["synthetic"]) for x in rows(ts, "dpo") + rows(ts, "trl")] == [("demo", True)] * 2
 
 
 def test_the_stage_leaves_the_demo_out_beside_a_real_snapshot_and_says_so(tmp_path):

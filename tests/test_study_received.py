@@ -137,7 +137,7 @@ def test_files_a_stage_wrote_are_checked_against_its_record(vault):
 
 
 def test_record_step_refuses_before_the_step_runs_and_writes_nothing(tmp_path, monkeypatch):
-    from assay.study.records import record_step
+    from assay.study.records import record_step, stage_record
 
     monkeypatch.chdir(tmp_path)
     (tmp_path / "data/relevance").mkdir(parents=True)
@@ -149,14 +149,15 @@ def test_record_step_refuses_before_the_step_runs_and_writes_nothing(tmp_path, m
     take_in(study, root, "data/relevance/received.json")
     ran = []
     (tmp_path / "reports/relevance/study").mkdir(parents=True)
-    record = record_step("check", lambda s, r: ran.append(1) or {"ok": 1}, received=("judgments",))
-    assert record == {"ok": 1} and ran == [1]
-    assert json.loads((tmp_path / "reports/relevance/study/check.json").read_text()) == {"ok": 1}
+    done = stage_record(study, groups=1)  # a record has the study's head (a bare dict is refused by StudyRecord)
+    record = record_step("check", lambda s, r: ran.append(1) or done, received=("judgments",))
+    assert record == done and ran == [1]
+    assert json.loads((tmp_path / "reports/relevance/study/check.json").read_text()) == done
     (root.path / "development/judgments_A.jsonl").write_text("")
     with pytest.raises(AssayError, match=r"\$ASSAY_EVIDENCE_ROOT/development/judgments_A.jsonl: differs") as caught:
-        record_step("check", lambda s, r: ran.append(2) or {"ok": 2}, received=("judgments",))
+        record_step("check", lambda s, r: ran.append(2) or {**done, "groups": 2}, received=("judgments",))
     assert ran == [1] and str(root.path) not in str(caught.value)
-    assert json.loads((tmp_path / "reports/relevance/study/check.json").read_text()) == {"ok": 1}
+    assert json.loads((tmp_path / "reports/relevance/study/check.json").read_text()) == done
 
 
 def test_opening_is_once_a_rewritten_opening_record_is_not_relocked(vault, tmp_path):

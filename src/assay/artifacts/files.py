@@ -23,9 +23,9 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic
+from typing import Any, ClassVar, Generic
 
-from pydantic import BaseModel, ConfigDict, RootModel, ValidationError
+from pydantic import BaseModel, ConfigDict, RootModel, SerializerFunctionWrapHandler, ValidationError, model_serializer
 
 from assay.artifacts.base import M, BrokenArtifact
 from assay.core.errors import MissingArtifact
@@ -235,3 +235,20 @@ class Folder(_Located):
 
 #: Every kind of declaration the registry holds (metrics and provenance are :class:`~assay.artifacts.base.Artifact`).
 FILE_KINDS = (JsonFile, JsonlFile, CsvFile, TextFile, TableFile, Folder)
+
+
+class SparseRow(Row):
+    """A row or report whose optional keys are written only when they apply.
+
+    The fields named in ``omit_when_none`` (every field when it is ``None``) are left out of the
+    written object while their value is ``None``, so a file that adds a key only in some runs
+    (a paraphrase block, a server's response id) keeps its bytes in the others.
+    """
+
+    omit_when_none: ClassVar[frozenset[str] | None] = None
+
+    @model_serializer(mode="wrap")
+    def _omit_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        omit = self.omit_when_none
+        return {k: v for k, v in data.items() if v is not None or (omit is not None and k not in omit)}

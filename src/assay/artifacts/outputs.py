@@ -3,15 +3,18 @@ CSV, Markdown), plot data, derived tables and folders, by the stage that writes 
 
 Import them from :mod:`assay.artifacts.registry` (the one import point). A declaration with
 ``dvc=False`` is not itself a DVC output: it lives inside a declared output folder, or is not
-committed. Content models: ``Document`` where the JSON's shape is still owned by the function
-named beside the declaration.
+committed. Content models: pydantic models with ``extra="forbid"`` (:mod:`assay.artifacts.reports`,
+:mod:`assay.artifacts.rows`); a field whose shape is genuinely open (a user's judge identity, a study
+step's counts) is a JSON object inside an otherwise typed model.
 """
 
 from __future__ import annotations
 
-from assay.artifacts.files import CsvFile, Document, Folder, JsonFile, JsonlFile, TableFile, TextFile
-from assay.artifacts.reports import CompareReport, GateReport
-from assay.artifacts.rows import DimensionRow, DisagreementRow, LedgerRow
+from assay.artifacts.files import CsvFile, Folder, JsonFile, JsonlFile, TableFile, TextFile
+from assay.artifacts.reports import (CompareReport, GateReport, JudgeIdentityFile, LeakageReport, RetrievalProvenance,
+                                     RetrievalRuntime, StudyRecord)
+from assay.artifacts.rows import (ChatExample, DimensionRow, DisagreementRow, LedgerRow, PreferenceExample,
+                                  StoredReply)
 
 # plan, validate, split, leakage
 PLAN_PAGE = TextFile("reports/plan.md", "plan")
@@ -20,18 +23,19 @@ COVERAGE_PAGE = TextFile("reports/coverage.md", "validate")
 CASES_TABLE = TableFile("data/derived/cases.parquet", "validate")
 #: the split by case id (schema: :func:`assay.data.split.split_table`)
 SPLIT_TABLE = TableFile("data/derived/split.parquet", "split")
-#: shape: :func:`assay.data.leakage.report.leakage_report`
-LEAKAGE_REPORT = JsonFile("reports/leakage.json", Document, "leakage")
+#: built by :func:`assay.data.leakage.report.leakage_report`
+LEAKAGE_REPORT = JsonFile("reports/leakage.json", LeakageReport, "leakage")
 
 # agreement and the judge
 DISAGREEMENTS = JsonlFile("reports/disagreements.jsonl", DisagreementRow, "agreement")
 CONFUSION_ANNOTATORS = CsvFile("reports/plots/confusion_annotators.csv", "agreement", ("ann1", "ann2"))
 #: the judge's stored replies, committed so probe, calibrate and sensitivity replay them
 JUDGE_REPLIES = Folder("data/derived/judge", "judge")
-#: the judge's identity before any reply (inside :data:`JUDGE_REPLIES`)
-JUDGE_IDENTITY = JsonFile("data/derived/judge/judge.json", Document, "judge", dvc=False)
-#: the replies to one prompt version, ``{prompt}`` like ``pairwise_v1`` (rows: :class:`assay.judge.replies.StoredReply`)
-JUDGE_REPLY_FILE = JsonlFile("data/derived/judge/{prompt}.jsonl", Document, "judge", dvc=False)
+#: the judge's identity before any reply (inside :data:`JUDGE_REPLIES`); its ``judge`` object is open (a user's
+#: judge class names its own identity keys)
+JUDGE_IDENTITY = JsonFile("data/derived/judge/judge.json", JudgeIdentityFile, "judge", dvc=False)
+#: the replies to one prompt version, ``{prompt}`` like ``pairwise_v1`` (see :mod:`assay.judge.replies`)
+JUDGE_REPLY_FILE = JsonlFile("data/derived/judge/{prompt}.jsonl", StoredReply, "judge", dvc=False)
 JUDGE_PAGE = TextFile("reports/judge.md", "judge")
 BIAS_PAGE = TextFile("reports/bias.md", "probe")
 CALIBRATION_PAGE = TextFile("reports/calibration.md", "calibrate")
@@ -40,6 +44,10 @@ CONFUSION_JUDGE = CsvFile("reports/plots/confusion_judge.csv", "calibrate", ("fi
 SENSITIVITY_PAGE = TextFile("reports/sensitivity.md", "sensitivity")
 #: the judge's stored comparisons of the baseline's and the candidate's answers (replayed by ``ppi``)
 JUDGE_COMPARE_REPLIES = Folder("data/derived/judge_compare", "judge_compare")
+#: the comparing judge's identity before any reply (inside :data:`JUDGE_COMPARE_REPLIES`; ``judge`` open as above)
+JUDGE_COMPARE_IDENTITY = JsonFile("data/derived/judge_compare/judge.json", JudgeIdentityFile, "judge_compare", dvc=False)
+#: its replies to one prompt version, ``{prompt}`` like ``pairwise_v2``
+JUDGE_COMPARE_REPLY_FILE = JsonlFile("data/derived/judge_compare/{prompt}.jsonl", StoredReply, "judge_compare", dvc=False)
 
 # evaluate, compare, gate
 #: one row per case, sorted by id (schema: :func:`assay.rag.runner.results_table`)
@@ -56,8 +64,10 @@ HOLDOUT_LEDGER = JsonlFile("data/holdout_ledger.jsonl", LedgerRow, "gate")
 
 # review queues and training data
 REVIEW_PAGE = TextFile("reports/review/{name}.md", "review@{name}")
-#: ``{kind}`` is sft, dpo or dpo_trl (rows: :meth:`assay.queue.training.TrainingSet.rows`)
-TRAINING_ROWS = JsonlFile("reports/training/{kind}.jsonl", Document, "training")
+#: ``{kind}`` is sft or dpo: examples in the chat ``messages`` format (:meth:`assay.queue.training.TrainingSet.examples`)
+TRAINING_ROWS = JsonlFile("reports/training/{kind}.jsonl", ChatExample, "training")
+#: the DPO examples in TRL's conversational preference format (:meth:`assay.queue.training.TrainingSet.preferences`)
+TRAINING_PREFERENCES = JsonlFile("reports/training/dpo_trl.jsonl", PreferenceExample, "training")
 
 # retrieval
 #: the retrieve stage's output: every mode's run and runtime record (one stage runs every mode)
@@ -66,9 +76,9 @@ RETRIEVAL_RUNS = Folder("data/derived/relevance/runs", "retrieve")
 RETRIEVAL_RUN = TextFile("data/derived/relevance/runs/{mode}.trec", "retrieve", dvc=False)
 #: a mode's per-query latency, candidates and runtime manifest (shape: :mod:`assay.relevance.scoring`;
 #: inside :data:`RETRIEVAL_RUNS`)
-RETRIEVAL_RUNTIME = JsonFile("data/derived/relevance/runs/{mode}.json", Document, "retrieve", dvc=False)
+RETRIEVAL_RUNTIME = JsonFile("data/derived/relevance/runs/{mode}.json", RetrievalRuntime, "retrieve", dvc=False)
 RETRIEVAL_PER_QUERY = CsvFile("reports/relevance/per_query.csv", "score_retrieval")
-RETRIEVAL_PROVENANCE = JsonFile("reports/relevance/provenance.json", Document, "score_retrieval")
+RETRIEVAL_PROVENANCE = JsonFile("reports/relevance/provenance.json", RetrievalProvenance, "score_retrieval")
 RETRIEVAL_SUMMARY = TextFile("reports/relevance/summary.md", "score_retrieval")
 RETRIEVAL_PLOTS = Folder("reports/relevance/plots", "score_retrieval")
 #: one plot table per measure, ``{slug}`` like ``nDCG_at_10`` (inside :data:`RETRIEVAL_PLOTS`)
@@ -79,8 +89,8 @@ RETRIEVAL_PLOT = CsvFile("reports/relevance/plots/{slug}.csv", "score_retrieval"
 #: here, and ``dvc repro study_verdict`` runs them all
 STUDY_RECORDS = Folder("reports/relevance/study", "study_verdict", dvc=False)
 #: one stage's record, ``{name}`` is split, pool, scan, check, receipt, bundle or qrels, written by
-#: stage ``study_{name}`` (shape: :func:`assay.study.records.record_step`)
-STUDY_RECORD = JsonFile("reports/relevance/study/{name}.json", Document, "study_{name}")
+#: stage ``study_{name}`` (written by :func:`assay.study.records.record_step`)
+STUDY_RECORD = JsonFile("reports/relevance/study/{name}.json", StudyRecord, "study_{name}")
 #: the record of stage ``study_evaluate`` (its name is not the stage's)
-STUDY_EVALUATION = JsonFile("reports/relevance/study/evaluation.json", Document, "study_evaluate")
+STUDY_EVALUATION = JsonFile("reports/relevance/study/evaluation.json", StudyRecord, "study_evaluate")
 VERDICT_PAGE = TextFile("reports/relevance/verdict.md", "study_verdict")

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from assay.artifacts.files import Row
+from typing import Any, ClassVar, Literal
+
+from pydantic import ConfigDict, Field
+
+from assay.artifacts.files import Row, SparseRow
 
 
 class DisagreementRow(Row):
@@ -36,3 +40,66 @@ class LedgerRow(Row):
     dataset: str
     verdict: str
 
+
+
+#: How a judge's request ended (``assay.judge.base.Status`` is this type).
+ReplyStatus = Literal["ok", "invalid", "refused", "failed"]
+
+
+class StoredReply(SparseRow):
+    """data/derived/judge/<prompt>.jsonl (and the judge_compare stage's): one stored judge reply.
+
+    See :mod:`assay.judge.replies` for the fields. ``response_id`` and ``system_fingerprint`` are
+    written only when the server gave them, so a judge without them (the fake judge, an older file)
+    keeps its bytes.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    omit_when_none: ClassVar[frozenset[str] | None] = frozenset({"response_id", "system_fingerprint"})
+    key: str = Field(min_length=64, max_length=64)
+    pair: str = Field(min_length=1)
+    order: Literal["ab", "ba"]
+    prompt_version: int = Field(ge=1)
+    prompt_sha: str
+    status: ReplyStatus
+    winner: Literal["first", "second", "tie"]
+    reason: str | None = None
+    reply: str | None = None
+    model_version: str | None = None
+    response_id: str | None = None
+    system_fingerprint: str | None = None
+
+    def row(self) -> dict[str, Any]:
+        """The row as written (the optional server fields only when given)."""
+        data: dict[str, Any] = self.model_dump(mode="json")
+        return data
+
+
+class Turn(SparseRow):
+    """One chat turn; the answer's turn of an SFT/DPO example also carries the rejected answer."""
+
+    role: str
+    content: str
+    rejected: str | None = None
+    rejectedSource: str | None = None  # the chat format's spelling
+
+
+class ChatExample(Row):
+    """reports/training/sft.jsonl and dpo.jsonl: one example in the chat ``messages`` format
+    (see :mod:`assay.queue.training`)."""
+
+    id: str
+    snapshot: str
+    synthetic: bool
+    messages: list[Turn]
+
+
+class PreferenceExample(Row):
+    """reports/training/dpo_trl.jsonl: one DPO example in TRL's conversational preference format."""
+
+    id: str
+    snapshot: str
+    synthetic: bool
+    prompt: list[Turn]
+    chosen: list[Turn]
+    rejected: list[Turn]

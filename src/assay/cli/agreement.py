@@ -105,7 +105,7 @@ def _cell_problem(path: str, line: int, row: dict, col: str) -> Problem | None:
     return None
 
 
-def _number(value) -> int | float | None:
+def _number(value: object) -> int | float | None:
     """``value`` as a finite int or float (``"7"`` -> 7, ``" -1.5 "`` -> -1.5), or None when it is not one.
 
     Booleans are labels, not numbers.
@@ -126,7 +126,7 @@ def _number(value) -> int | float | None:
     return None
 
 
-def _not_finite(value) -> bool:
+def _not_finite(value: object) -> bool:
     """A NaN or infinite float, or text that reads as one (``nan``, ``-inf``)."""
     if isinstance(value, float):
         return not math.isfinite(value)

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import argparse
 
+from typing import TYPE_CHECKING
+
 from assay.pipeline.parts import DEFAULT_PARTS, DESCRIPTIONS, PARTS
+
+if TYPE_CHECKING:
+    from assay.project.init import InitResult
 
 PARTS_HELP = "; ".join(f"{name}: {text}" for name, text in DESCRIPTIONS.items())
 
@@ -27,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run_init)
 
 
-def report(verb: str, result, next_steps: list[str]) -> None:
+def report(verb: str, result: InitResult, next_steps: list[str]) -> None:
     print(f"assay {verb}: {result.root} uses {', '.join(result.parts)}")
     for command in result.commands:
         print(f"ran      {command}")

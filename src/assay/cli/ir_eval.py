@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assay.relevance.measures import Evaluation
 
 DEFAULT = "R@10,nDCG@10,RR@10,P@10,AP"
 
@@ -32,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def render(path: str, evaluation) -> str:
+def render(path: str, evaluation: Evaluation) -> str:
     """A table of means plus the query counts and which queries were missing."""
     out = [f"{path}: {len(evaluation.per_query)} queries scored"]
     width = max(len(name) for name in evaluation.mean)

@@ -15,6 +15,12 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import asdict
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+    from assay.artifacts.rag import CompareMetrics
 
 LEVEL_HELP = "confidence level of the interval or test, in (0, 1) (default: 0.95)"
 POWER_HELP = "probability of detecting it, in (0, 1) (default: 0.8)"
@@ -98,7 +104,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.set_defaults(func=run_ppi)
 
 
-def _compare(root: str, what: str):
+def _compare(root: str, what: str) -> CompareMetrics:
     """metrics/compare.json, or a PowerError saying which option to give instead."""
     from assay.artifacts.registry import COMPARE
     from assay.core.errors import MissingArtifact
@@ -131,7 +137,7 @@ def _test(method: str, level: float) -> str:
     return f"{name}, two-sided at {level:.0%}"
 
 
-def _answer(args: argparse.Namespace, result, rows: list[tuple[str, str]], **extra) -> int:
+def _answer(args: argparse.Namespace, result: DataclassInstance, rows: list[tuple[str, str]], **extra: object) -> int:
     """Print ``result`` as JSON (with ``extra``) under ``--json``, else as aligned ``label value`` rows; exit 0."""
     from assay.core.io import dumps_json
 

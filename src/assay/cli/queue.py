@@ -7,6 +7,7 @@ Every subcommand takes ``--db URL`` (default: ``$ASSAY_QUEUE_DB`` or ``.assay/qu
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 
 def _db(p: argparse.ArgumentParser) -> None:
@@ -72,7 +73,8 @@ POSITIONAL_HELP = {
 }
 
 
-def _sub(qs, name: str, func, help: str, description: str, *positional: str) -> argparse.ArgumentParser:
+def _sub(qs: argparse._SubParsersAction[argparse.ArgumentParser], name: str, func: Callable[[argparse.Namespace], int],
+         help: str, description: str, *positional: str) -> argparse.ArgumentParser:
     """Add subcommand ``name`` with its positional arguments (``rubric`` is shown as FILE) and ``--db``."""
     p = qs.add_parser(name, help=help, description=description)
     for arg in positional:

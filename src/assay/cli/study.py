@@ -14,9 +14,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from os import PathLike
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from assay.study.evidence import EvidenceRoot
+    from assay.study.protocol import Study
 
 
-def _root():
+def _root() -> EvidenceRoot | None:
     """The evidence root when the variable is set (it need not exist), else None: used only to hide it."""
     import os
 
@@ -26,11 +33,11 @@ def _root():
     return EvidenceRoot(value) if value else None
 
 
-def _show(root):
+def _show(root: EvidenceRoot | None) -> Callable[[str | PathLike[Any]], str]:
     """A function printing a path without the evidence root (resolved first, so relative paths are hidden too)."""
     from pathlib import Path
 
-    def show(path) -> str:
+    def show(path: str | PathLike[Any]) -> str:
         if root is None:
             return str(path)
         for candidate in (str(path), str(Path(path).resolve())):
@@ -134,7 +141,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         registrar(rs)
 
 
-def _study_root():
+def _study_root() -> tuple[Study, EvidenceRoot]:
     """The study file and its evidence root ($ASSAY_EVIDENCE_ROOT, or a synthetic study's demo folder)."""
     from assay.study.protocol import evidence_root, load_study
 
@@ -212,7 +219,7 @@ def run_receipt(args: argparse.Namespace) -> int:
     return 0
 
 
-def _num(x) -> str:
+def _num(x: float | None) -> str:
     from assay.core.fmt import num
 
     return num(x)

@@ -13,6 +13,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assay.judge.audit import Rejudged
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def _rejudge(root: str, n: int, seed: int):
+def _rejudge(root: str, n: int, seed: int) -> Rejudged:
     """:func:`assay.judge.audit.rejudge` on the stored replies of ``root`` under params ``judge``."""
     import os
     from pathlib import Path

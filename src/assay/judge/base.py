@@ -11,13 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, get_args, runtime_checkable
 
+from assay.artifacts.rows import ReplyStatus
+
 if TYPE_CHECKING:
     from assay.judge.prompts import PromptVersion
 
 Winner = Literal["first", "second", "tie"]
 # ok: a parsed verdict; invalid: the reply broke the output contract; refused: the model declined;
 # failed: no reply after retries. Everything but ok is scored as a tie and counted separately.
-Status = Literal["ok", "invalid", "refused", "failed"]
+Status = ReplyStatus  # "ok", "invalid", "refused", "failed", declared with the stored replies
 #: Every verdict status, in the order counts are reported.
 STATUSES: tuple[Status, ...] = get_args(Status)
 #: The statuses scored as a tie and counted apart (what a judge's failure share counts).

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import assay
 from assay.data.pairs import LABELS, Pair
-from assay.judge.base import JSONObject, Judge, JudgeIdentity
+from assay.judge.base import Judge, JudgeIdentity
 from assay.judge.fake import cited, n_words, own_style
 from assay.judge.calibration_record import (Calibration, CalibrationIdentity, CalibrationInputs, CalibrationResult,
                                             ErrorShape, FlipPattern, JudgeSettings, PromptRef, SliceResult)
@@ -44,6 +44,7 @@ from assay.judge.usability import UsabilityRule, small_slices, usability
 from assay.stats.proportion import IntervalMethod, proportion_ci
 
 if TYPE_CHECKING:
+    from assay.artifacts.rows import DimensionRow
     from assay.judge.prompts import PromptVersion
     from assay.artifacts.judge import CalibrationMetrics
     from assay.artifacts.provenance import Provenance
@@ -299,10 +300,11 @@ def staleness(record: CalibrationIdentity, prompt: PromptVersion, settings: Judg
     return changes
 
 
-def pair_rows(pairs: Sequence[Pair], labels: Sequence[str]) -> list[JSONObject]:
-    """Per-pair rows for reports/judge_dimensions.jsonl: id, kind, lang, final, judge, and the
-    rule-based dimension verdicts (see :mod:`assay.judge.dimensions`)."""
+def pair_rows(pairs: Sequence[Pair], labels: Sequence[str]) -> list[DimensionRow]:
+    """Per-pair rows of :data:`~assay.artifacts.registry.JUDGE_DIMENSIONS`: id, kind, lang, final, judge, and
+    the rule-based dimension verdicts (see :mod:`assay.judge.dimensions`), in the order of ``pairs``."""
+    from assay.artifacts.rows import DimensionRow
     from assay.judge.dimensions import dimensions
 
-    return [{"id": p.id, "kind": p.kind, "lang": p.lang, "final": p.final, "judge": label, **dimensions(p).model_dump()}
+    return [DimensionRow(id=p.id, kind=p.kind, lang=p.lang, final=p.final, judge=label, **dimensions(p).model_dump())
             for p, label in zip(pairs, labels, strict=True)]

@@ -37,13 +37,12 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
-
-from pydantic import BaseModel, ConfigDict, Field
+from typing import TYPE_CHECKING
 
 from assay.artifacts.registry import JUDGE_IDENTITY, JUDGE_REPLIES
+from assay.artifacts.rows import StoredReply
 from assay.core.fmt import md_text
-from assay.judge.base import STATUSES, JSONObject, Judge, JudgeIdentity, JudgeItem, Status
+from assay.judge.base import STATUSES, JSONObject, Judge, JudgeIdentity, JudgeItem
 from assay.judge.orders import AnswerPair, ask_items
 
 if TYPE_CHECKING:
@@ -55,35 +54,6 @@ REPLIES_DIR = JUDGE_REPLIES.relpath()
 IDENTITY_FILE = JUDGE_IDENTITY.path().name
 REPLY_CHARS = 2000
 ORDERS = ("ab", "ba")
-
-
-class StoredReply(BaseModel):
-    """One stored reply; see the module docstring for the fields."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    key: str = Field(min_length=64, max_length=64)
-    pair: str = Field(min_length=1)
-    order: Literal["ab", "ba"]
-    prompt_version: int = Field(ge=1)
-    prompt_sha: str
-    status: Status
-    winner: Literal["first", "second", "tie"]
-    reason: str | None = None
-    reply: str | None = None
-    model_version: str | None = None
-    response_id: str | None = None
-    system_fingerprint: str | None = None
-
-    def row(self) -> JSONObject:
-        """The row as written: ``response_id`` and ``system_fingerprint`` only when the server gave them.
-
-        So a judge without them (the fake judge, an older file) keeps its bytes.
-        """
-        data = self.model_dump()
-        for key in ("response_id", "system_fingerprint"):
-            if data[key] is None:
-                del data[key]
-        return data
 
 
 def reply_key(identity: JudgeIdentity, prompt_sha: str, item: JudgeItem) -> str:

@@ -122,12 +122,12 @@ class _JSONResponse(Response):
 
     media_type = "application/json"
 
-    def init_headers(self, headers=None) -> None:
+    def init_headers(self, headers: object = None) -> None:
         self.raw_headers = [*_RAW_HEADERS, (b"content-length", str(len(self.body)).encode("latin-1")),
                             (b"content-type", b"application/json")]
 
 
-def _json(data, status: int = 200) -> Response:
+def _json(data: object, status: int = 200) -> Response:
     try:  # compact, by the C encoder; data with nan (results) takes the stable writer, which nulls it
         body = json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
     except ValueError:
@@ -174,11 +174,12 @@ def create_app(store: QueueStore, lease_seconds: float = DEFAULT_LEASE_SECONDS) 
         item = await run_in_threadpool(take_next, store, _bearer(request), request.path_params["queue"], lease_seconds)
         if item is None:
             return Response(status_code=204, headers=SECURITY_HEADERS)
-        return _json(item)
+        return _json(item.model_dump())
 
     async def review(request: Request) -> Response:
         body = _review_body(await _read_body(request))  # over MAX_BODY_BYTES: 413 before the rest is read
-        return _json(await run_in_threadpool(save, store, _bearer(request), request.path_params["item_id"], body))
+        revealed = await run_in_threadpool(save, store, _bearer(request), request.path_params["item_id"], body)
+        return _json(revealed.model_dump())
 
     def queue_list(request: Request) -> Response:
         coordinator(request)

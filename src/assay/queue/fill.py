@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from assay.core.errors import InputError, Problem
 from assay.queue.items import SourceItem
+from assay.queue.store import ItemRow
 
 FILLS = ("random", "hard")
 SMALL_MARGIN = 0.1
@@ -69,7 +70,7 @@ def _digest(*parts: object) -> str:
     return hashlib.sha256("\0".join(str(p) for p in parts).encode("utf-8")).hexdigest()
 
 
-def item_rows(queue: str, picked: Sequence[SourceItem], seed: int, small_margin: float = SMALL_MARGIN) -> list[dict]:
+def item_rows(queue: str, picked: Sequence[SourceItem], seed: int, small_margin: float = SMALL_MARGIN) -> list[ItemRow]:
     """Database rows for the picked items: opaque id, position, blind order and the copied payload.
 
     The id is a hash of the queue and source id, so it says nothing about models or verdicts.
@@ -82,6 +83,6 @@ def item_rows(queue: str, picked: Sequence[SourceItem], seed: int, small_margin:
         if item.reference is not None and (item.reference.facts or item.reference.documents):
             payload["reference"] = item.reference.model_dump(exclude_none=True)  # absent: payload bytes as before
         swap = item.kind == "pair" and int(_digest(seed, queue, item.id)[:8], 16) % 2 == 1
-        rows.append({"id": _digest("item", queue, item.id)[:24], "source_id": item.id, "kind": item.kind,
-                     "position": position, "swap": int(swap), "payload": json.dumps(payload, sort_keys=True)})
+        rows.append(ItemRow(id=_digest("item", queue, item.id)[:24], source_id=item.id, kind=item.kind,
+                            position=position, swap=int(swap), payload=json.dumps(payload, sort_keys=True)))
     return rows

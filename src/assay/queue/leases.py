@@ -38,6 +38,7 @@ from functools import lru_cache
 
 from assay.queue.errors import NotAllowed, ReviewConflict, UnknownQueue
 from assay.queue.review import ReviewInvalid, reveal, shown_item, validate_review
+from assay.queue.views import Lease, Reveal, RubricCriterion
 from assay.queue.rubric import Rubric, parse_rubric
 from assay.queue.store import Principal, QueueStore, Transaction
 
@@ -68,7 +69,7 @@ def _rubric(text: str) -> Rubric:
 
 
 @lru_cache(maxsize=64)
-def _public_rubric(text: str) -> list[dict]:
+def _public_rubric(text: str) -> list[RubricCriterion]:
     return _rubric(text).public()
 
 
@@ -109,7 +110,7 @@ _SQL = {dialect: {"lease": _LEASE.format(lock=" FOR UPDATE OF s SKIP LOCKED" if 
         for dialect, pg in (("sqlite", False), ("postgresql", True))}
 
 
-def claim(store: QueueStore, queue: str, reviewer: str, lease_seconds: float = DEFAULT_LEASE_SECONDS) -> dict | None:
+def claim(store: QueueStore, queue: str, reviewer: str, lease_seconds: float = DEFAULT_LEASE_SECONDS) -> Lease | None:
     """Lease the next item of ``queue`` to ``reviewer``; ``None`` when nothing is left for them.
 
     Returns:
@@ -127,7 +128,7 @@ def claim(store: QueueStore, queue: str, reviewer: str, lease_seconds: float = D
         return _claim(tx, queue, reviewer, store.clock(), lease_seconds)
 
 
-def take_next(store: QueueStore, token: str | None, queue: str, lease_seconds: float = DEFAULT_LEASE_SECONDS) -> dict | None:
+def take_next(store: QueueStore, token: str | None, queue: str, lease_seconds: float = DEFAULT_LEASE_SECONDS) -> Lease | None:
     """:func:`claim` for the holder of ``token``, checked in the same transaction.
 
     Raises:
@@ -141,7 +142,7 @@ def take_next(store: QueueStore, token: str | None, queue: str, lease_seconds: f
         return _claim(tx, queue, who.pseudonym, store.clock(), lease_seconds)
 
 
-def _claim(tx: Transaction, queue: str, reviewer: str, now: float, lease_seconds: float) -> dict | None:
+def _claim(tx: Transaction, queue: str, reviewer: str, now: float, lease_seconds: float) -> Lease | None:
     """Lease in ``tx``; ``queue`` exists (checked by the caller, or named by the reviewer's token)."""
     args = {"queue": queue, "reviewer": reviewer, "now": now}
     held = tx.one(_HELD, args)
@@ -162,11 +163,11 @@ def _claim(tx: Transaction, queue: str, reviewer: str, now: float, lease_seconds
         raise UnknownQueue(f"no item {item_id!r} in queue {queue!r}")
     kind, swap, payload, _, rubric_text = item
     shown = shown_item(item_id, kind, bool(swap), json.loads(payload))
-    return {**shown, "rubric": _public_rubric(rubric_text), "lease_expires": iso(until),
-            "lease_seconds_left": max(0, int(until - now))}
+    return Lease(**dict(shown), rubric=_public_rubric(rubric_text), lease_expires=iso(until),
+                 lease_seconds_left=max(0, int(until - now)))
 
 
-def save_review(store: QueueStore, queue: str, item_id: str, reviewer: str, body: object) -> dict:
+def save_review(store: QueueStore, queue: str, item_id: str, reviewer: str, body: object) -> Reveal:
     """Validate and store ``reviewer``'s review of ``item_id``; returns the reveal.
 
     Raises:
@@ -178,7 +179,7 @@ def save_review(store: QueueStore, queue: str, item_id: str, reviewer: str, body
         return _save(tx, store, queue, item_id, reviewer, body)
 
 
-def save(store: QueueStore, token: str | None, item_id: str, body: object) -> dict:
+def save(store: QueueStore, token: str | None, item_id: str, body: object) -> Reveal:
     """:func:`save_review` for the holder of ``token`` (on their queue), checked in the same transaction.
 
     Raises:
@@ -209,7 +210,7 @@ def _reviewer(who: Principal | None, does: str = "takes and reviews items") -> _
     return _Reviewer(who.queue, who.pseudonym)
 
 
-def _save(tx: Transaction, store: QueueStore, queue: str, item_id: str, reviewer: str, body: object) -> dict:
+def _save(tx: Transaction, store: QueueStore, queue: str, item_id: str, reviewer: str, body: object) -> Reveal:
     now = store.clock()
     item = tx.one(_SQL[tx.dialect]["item_shared"], {"item_id": item_id})
     if item is None or item[3] != queue:

@@ -30,7 +30,8 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
-from assay.queue.snapshot import Snapshot
+from assay.artifacts.queue import ReviewMetrics, ScoreGap
+from assay.queue.snapshot import Letter, Snapshot
 
 LEVEL = 0.95
 GAP_FLAG = 1.0
@@ -102,7 +103,7 @@ def mean_interval(diffs: list[float], clusters: list[str] | None = None) -> tupl
     return mean, float(low), float(high)
 
 
-def score_gaps(snapshot: Snapshot) -> dict[str, dict]:
+def score_gaps(snapshot: Snapshot) -> dict[str, ScoreGap]:
     """Per criterion: ``gap``, ``ci_low``, ``ci_high`` (clustered by item), ``n`` (answers scored by both),
     ``items`` (their items) and ``flag`` (0/1)."""
     out = {}
@@ -116,9 +117,64 @@ def score_gaps(snapshot: Snapshot) -> dict[str, dict]:
                     diffs.append(float(mine[criterion] - theirs))
                     items.append(r.item)
         gap, low, high = mean_interval(diffs, items)
-        out[criterion] = {"gap": gap, "ci_low": low, "ci_high": high, "n": len(diffs), "items": len(set(items)),
-                          "flag": int(not math.isnan(gap) and abs(gap) >= GAP_FLAG)}
+        out[criterion] = ScoreGap(gap=gap, ci_low=low, ci_high=high, n=len(diffs), items=len(set(items)),
+                                  flag=int(not math.isnan(gap) and abs(gap) >= GAP_FLAG))
     return out
+
+
+@dataclass(frozen=True)
+class QueueHeading:
+    """The queue a summary is of: its fill (``random_fill``, else ``biased`` for overall agreement), source and rubric."""
+
+    name: str
+    fill: str
+    random_fill: bool
+    biased: bool
+    synthetic: bool
+    source: str
+    rubric_sha256: str
+
+
+@dataclass(frozen=True)
+class ReviewCounts:
+    """Reviews, items and judged pairs, and the pairs left out of agreement (a reviewer's tie, a judge's tie, no verdict)."""
+
+    reviews: int
+    items: int
+    pair_reviews: int
+    human_tie: int
+    judge_tie: int
+    judge_silent: int
+
+
+@dataclass(frozen=True)
+class AgreementSummary:
+    """People versus the judge on the pairs both decided: the share that agree with its 95% Wilson interval
+    (nan with no decided pair), kappa and the plain-words :func:`agreement_reading`."""
+
+    agreement: float
+    ci_low: float
+    ci_high: float
+    n_decided: int
+    agreed: int
+    kappa: float
+    reading: str
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A pair the reviewer and the judge decided differently, with both rationales (answers by source letter)."""
+
+    item: str
+    reviewer: str
+    question: str
+    answers: dict[Letter, str]
+    models: dict[Letter, str]
+    reviewer_choice: str | None
+    judge_verdict: str | None
+    reviewer_rationale: str | None
+    correction: str | None
+    judge_rationale: str | None
 
 
 @dataclass(frozen=True)
@@ -135,15 +191,18 @@ class ReviewSummary:
         disagreements: each with the reviewer's and the judge's rationale.
     """
 
-    queue: dict
-    counts: dict[str, int]
-    agreement: dict
-    score_gaps: dict[str, dict]
-    disagreements: list[dict]
+    queue: QueueHeading
+    counts: ReviewCounts
+    agreement: AgreementSummary
+    score_gaps: dict[str, ScoreGap]
+    disagreements: list[Disagreement]
 
-    def as_json(self) -> dict:
-        """The summary as the coordinator's API sends it (the fields in order, as plain data)."""
-        return asdict(self)
+    def as_json(self) -> dict[str, object]:
+        """The summary as the coordinator's API sends it (the fields in order, as plain data; nan stays nan
+        for the app's writer to null)."""
+        data = asdict(self)
+        data["score_gaps"] = {name: g.model_dump() for name, g in self.score_gaps.items()}
+        return data
 
 
 def summarize(snapshot: Snapshot) -> ReviewSummary:
@@ -158,42 +217,42 @@ def summarize(snapshot: Snapshot) -> ReviewSummary:
     value = same / n if n else math.nan
     low, high = proportion_ci(same, n, "wilson", LEVEL)
     k = kappa([r.choice for r in decided], [r.judge.verdict for r in decided]) if n else math.nan
-    disagreements = [{"item": r.item, "reviewer": r.reviewer, "question": r.question, "answers": r.answers,
-                      "models": r.models, "reviewer_choice": r.choice, "judge_verdict": r.judge.verdict,
-                      "reviewer_rationale": r.note, "correction": r.correction, "judge_rationale": r.judge.reason}
+    disagreements = [Disagreement(item=r.item, reviewer=r.reviewer, question=r.question, answers=dict(r.answers),
+                                  models=dict(r.models), reviewer_choice=r.choice, judge_verdict=r.judge.verdict,
+                                  reviewer_rationale=r.note, correction=r.correction, judge_rationale=r.judge.reason)
                      for r in decided if r.choice != r.judge.verdict]
     return ReviewSummary(
-        queue={"name": snapshot.queue.name, "fill": snapshot.queue.fill, "random_fill": snapshot.random_fill,
-               "biased": not snapshot.random_fill, "synthetic": snapshot.queue.synthetic,
-               "source": snapshot.queue.source, "rubric_sha256": snapshot.queue.rubric_sha256},
-        counts={"reviews": len(snapshot.reviews), "items": len({r.item for r in snapshot.reviews}),
-                "pair_reviews": len(pairs),
-                "human_tie": sum(r.choice == "tie" for r in pairs),
-                "judge_tie": sum(r.choice in ("a", "b") and r.judge.verdict == "tie" for r in pairs),
-                "judge_silent": sum(r.judge.verdict is None for r in pairs)},
-        agreement={"agreement": value, "ci_low": low, "ci_high": high, "n_decided": n, "agreed": same,
-                   "kappa": k, "reading": agreement_reading(low, n)},
+        queue=QueueHeading(name=snapshot.queue.name, fill=snapshot.queue.fill, random_fill=snapshot.random_fill,
+                           biased=not snapshot.random_fill, synthetic=snapshot.queue.synthetic,
+                           source=snapshot.queue.source, rubric_sha256=snapshot.queue.rubric_sha256),
+        counts=ReviewCounts(reviews=len(snapshot.reviews), items=len({r.item for r in snapshot.reviews}),
+                            pair_reviews=len(pairs),
+                            human_tie=sum(r.choice == "tie" for r in pairs),
+                            judge_tie=sum(r.choice in ("a", "b") and r.judge.verdict == "tie" for r in pairs),
+                            judge_silent=sum(r.judge.verdict is None for r in pairs)),
+        agreement=AgreementSummary(agreement=value, ci_low=low, ci_high=high, n_decided=n, agreed=same,
+                                   kappa=k, reading=agreement_reading(low, n)),
         score_gaps=score_gaps(snapshot),
         disagreements=disagreements,
     )
 
 
-def review_metrics(summary: ReviewSummary) -> dict:
+def review_metrics(summary: ReviewSummary) -> ReviewMetrics:
     """Numbers only, for metrics/review/NAME.json (booleans as 0/1; nan written as null)."""
     a, c = summary.agreement, summary.counts
-    return {
-        "n": c["reviews"], "n_items": c["items"], "n_pair_reviews": c["pair_reviews"],
-        "n_decided": a["n_decided"], "agreed": a["agreed"],
-        "excluded_human_tie": c["human_tie"], "excluded_judge_tie": c["judge_tie"],
-        "excluded_judge_silent": c["judge_silent"],
-        "agreement": a["agreement"], "agreement_ci_low": a["ci_low"], "agreement_ci_high": a["ci_high"],
-        "kappa": a["kappa"],
-        "score_gap": summary.score_gaps,
-        "n_gaps_flagged": sum(g["flag"] for g in summary.score_gaps.values()),
-        "random_fill": int(summary.queue["random_fill"]),
-        "synthetic": int(summary.queue["synthetic"]),
-        "n_disagreements": len(summary.disagreements),
-    }
+    return ReviewMetrics(
+        n=c.reviews, n_items=c.items, n_pair_reviews=c.pair_reviews,
+        n_decided=a.n_decided, agreed=a.agreed,
+        excluded_human_tie=c.human_tie, excluded_judge_tie=c.judge_tie,
+        excluded_judge_silent=c.judge_silent,
+        agreement=a.agreement, agreement_ci_low=a.ci_low, agreement_ci_high=a.ci_high,
+        kappa=a.kappa,
+        score_gap=summary.score_gaps,
+        n_gaps_flagged=sum(g.flag for g in summary.score_gaps.values()),
+        random_fill=int(summary.queue.random_fill),
+        synthetic=int(summary.queue.synthetic),
+        n_disagreements=len(summary.disagreements),
+    )
 
 
 #: Why a hard-fill queue's agreement is refused as evidence of the judge's overall agreement.
@@ -215,10 +274,10 @@ class AgreementEvidence:
     agreed: int = 0
 
     @classmethod
-    def from_metrics(cls, m) -> AgreementEvidence:
+    def from_metrics(cls, m: ReviewMetrics) -> AgreementEvidence:
         """From a review metrics record (:class:`~assay.artifacts.queue.ReviewMetrics`, as the gate reads
         metrics/review/NAME.json through the registry); ``None`` fields become nan."""
-        def num(x):
+        def num(x: float | None) -> float:
             return math.nan if x is None else float(x)
 
         return cls(num(m.agreement), num(m.agreement_ci_low), num(m.agreement_ci_high), int(m.n_decided),

@@ -13,9 +13,11 @@ else; an empty correction or note counts as none.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from assay.queue.errors import QueueError
 from assay.queue.rubric import Rubric
+from assay.queue.views import JudgeShown, Reveal, ShownDocument, ShownItem, ShownReference
 
 SHOWN = ("A", "B")
 CHOICES = ("A", "B", "tie")
@@ -145,7 +147,7 @@ def _letter_scores(given: object, letter: str, rubric: Rubric) -> dict[str, int]
     return clean
 
 
-def shown_item(item_id: str, kind: str, swap: bool, payload: dict) -> dict:
+def shown_item(item_id: str, kind: str, swap: bool, payload: dict[str, Any]) -> ShownItem:
     """What a reviewer may see before saving: the question, the answers as A/B and the case's reference.
 
     ``reference`` (the case's facts and cited documents) is there only when the source has one. No
@@ -156,16 +158,15 @@ def shown_item(item_id: str, kind: str, swap: bool, payload: dict) -> dict:
         shown = {"A": answers["b"] if swap else answers["a"], "B": answers["a"] if swap else answers["b"]}
     else:
         shown = {"A": answers["a"]}
-    out = {"item_id": item_id, "kind": kind, "question": payload["question"],
-           "context": payload.get("context") or [], "answers": shown}
     reference = payload.get("reference")
-    if reference:
-        out["reference"] = {"facts": list(reference.get("facts") or []), "documents": [
-            {"id": d["id"], "title": d.get("title"), "text": d.get("text")} for d in reference.get("documents") or []]}
-    return out
+    shown_reference = ShownReference(facts=list(reference.get("facts") or []), documents=[
+        ShownDocument(id=d["id"], title=d.get("title"), text=d.get("text")) for d in reference.get("documents") or []
+    ]) if reference else None
+    return ShownItem(item_id=item_id, kind=kind, question=payload["question"], context=payload.get("context") or [],
+                     answers=shown, reference=shown_reference)
 
 
-def reveal(kind: str, swap: bool, payload: dict, choice: str | None) -> dict:
+def reveal(kind: str, swap: bool, payload: dict[str, Any], choice: str | None) -> Reveal:
     """What saving shows: which model wrote each shown answer, and what the judge said (in shown letters)."""
     models = payload.get("models") or {}
     judge = payload.get("judge") or {}
@@ -176,6 +177,5 @@ def reveal(kind: str, swap: bool, payload: dict, choice: str | None) -> dict:
     agrees = None
     if kind == "pair" and choice in ("A", "B") and verdict in ("A", "B"):
         agrees = choice == verdict
-    return {"models": out_models,
-            "judge": {"verdict": verdict, "reason": judge.get("reason"), "scores": shown_scores or None},
-            "agrees_with_judge": agrees}
+    return Reveal(models=out_models, judge=JudgeShown(verdict=verdict, reason=judge.get("reason"), scores=shown_scores or None),
+                  agrees_with_judge=agrees)

@@ -24,6 +24,7 @@ from assay.core.errors import AssayError, InputError
 from assay.core.io import load_yaml_text, read_text, sha256_bytes
 from assay.core.records import problems_from
 from assay.core.records import InputModel
+from assay.queue.views import RubricCriterion
 
 DEFAULT_RUBRIC = "data/rubric.yaml"
 
@@ -89,10 +90,10 @@ class Rubric:
     text: str
     sha256: str
 
-    def public(self) -> list[dict]:
-        """The rubric as the API shows it: ``[{"name", "question", "min", "max"}]``."""
+    def public(self) -> list[RubricCriterion]:
+        """The rubric as the API shows it: each criterion's name and question with the scale's min and max."""
         s = self.spec.scale
-        return [{"name": c.name, "question": c.question, "min": s.min, "max": s.max} for c in self.spec.criteria]
+        return [RubricCriterion(name=c.name, question=c.question, min=s.min, max=s.max) for c in self.spec.criteria]
 
 
 def parse_rubric(text: str, where: str = "rubric") -> Rubric:

@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 from sqlalchemy import (Column, Float, ForeignKey, Integer, MetaData, String, Table, Text,
                         UniqueConstraint, select, text)
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 
 from assay.queue.errors import SchemaTooNew
 
@@ -127,7 +127,7 @@ def current_version(conn: Connection) -> int:
     return int(conn.execute(select(schema_version.c.version)).scalar_one_or_none() or 0)
 
 
-def migrate(engine, upto: int = LATEST) -> int:
+def migrate(engine: Engine, upto: int = LATEST) -> int:
     """Apply the migrations the database has not had, up to ``upto``; returns the version reached.
 
     Each migration runs in its own transaction together with the version bump. Concurrent openers

@@ -11,7 +11,7 @@ is written, so exporting the same reviews twice gives the same bytes.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -22,6 +22,9 @@ from assay.core.records import validate_rows
 from assay.queue.review import to_source
 from assay.queue.items import JudgeOpinion, Message
 from assay.core.records import InputModel
+
+if TYPE_CHECKING:
+    from assay.queue.store import QueueStore
 
 Letter = Literal["a", "b"]
 SNAPSHOT_DIR = "data/reviews"
@@ -104,20 +107,20 @@ def judge_identities(snapshot: Snapshot) -> list[str]:
     return sorted({r.judge.identity for r in snapshot.reviews if r.judge.verdict is not None and r.judge.identity})
 
 
-def snapshot_rows(store, name: str) -> Snapshot:
+def snapshot_rows(store: QueueStore, name: str) -> Snapshot:
     """The snapshot of queue ``name`` as it stands in ``store`` now."""
     info = store.queue(name)
     rows = []
     for r in store.review_rows(name):
-        p, swap = r["payload"], r["swap"]
+        p, swap = r.payload, r.swap
         rows.append(ReviewRow(
-            item=r["source_id"], kind=r["kind"], reviewer=r["reviewer"], question=p["question"],
+            item=r.source_id, kind=r.kind, reviewer=r.reviewer, question=p["question"],
             context=p.get("context") or [], answers=p["answers"], models=p.get("models") or {},
             judge=JudgeOpinion(**(p.get("judge") or {})), human=p.get("human"),
             hard_reasons=p.get("hard_reasons") or [], shown_order="ba" if swap else "ab",
-            choice=to_source(r["choice"], swap),
-            scores={to_source(letter, swap): sc for letter, sc in r["scores"].items()},
-            correction=r["correction"], note=r["note"]))
+            choice=to_source(r.choice, swap),
+            scores={to_source(letter, swap): sc for letter, sc in r.scores.items()},
+            correction=r.correction, note=r.note))
     meta = QueueMeta(name=info.name, source=info.source, fill=info.fill, seed=info.seed,
                      n_items=store.counts(name)["items"], reviewers_per_item=info.reviewers_per_item,
                      rubric_sha256=info.rubric.sha256, criteria=info.rubric.spec.names)

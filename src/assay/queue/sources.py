@@ -35,6 +35,8 @@ from assay.core.records import validate_rows
 from assay.queue.items import CitedDocument, Conversation, JudgeOpinion, Reference, SourceItem
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from assay.data.cases import CaseRecord
     from assay.data.corpus import Document
 
@@ -125,7 +127,7 @@ RULE = "rule: passed (evaluate stage)"
 JUDGE_COMPARE = "params judge (judge_compare stage)"
 
 
-def _judged(root: Path, cases, baseline: dict[str, str], candidate: dict[str, str]) -> dict[str, JudgeOpinion] | None:
+def _judged(root: Path, cases: Sequence[CaseRecord], baseline: dict[str, str], candidate: dict[str, str]) -> dict[str, JudgeOpinion] | None:
     """The judge's opinion per compared case from the judge_compare stage's stored replies; None when it has not run.
 
     Raises:

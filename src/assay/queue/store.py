@@ -26,12 +26,13 @@ import secrets
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import bindparam, create_engine, event, func, select
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, Engine, Row
+from sqlalchemy.sql.elements import ColumnElement
 from sqlalchemy.pool import PoolProxiedConnection
 
 from assay.queue import schema as s
@@ -71,7 +72,7 @@ def _sqlite_engine(url: str) -> Engine:
                            pool_size=32, max_overflow=32)
 
     @event.listens_for(engine, "connect")
-    def _connect(dbapi_connection, _record):
+    def _connect(dbapi_connection: Any, _record: Any) -> None:  # a sqlite3 connection, the pool's record
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves (below)
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
@@ -80,7 +81,7 @@ def _sqlite_engine(url: str) -> Engine:
         cursor.close()
 
     @event.listens_for(engine, "begin")
-    def _begin(conn):
+    def _begin(conn: Connection) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("write") else "BEGIN")
 
     return engine
@@ -106,6 +107,38 @@ class Principal:
     role: str
     queue: str | None
     pseudonym: str | None
+
+
+@dataclass(frozen=True)
+class ItemRow:
+    """A queue item as stored (built by :func:`assay.queue.fill.item_rows`): an opaque ``id``, the item's
+    ``source_id`` and ``kind``, its ``position`` in the queue, the blind order (``swap`` 0/1) and a copy of
+    the item (``payload``, stable JSON), so deleting the source later changes nothing."""
+
+    id: str
+    source_id: str
+    kind: str
+    position: int
+    swap: int
+    payload: str
+
+
+@dataclass(frozen=True)
+class SavedReview:
+    """A saved review joined with its item (:meth:`QueueStore.review_rows`): ``choice`` and ``scores`` as the
+    reviewer saw them (letters A/B in the shown order; ``swap`` says whether that order was b, a), the
+    item's ``payload`` parsed."""
+
+    source_id: str
+    item_id: str
+    kind: str
+    swap: bool
+    payload: dict[str, Any]
+    reviewer: str
+    choice: str | None
+    scores: dict[str, dict[str, int]]
+    correction: str | None
+    note: str | None
 
 
 @dataclass(frozen=True)
@@ -266,8 +299,8 @@ class QueueStore:
 
     # --- queues -------------------------------------------------------------------------------
     def create_queue(self, name: str, source: str, fill: str, seed: int, n_requested: int, rubric: Rubric,
-                     items: Sequence[dict], reviewers_per_item: int = 1) -> QueueInfo:
-        """Store a new queue and copies of its ``items`` (dicts from :func:`assay.queue.fill.item_rows`).
+                     items: Sequence[ItemRow], reviewers_per_item: int = 1) -> QueueInfo:
+        """Store a new queue and copies of its ``items`` (from :func:`assay.queue.fill.item_rows`).
 
         Raises:
             QueueExists: the name is taken (start a queue under a new name).
@@ -280,14 +313,14 @@ class QueueStore:
                 reviewers_per_item=reviewers_per_item, rubric_text=rubric.text, rubric_sha256=rubric.sha256,
                 created_at=self.clock()))
             if items:
-                conn.execute(s.items.insert(), [{**row, "queue": name} for row in items])
+                conn.execute(s.items.insert(), [{**asdict(row), "queue": name} for row in items])
                 conn.execute(s.slots.insert(), [
-                    {"item_id": row["id"], "queue": name, "position": row["position"], "slot": k,
+                    {"item_id": row.id, "queue": name, "position": row.position, "slot": k,
                      "reviewer": None, "lease_until": None, "done": 0}
                     for row in items for k in range(reviewers_per_item)])
         return self.queue(name)
 
-    def _queue_row(self, conn: Connection, name: str | None):
+    def _queue_row(self, conn: Connection, name: str | None) -> Row[Any]:
         row = conn.execute(select(s.queues).where(s.queues.c.name == name)).first()
         if row is None:
             known = conn.execute(select(s.queues.c.name).order_by(s.queues.c.name)).scalars().all()
@@ -340,12 +373,8 @@ class QueueStore:
                          .values(rubric_text=rubric.text, rubric_sha256=rubric.sha256))
 
     # --- reading reviews ------------------------------------------------------------------------
-    def review_rows(self, name: str) -> list[dict]:
-        """Every saved review of a queue joined with its item, sorted by (source id, reviewer).
-
-        Each row: ``source_id``, ``item_id``, ``kind``, ``swap``, ``payload`` (dict), ``reviewer``,
-        ``choice`` (as shown: A, B, tie or None), ``scores`` (as shown), ``correction``, ``note``.
-        """
+    def review_rows(self, name: str) -> list[SavedReview]:
+        """Every saved review of a queue joined with its item, sorted by (source id, reviewer)."""
         with self.read() as conn:
             self._queue_row(conn, name)
             rows = conn.execute(
@@ -354,16 +383,16 @@ class QueueStore:
                        s.reviews.c.note)
                 .join(s.items, s.items.c.id == s.reviews.c.item_id)
                 .where(s.reviews.c.queue == name)).all()
-        out = [{"source_id": r.source_id, "item_id": r.id, "kind": r.kind, "swap": bool(r.swap),
-                "payload": json.loads(r.payload), "reviewer": r.reviewer, "choice": r.choice,
-                "scores": json.loads(r.scores), "correction": r.correction, "note": r.note} for r in rows]
-        return sorted(out, key=lambda r: (r["source_id"], r["reviewer"]))
+        out = [SavedReview(source_id=r.source_id, item_id=r.id, kind=r.kind, swap=bool(r.swap),
+                           payload=json.loads(r.payload), reviewer=r.reviewer, choice=r.choice,
+                           scores=json.loads(r.scores), correction=r.correction, note=r.note) for r in rows]
+        return sorted(out, key=lambda r: (r.source_id, r.reviewer))
 
 
 class Transaction:
     """A driver cursor inside :meth:`QueueStore.transaction`; SQL uses ``:name`` parameters on every database."""
 
-    def __init__(self, cursor, dialect: str):
+    def __init__(self, cursor: Any, dialect: str):  # a DB-API cursor (sqlite3 or psycopg)
         self.cursor = cursor
         self.dialect = dialect
         self.postgresql = dialect == "postgresql"
@@ -400,7 +429,7 @@ _PRINCIPAL = (select(s.tokens.c.role, s.tokens.c.queue, s.tokens.c.pseudonym)
               .where(s.tokens.c.token_sha256 == bindparam("sha")))  # built once: every request runs it
 
 
-def _eq(column, value):
+def _eq(column: ColumnElement[Any], value: object) -> ColumnElement[bool]:
     return column.is_(None) if value is None else column == value
 
 

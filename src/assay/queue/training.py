@@ -42,8 +42,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
-
+from typing import Literal
+from assay.artifacts.queue import TrainingMetrics
+from assay.artifacts.rows import ChatExample, PreferenceExample, Turn
 from assay.queue.snapshot import Letter, ReviewRow, Snapshot
 
 REJECTED_SOURCE = "review"
@@ -53,19 +54,20 @@ REJECTED_SOURCE = "review"
 class TrainingSet:
     """Examples by id, with the reasons reviews were left out and the snapshots read and left out."""
 
-    sft: dict[str, dict] = field(default_factory=dict)
-    dpo: dict[str, dict] = field(default_factory=dict)
+    sft: dict[str, ChatExample] = field(default_factory=dict)
+    dpo: dict[str, ChatExample] = field(default_factory=dict)
     skipped: dict[str, int] = field(default_factory=lambda: {"tie_without_correction": 0, "scores_only": 0})
     exported: list[str] = field(default_factory=list)
     synthetic_left_out: list[str] = field(default_factory=list)
 
-    def rows(self, kind: str) -> list[dict]:
-        """The ``sft`` or ``dpo`` examples sorted by id, or ``trl`` (the DPO examples in TRL's
-        conversational preference format, :func:`trl_preference`)."""
-        if kind == "trl":
-            return [trl_preference(self.dpo[k]) for k in sorted(self.dpo)]
+    def examples(self, kind: Literal["sft", "dpo"]) -> list[ChatExample]:
+        """The ``sft`` or ``dpo`` examples sorted by id (``reports/training/<kind>.jsonl``)."""
         table = self.sft if kind == "sft" else self.dpo
         return [table[k] for k in sorted(table)]
+
+    def preferences(self) -> list[PreferenceExample]:
+        """The DPO examples sorted by id in TRL's conversational preference format (:func:`trl_preference`)."""
+        return [trl_preference(self.dpo[k]) for k in sorted(self.dpo)]
 
 
 def example_id(queue: str, item: str, reviewer: str) -> str:
@@ -86,7 +88,7 @@ def _less_liked(r: ReviewRow) -> Letter:
     return r.judge.verdict if r.judge.verdict in ("a", "b") else "a"
 
 
-def example(queue: str, r: ReviewRow, snapshot: str | None = None, synthetic: bool = False) -> tuple[dict | None, str]:
+def example(queue: str, r: ReviewRow, snapshot: str | None = None, synthetic: bool = False) -> tuple[ChatExample | None, str]:
     """The example made from one review and its origin (``correction``/``choice``), or ``(None, reason)``.
 
     ``snapshot`` is the name the row carries (the queue's name when not given)."""
@@ -101,26 +103,27 @@ def example(queue: str, r: ReviewRow, snapshot: str | None = None, synthetic: bo
         answer, rejected, origin = r.answers[r.choice], r.answers[other], "choice"
     else:
         return None, "tie_without_correction"
-    turns = [m.model_dump() for m in r.context] if r.context else [{"role": "user", "content": r.question}]
-    turns.append({"role": "assistant", "content": answer, "rejected": rejected, "rejectedSource": REJECTED_SOURCE})
-    return {"id": example_id(queue, r.item, r.reviewer), "snapshot": snapshot or queue, "synthetic": synthetic,
-            "messages": turns}, origin
+    turns = [Turn(role=m.role, content=m.content) for m in r.context] if r.context else [Turn(role="user", content=r.question)]
+    turns.append(Turn(role="assistant", content=answer, rejected=rejected, rejectedSource=REJECTED_SOURCE))
+    return ChatExample(id=example_id(queue, r.item, r.reviewer), snapshot=snapshot or queue, synthetic=synthetic,
+                       messages=turns), origin
 
 
-def trl_preference(ex: dict[str, Any]) -> dict[str, Any]:
+def trl_preference(ex: ChatExample) -> PreferenceExample:
     """One example in TRL's conversational preference format: ``prompt`` (every turn before the
     answer), ``chosen`` and ``rejected`` (one assistant turn each), beside ``id``, ``snapshot`` and
     ``synthetic``.
 
-    >>> ex = {"id": "x", "snapshot": "s", "synthetic": False, "messages": [{"role": "user", "content": "q"},
-    ...       {"role": "assistant", "content": "good", "rejected": "bad", "rejectedSource": "review"}]}
-    >>> trl_preference(ex)["chosen"], trl_preference(ex)["rejected"]
+    >>> ex = ChatExample(id="x", snapshot="s", synthetic=False, messages=[Turn(role="user", content="q"),
+    ...       Turn(role="assistant", content="good", rejected="bad", rejectedSource="review")])
+    >>> pref = trl_preference(ex).model_dump(mode="json")
+    >>> pref["chosen"], pref["rejected"]
     ([{'role': 'assistant', 'content': 'good'}], [{'role': 'assistant', 'content': 'bad'}])
     """
-    *prompt, last = ex["messages"]
-    return {"id": ex["id"], "snapshot": ex["snapshot"], "synthetic": ex["synthetic"], "prompt": prompt,
-            "chosen": [{"role": "assistant", "content": last["content"]}],
-            "rejected": [{"role": "assistant", "content": last["rejected"]}]}
+    *prompt, last = ex.messages
+    return PreferenceExample(id=ex.id, snapshot=ex.snapshot, synthetic=ex.synthetic, prompt=prompt,
+                             chosen=[Turn(role="assistant", content=last.content)],
+                             rejected=[Turn(role="assistant", content=last.rejected or "")])
 
 
 def training_set(snapshots: Iterable[Snapshot | tuple[str, Snapshot]], into: TrainingSet | None = None) -> TrainingSet:
@@ -142,16 +145,16 @@ def training_set(snapshots: Iterable[Snapshot | tuple[str, Snapshot]], into: Tra
             if ex is None:
                 out.skipped[origin] += 1
                 continue
-            out.dpo[ex["id"]] = ex
+            out.dpo[ex.id] = ex
             if origin == "correction":
-                out.sft[ex["id"]] = ex
+                out.sft[ex.id] = ex
             else:
-                out.sft.pop(ex["id"], None)
+                out.sft.pop(ex.id, None)
     return out
 
 
-def training_metrics(ts: TrainingSet) -> dict:
+def training_metrics(ts: TrainingSet) -> TrainingMetrics:
     """Numbers for metrics/training.json."""
-    return {"n_sft": len(ts.sft), "n_dpo": len(ts.dpo), "skipped_tie_without_correction": ts.skipped["tie_without_correction"],
-            "skipped_scores_only": ts.skipped["scores_only"], "n_snapshots_exported": len(ts.exported),
-            "n_synthetic_snapshots_left_out": len(ts.synthetic_left_out)}
+    return TrainingMetrics(n_sft=len(ts.sft), n_dpo=len(ts.dpo), skipped_tie_without_correction=ts.skipped["tie_without_correction"],
+                           skipped_scores_only=ts.skipped["scores_only"], n_snapshots_exported=len(ts.exported),
+                           n_synthetic_snapshots_left_out=len(ts.synthetic_left_out))

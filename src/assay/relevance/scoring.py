@@ -57,7 +57,7 @@ def read_modes(names: list[str], root: str | Path = ".") -> dict[str, ModeInput]
 
     out = {}
     for name in names:
-        side = RETRIEVAL_RUNTIME.read(root, mode=name).root
+        side = RETRIEVAL_RUNTIME.read(root, mode=name).model_dump(mode="json")  # validated, then as the study reads it
         out[name] = ModeInput(read_run(RETRIEVAL_RUN.path(root, mode=name)), side)
     return out
 

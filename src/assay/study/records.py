@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from assay.core.io import write_json
+from assay.artifacts.registry import STUDY_RECORD
+from assay.artifacts.reports import StudyRecord
 from assay.study.evidence import EvidenceRoot, redacting
-from assay.study.formats import REPORTS
 from assay.study.protocol import STUDY_FILE, Study, evidence_root, load_study
 from assay.study.received import LOCK, require_produced, require_received
 
@@ -28,7 +28,7 @@ def stage_record(study: Study, **fields: object) -> dict:
 def record_step(name: str, step: Callable[[Study, EvidenceRoot], dict], study_file: str = STUDY_FILE,
                 received: tuple[str, ...] = (), produced: dict[str, list[str]] | None = None,
                 lock: str = LOCK) -> dict:
-    """Run one step on the study file's evidence root and commit its record as ``REPORTS/<name>.json``.
+    """Run one step on the study file's evidence root and commit its record (:data:`~assay.artifacts.registry.STUDY_RECORD`).
 
     Before the step runs, the received files of the lock's groups ``received`` are checked against
     the lock, and the files of ``produced`` (``{record: [relative path]}``) against the records of
@@ -46,7 +46,7 @@ def record_step(name: str, step: Callable[[Study, EvidenceRoot], dict], study_fi
     waiting = waiting_for() if name not in ("split", "pool", "scan", "check") else []
     if waiting:  # a check that waits for people: this step has nothing to work on yet
         record = stage_record(study, **{WAITING: waiting})
-        write_json(f"{REPORTS}/{name}.json", record)
+        STUDY_RECORD.write(StudyRecord.model_validate(record), name=name)
         return record
     root = evidence_root(study)
     with redacting(root):
@@ -55,5 +55,5 @@ def record_step(name: str, step: Callable[[Study, EvidenceRoot], dict], study_fi
         if produced:
             require_produced(root, produced)
         record = step(study, root)
-    write_json(f"{REPORTS}/{name}.json", record)
+    STUDY_RECORD.write(StudyRecord.model_validate(record), name=name)
     return record

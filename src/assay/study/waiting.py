@@ -10,11 +10,12 @@ annotator.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from assay.artifacts.base import BrokenArtifact
 from assay.artifacts.registry import STUDY_RECORD
 from assay.artifacts.study import VerdictMetrics
+from assay.core.errors import MissingArtifact
 
 #: the key of a record that waits: the evidence files not handed in yet (root-relative, sorted)
 WAITING = "waiting"
@@ -26,13 +27,11 @@ def waiting_for(base: str | Path = ".") -> list[str]:
 
     An absent or unreadable record waits for nothing here: the stages that read it fail on their own.
     """
-    path = Path(base) / CHECK_RECORD
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        record = STUDY_RECORD.read(base, name="check")
+    except (MissingArtifact, BrokenArtifact):
         return []
-    value = record.get(WAITING) if isinstance(record, dict) else None
-    return sorted(str(v) for v in value) if isinstance(value, list) else []
+    return sorted(record.waiting or [])
 
 
 def waiting_line(files: list[str]) -> str:

@@ -12,11 +12,15 @@ document's first sentence that holds one of those words; with no word in common 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assay.rag.systems import SystemRequest
 
 TOKEN = re.compile(r"[^\W_]+")
 
 
-def answer(request) -> dict:
+def answer(request: SystemRequest) -> dict[str, object]:
     """Answer one case from ``request.corpus``; abstain when no document shares a word with the question."""
     asked = {t for t in TOKEN.findall(request.question.lower()) if len(t) > 3}
     ranking = []
