@@ -50,7 +50,9 @@ class CorrectedMetrics(Metrics):
     ``cases``: cases both versions answered; ``judge_failed``: of those, cases with a reply that was not
     ok in either order (dropped, never a tie); ``labelled``: cases with a human value in the review
     snapshots; ``labelled_unjudged``: labelled cases dropped for a failed judge reply; ``labelled_unmatched``:
-    reviews of other versions' answers and reviewed cases whose answers are no longer the runs' (left out).
+    reviews of other versions' answers and reviewed cases whose answers are no longer the runs' (left out);
+    ``synthetic_labels``: 1 when a review snapshot read is marked ``synthetic`` (written by a script, not by
+    people, like the demo's), so every page that shows these figures says so.
     """
 
     level: float
@@ -60,5 +62,6 @@ class CorrectedMetrics(Metrics):
     labelled: int
     labelled_unjudged: int
     labelled_unmatched: int
+    synthetic_labels: int = 0
     win_rate: CorrectedFigure
     score: CorrectedFigure | None

@@ -43,6 +43,28 @@ def table(fig: CorrectedFigure) -> list[str]:
     return lines
 
 
+def labels_note(m: CorrectedMetrics) -> str:
+    """The warning every page showing these figures carries when the labels are synthetic ('' when they are not)."""
+    if not m.synthetic_labels:
+        return ""
+    return ("**The labels are synthetic:** the review snapshot was written by a script (the demo's: "
+            "examples/compare_review_demo.py), not by people, so the human-only and PPI figures show how the method "
+            "works, not how good the candidate is.")
+
+
+def judge_claim(r: CorrectedRow, what: str = "") -> str:
+    """What the uncorrected judge would have claimed (``what``: the figure's name, with its article) beside the
+    PPI estimate; '' when either has no value (the judge gives no rubric score)."""
+    j, p = r.judge, r.ppi
+    if j.value is None or p.value is None or j.ci_low is None or j.ci_high is None:
+        return ""
+    inside = j.ci_low <= p.value <= j.ci_high
+    return (f"Uncorrected, the judge alone would have claimed {what + ' ' if what else ''}{cell(j)} on {r.n_judged} cases; corrected with "
+            f"{r.n_labelled} labels (PPI) it is {cell(p)}, "
+            + ("inside the judge-only interval." if inside else
+               "outside the judge-only interval: the judge's errors moved its figure by more than its interval admits."))
+
+
 def width_note(r: CorrectedRow, usable: bool | None) -> str:
     """What correcting this judge bought or cost in width, against the human-only interval."""
     if r.too_few or r.width_ratio is None:
@@ -65,8 +87,12 @@ def report_markdown(m: CorrectedMetrics, usable: bool | None, sources: list[str]
            f"{left}. "
            f"Intervals at level {num(m.level, 2)}; a slice with fewer than {m.min_labelled} labelled cases shows "
            "\"too few\".", "",
-           "The judge-only interval assumes the judge is right: it is narrow and can be wrong. The human-only one "
-           "uses the reviewed cases alone. PPI corrects the judge's mean by its average error on the reviewed cases. "
+           *([labels_note(m), ""] if m.synthetic_labels else []),
+           "What each column is: **judge only** is the mean of the judge's verdicts over all N judged cases, what the "
+           "judge alone would claim; its interval assumes the judge is right, so it is narrow and can be wrong. "
+           "**Human only** is the mean of the reviewers' values over the n labelled cases alone. **PPI** is the judge's "
+           "mean over the N - n cases nobody labelled, corrected by the judge's average error on the n labelled ones "
+           "(unbiased whatever the judge's errors). "
            "The plan may gate on the PPI lower bound (`ppi_win_rate`, `ppi_score`), never on the judge-only figure.", ""]
     for key, title in FIGURES.items():
         fig: CorrectedFigure | None = getattr(m, key)
@@ -77,7 +103,8 @@ def report_markdown(m: CorrectedMetrics, usable: bool | None, sources: list[str]
         if key == "score":
             out += ["The judge gives no rubric score: its judge-only column is empty, and PPI uses its win value "
                     "as the prediction.", ""]
-        out += table(fig) + ["", width_note(fig.overall, usable), ""]
+        claim = judge_claim(fig.overall, "a win rate of" if key == "win_rate" else "")
+        out += table(fig) + ["", *([claim] if claim else []), width_note(fig.overall, usable), ""]
     return "\n".join(out)
 
 
