@@ -56,17 +56,23 @@ def test_committed_win_rate_matches_ppi_python_and_scipy():
     assert (r.n_labelled, r.n_judged) == (len(y), len(y) + len(u)) == (60, 176)
     # the point estimate and the tuned lam are ppi-python's (its lam=None tunes the same way)
     assert r.ppi.value == pytest.approx(float(ppi_py.ppi_mean_pointestimate(y, yhat, u)[0]), abs=1e-9)
-    # the stage's interval is the small-sample one: ddof-1 variances and Student t with n - 1 df, by hand
+    # the stage's interval is the small-sample one: ddof-1 variances and Student t with n - 1 df, by hand, on the
+    # labels plus the four pseudo-labels (human 0, 0, 1, 1; the judge's labelled mean as their prediction), centred
+    # on lam * (mean(u) - mean(yhat)) + (sum(y) + 2) / (n + 4)
     lam = r.lam
-    se = np.sqrt(lam**2 * np.var(u, ddof=1) / len(u) + np.var(y - lam * yhat, ddof=1) / len(y))
-    half = stats.t.ppf(0.975, len(y) - 1) * se
-    assert (r.ppi.ci_low, r.ppi.ci_high) == pytest.approx((r.ppi.value - half, r.ppi.value + half), abs=1e-9)
+    y4, yhat4 = np.r_[y, 0, 0, 1, 1], np.r_[yhat, [yhat.mean()] * 4]
+    se = np.sqrt(lam**2 * np.var(u, ddof=1) / len(u) + np.var(y4 - lam * yhat4, ddof=1) / len(y4))
+    half = stats.t.ppf(0.975, len(y4) - 1) * se
+    centre = lam * (u.mean() - yhat.mean()) + (y.sum() + 2) / (len(y) + 4)
+    assert (r.ppi.ci_low, r.ppi.ci_high) == pytest.approx((centre - half, centre + half), abs=1e-9)
     # with the same data, the z interval is exactly ppi-python's 95% one (its alpha default is 0.1)
     z = ppi_mean_ci(y, yhat, u, level=0.95, interval="z")
     low, high = ppi_py.ppi_mean_ci(y, yhat, u, alpha=0.05)
     assert (z.low, z.high) == pytest.approx((float(low[0]), float(high[0])), abs=1e-9)
-    # human only: Student t on the labels; judge only: Student t on every judged case
-    assert (r.human.ci_low, r.human.ci_high) == pytest.approx(stats.t.interval(0.95, len(y) - 1, y.mean(), stats.sem(y)), abs=1e-9)
+    # human only: Student t on the labels plus the pseudo-labels; judge only: Student t on every judged case
+    assert r.human.value == pytest.approx(y.mean(), abs=1e-12)
+    assert (r.human.ci_low, r.human.ci_high) == pytest.approx(
+        stats.t.interval(0.95, len(y4) - 1, y4.mean(), stats.sem(y4)), abs=1e-9)
     every = np.concatenate([yhat, u])
     assert (r.judge.ci_low, r.judge.ci_high) == pytest.approx(
         stats.t.interval(0.95, len(every) - 1, every.mean(), stats.sem(every)), abs=1e-9)
@@ -140,7 +146,7 @@ def test_the_plan_refuses_a_judge_only_gate_metric(tmp_path):
 def test_the_gate_reads_the_ppi_lower_bound(tmp_path, threshold, status):
     plan = load_plan(_plan(tmp_path, "ppi_win_rate", threshold))
     m = CORRECTED.read(ROOT)
-    low = m.win_rate.overall.ppi.ci_low  # 0.492 on the demo: the point estimate 0.575 would pass both
+    low = m.win_rate.overall.ppi.ci_low  # 0.485 on the demo: the point estimate 0.575 would pass both
     check = next(c for c in metric_checks(plan, None, None, "candidate", m) if c.name.startswith("ppi_win_rate"))
     assert (check.status, check.value) == (status, low)
     assert "PPI lower bound" in check.name
@@ -222,3 +228,47 @@ def test_the_stages_estimator_covers_with_a_biased_judge_at_the_demos_size():
         hit["judge"] += w.judge.ci_low <= true_win <= w.judge.ci_high
     assert hit["win"] / reps >= 0.93 and hit["score"] / reps >= 0.93, hit
     assert hit["judge"] / reps < 0.2, hit
+
+
+def test_sixty_labels_that_all_say_the_candidate_won_give_an_interval_not_a_point():
+    cases = [_case(i, "lookup", float(i % 3 == 0), 1.0 if i < 60 else None) for i in range(176)]
+    r = corrected_metrics(cases, CorrectedParams()).win_rate.overall
+    # by hand (scipy): 62 ones and 2 zeros over 64, Student t with 63 df -> lower bound 0.925; the judge's values
+    # do not covary with constant labels, so lam is 0 and PPI's interval is the human-only one
+    ones = np.r_[np.ones(62), np.zeros(2)]
+    low, high = stats.t.interval(0.95, 63, ones.mean(), stats.sem(ones))
+    assert r.human.value == r.ppi.value == 1.0 and r.lam == 0.0
+    assert (r.human.ci_low, r.ppi.ci_low) == pytest.approx((low, low), abs=1e-12) and round(low, 3) == 0.925
+    assert r.ppi.ci_high == pytest.approx(high, abs=1e-12)
+
+
+def _coverage(human_p: list[float], confusion: np.ndarray, reps: int, seed: int) -> tuple[float, float]:
+    """Two-sided coverage of the stage's PPI win-rate interval and how often its lower bound sits above the truth,
+    over ``reps`` seeded draws of 176 judged cases of which 60 (random) are labelled, like the demo."""
+    from assay.queue.corrected import row
+
+    rng = np.random.default_rng(seed)
+    vals = np.array([0.0, 0.5, 1.0])
+    truth = float(np.array(human_p) @ vals)
+    cum = confusion.cumsum(axis=1)
+    covered = above = 0
+    for _ in range(reps):
+        h = rng.choice(3, 176, p=human_p)
+        j = (rng.random(176)[:, None] > cum[h]).sum(axis=1)
+        labelled = set(rng.choice(176, 60, replace=False).tolist())
+        cases = [Case(str(i), {"task": "t", "set": "s", "lang": "en"}, float(vals[j[i]]),
+                      float(vals[h[i]]) if i in labelled else None, None) for i in range(176)]
+        r = row(cases, lambda c: c.human_win, True, 10, 0.95)
+        covered += r.ppi.ci_low <= truth <= r.ppi.ci_high
+        above += r.ppi.ci_low > truth
+    return covered / reps, above / reps
+
+
+@pytest.mark.parametrize("human_p", [[0.0, 0.02, 0.98], [0.02, 0.03, 0.95]])
+def test_the_stages_interval_covers_a_candidate_that_nearly_always_wins(human_p):
+    """Win rates 0.99 and 0.965 with a good judge: the plain t interval covered 0.65 and 0.84 here and its lower bound
+    sat above the truth 35% and 16% of the time (these 600 seeded draws); the gate reads that bound. Tolerance: at 600 draws
+    the standard error of a 0.95 coverage is 0.009, so 0.93 is two of them below 0.95."""
+    good = np.array([[0.9, 0.07, 0.03], [0.1, 0.8, 0.1], [0.03, 0.07, 0.9]])
+    covered, above = _coverage(human_p, good, 600, 7)
+    assert covered >= 0.93 and above <= 0.035, (covered, above)
