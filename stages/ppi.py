@@ -8,6 +8,8 @@ exists, metrics/calibration.json (only to say whether the judge is usable). Writ
 reports/ppi.md, reports/plots/ppi_win_rate.csv and reports/provenance/ppi.json.
 """
 
+import sys
+
 
 def main() -> None:
     from assay.artifacts.provenance import provenance
@@ -22,7 +24,7 @@ def main() -> None:
     from assay.judge.replay import ReplayJudge
     from assay.queue.corrected import CorrectedParams, corrected_metrics, join
     from assay.queue.corrected_report import plot_rows, report_markdown
-    from assay.queue.labelled import labelled_cases
+    from assay.queue.labelled import labelled_cases, other_comparisons
     from assay.queue.snapshot import ReviewParams, read_snapshot
     from assay.rag.compare import CompareParams, replies
 
@@ -46,7 +48,10 @@ def main() -> None:
     write_record(CORRECTED, metrics, provenance(settings={"judge": judge.identity, **params.model_dump(),
                                                           "baseline": names.baseline, "candidate": names.candidate},
                                                 details={"judge_usable": usable}, **inputs))
-    CORRECTED_PAGE.write(report_markdown(metrics, usable, [p for p, _ in snapshots]))
+    left_out = other_comparisons(snapshots, names.baseline, names.candidate)
+    for line in left_out:
+        print(f"stage ppi: {line}", file=sys.stderr)
+    CORRECTED_PAGE.write(report_markdown(metrics, usable, [p for p, _ in snapshots], left_out))
     CORRECTED_PLOT.write(plot_rows(metrics))
 
 

@@ -272,3 +272,19 @@ def test_the_stages_interval_covers_a_candidate_that_nearly_always_wins(human_p)
     good = np.array([[0.9, 0.07, 0.03], [0.1, 0.8, 0.1], [0.03, 0.07, 0.9]])
     covered, above = _coverage(human_p, good, 600, 7)
     assert covered >= 0.93 and above <= 0.035, (covered, above)
+
+
+def test_a_snapshot_of_other_versions_is_named_with_its_field_and_fix_in_the_report():
+    from assay.queue.labelled import other_comparisons
+
+    snap = read_snapshot(SNAPSHOT)
+    path = "data/reviews/compare_demo.jsonl"
+    assert other_comparisons([(path, snap)], "baseline", "candidate") == []
+    lines = other_comparisons([(path, snap)], "prod", "candidate")
+    assert lines == [f"{path}: field 'models': 60 review(s) left out, not of compare.baseline 'prod' (a) with "
+                     "compare.candidate 'candidate' (b): 60 compare 'baseline' (a) with 'candidate' (b). Fix: review "
+                     "these versions in a `--from compare --fill random` queue and list its snapshot in ppi.reviews, "
+                     "or drop this one"]
+    m = corrected_metrics([_case(i, "lookup", 0.5, None) for i in range(20)], CorrectedParams(), left_out=60)
+    page = report_markdown(m, usable=None, sources=[path], left_out=lines)
+    assert f"- {path}: field 'models': 60 review(s) left out" in page and "ppi.reviews, or drop this one" in page

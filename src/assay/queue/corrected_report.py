@@ -6,6 +6,8 @@ exactly what the metrics say.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from assay.artifacts.corrected import CorrectedFigure, CorrectedMetrics, CorrectedRow
 from assay.artifacts.estimate import Estimate
 from assay.core.fmt import ci, md_words, num
@@ -77,8 +79,9 @@ def width_note(r: CorrectedRow, usable: bool | None) -> str:
             f"(power-tuned lam {num(r.lam, 2)}; lam 0 would give the human-only interval).")
 
 
-def report_markdown(m: CorrectedMetrics, usable: bool | None, sources: list[str]) -> str:
-    """reports/ppi.md."""
+def report_markdown(m: CorrectedMetrics, usable: bool | None, sources: list[str], left_out: Sequence[str] = ()) -> str:
+    """reports/ppi.md; ``left_out``: a line per review snapshot whose reviews label nothing here
+    (:func:`assay.queue.labelled.other_comparisons`), listed under the first paragraph."""
     left = (f"; {m.labelled_unmatched} review(s) of other versions or of answers that have changed since, left out"
             if m.labelled_unmatched else "")
     out = ["# Judge-corrected estimates: candidate against baseline", "",
@@ -87,6 +90,7 @@ def report_markdown(m: CorrectedMetrics, usable: bool | None, sources: list[str]
            f"{left}. "
            f"Intervals at level {num(m.level, 2)}; a slice with fewer than {m.min_labelled} labelled cases shows "
            "\"too few\".", "",
+           *([f"- {md_words(line)}" for line in left_out] + [""] if left_out else []),
            *([labels_note(m), ""] if m.synthetic_labels else []),
            "What each column is: **judge only** is the mean of the judge's verdicts over all N judged cases, what the "
            "judge alone would claim; its interval assumes the judge is right, so it is narrow and can be wrong. "
