@@ -39,7 +39,7 @@ def main() -> None:
     snapshots = [(ReviewParams().path(n), read_snapshot(ReviewParams().path(n))) for n in params.reviews]
     labelled, other_versions = labelled_cases(snapshots, names.baseline, names.candidate)
     cases, stale = join(items, judge_values(items, judge, prompt), labelled)
-    metrics = corrected_metrics(cases, params, other_versions + stale, any(s.queue.synthetic for _, s in snapshots))
+    metrics = corrected_metrics(cases, params, other_versions + stale, any(s.queue.synthetic for _, s in snapshots), stale)
     calibration = CALIBRATION.read_optional()
     usable = None if calibration is None else calibration.usable == 1
     inputs = {"cases_file": sha256_file(paths.cases), "prompt": prompt.sha, JUDGE_COMPARE_INPUT: sha256_tree(REPLIES_DIR),

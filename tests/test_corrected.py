@@ -288,3 +288,12 @@ def test_a_snapshot_of_other_versions_is_named_with_its_field_and_fix_in_the_rep
     m = corrected_metrics([_case(i, "lookup", 0.5, None) for i in range(20)], CorrectedParams(), left_out=60)
     page = report_markdown(m, usable=None, sources=[path], left_out=lines)
     assert f"- {path}: field 'models': 60 review(s) left out" in page and "ppi.reviews, or drop this one" in page
+
+
+def test_reviews_of_changed_answers_warn_that_the_sample_may_no_longer_be_uniform():
+    cases = [_case(i, "lookup", 0.5, float(i % 2) if i < 20 else None) for i in range(40)]
+    assert "**Warning:**" not in report_markdown(corrected_metrics(cases, CorrectedParams(), left_out=5), None, ["x"])
+    m = corrected_metrics(cases, CorrectedParams(), left_out=5, changed=3)
+    page = report_markdown(m, None, ["x"])
+    assert m.labelled_changed == 3 and "**Warning:** 3 reviewed case(s) were left out because a version's answer" in page
+    assert "may not be a uniform sample" in page

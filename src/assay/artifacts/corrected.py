@@ -52,6 +52,8 @@ class CorrectedMetrics(Metrics):
     ok in either order (dropped, never a tie); ``labelled``: cases with a human value in the review
     snapshots; ``labelled_unjudged``: labelled cases dropped for a failed judge reply; ``labelled_unmatched``:
     reviews of other versions' answers and reviewed cases whose answers are no longer the runs' (left out);
+    ``labelled_changed``: of those, the reviewed cases whose answers changed since (or that are no longer
+    compared): their absence can leave the remaining labels a non-uniform sample, and the report says so;
     ``synthetic_labels``: 1 when a review snapshot read is marked ``synthetic`` (written by a script, not by
     people, like the demo's), so every page that shows these figures says so.
     """
@@ -63,6 +65,7 @@ class CorrectedMetrics(Metrics):
     labelled: int
     labelled_unjudged: int
     labelled_unmatched: int
+    labelled_changed: int = 0
     synthetic_labels: int = 0
     win_rate: CorrectedFigure
     score: CorrectedFigure | None

@@ -156,9 +156,10 @@ def figure(cases: Sequence[Case], human: Callable[[Case], float | None], judge_g
 
 
 def corrected_metrics(cases: Sequence[Case], params: CorrectedParams, left_out: int = 0,
-                      synthetic: bool = False) -> CorrectedMetrics:
+                      synthetic: bool = False, changed: int = 0) -> CorrectedMetrics:
     """metrics/ppi.json for the joined cases (:func:`join`); the score figure only when some review scored.
     ``left_out``: reviews or reviewed cases that label nothing here (other versions, changed answers);
+    ``changed``: of those, the reviewed cases whose answers changed since (:func:`join`'s count);
     ``synthetic``: some review snapshot read is marked synthetic (scripted, not people's labels)."""
     has_score = any(c.human_score is not None for c in cases)
     labelled = [c for c in cases if c.human_win is not None or c.human_score is not None]
@@ -166,6 +167,6 @@ def corrected_metrics(cases: Sequence[Case], params: CorrectedParams, left_out: 
         level=params.level, min_labelled=params.min_labelled, cases=len(cases),
         judge_failed=sum(c.judge is None for c in cases), labelled=len(labelled),
         labelled_unjudged=sum(c.judge is None for c in labelled), labelled_unmatched=left_out,
-        synthetic_labels=int(synthetic),
+        labelled_changed=changed, synthetic_labels=int(synthetic),
         win_rate=figure(cases, lambda c: c.human_win, True, params.min_labelled, params.level),
         score=figure(cases, lambda c: c.human_score, False, params.min_labelled, params.level) if has_score else None)

@@ -54,6 +54,14 @@ def labels_note(m: CorrectedMetrics) -> str:
             "works, not how good the candidate is.")
 
 
+def changed_note(m: CorrectedMetrics) -> str:
+    """The warning when reviewed cases were left out because their answers changed since the review."""
+    return (f"**Warning:** {m.labelled_changed} reviewed case(s) were left out because a version's answer changed since "
+            "(or the case is no longer compared). The cases whose answers changed are not a random part of the "
+            "sample, so the remaining labels may not be a uniform sample and the human-only and PPI estimates may be "
+            "biased: review a new `--from compare --fill random` queue of the current answers.")
+
+
 def judge_claim(r: CorrectedRow, what: str = "") -> str:
     """What the uncorrected judge would have claimed (``what``: the figure's name, with its article) beside the
     PPI estimate; '' when either has no value (the judge gives no rubric score)."""
@@ -91,6 +99,7 @@ def report_markdown(m: CorrectedMetrics, usable: bool | None, sources: list[str]
            f"Intervals at level {num(m.level, 2)}; a slice with fewer than {m.min_labelled} labelled cases shows "
            "\"too few\".", "",
            *([f"- {md_words(line)}" for line in left_out] + [""] if left_out else []),
+           *([changed_note(m), ""] if m.labelled_changed else []),
            *([labels_note(m), ""] if m.synthetic_labels else []),
            "What each column is: **judge only** is the mean of the judge's verdicts over all N judged cases, what the "
            "judge alone would claim; its interval assumes the judge is right, so it is narrow and can be wrong. "
