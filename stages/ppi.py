@@ -8,6 +8,8 @@ exists, metrics/calibration.json (only to say whether the judge is usable). Writ
 reports/ppi.md, reports/plots/ppi_win_rate.csv and reports/provenance/ppi.json.
 """
 
+import sys
+
 
 def main() -> None:
     from assay.artifacts.provenance import provenance
@@ -22,7 +24,7 @@ def main() -> None:
     from assay.judge.replay import ReplayJudge
     from assay.queue.corrected import CorrectedParams, corrected_metrics, join
     from assay.queue.corrected_report import plot_rows, report_markdown
-    from assay.queue.labelled import labelled_cases
+    from assay.queue.labelled import labelled_cases, other_comparisons
     from assay.queue.snapshot import ReviewParams, read_snapshot
     from assay.rag.compare import CompareParams, replies
 
@@ -37,7 +39,7 @@ def main() -> None:
     snapshots = [(ReviewParams().path(n), read_snapshot(ReviewParams().path(n))) for n in params.reviews]
     labelled, other_versions = labelled_cases(snapshots, names.baseline, names.candidate)
     cases, stale = join(items, judge_values(items, judge, prompt), labelled)
-    metrics = corrected_metrics(cases, params, other_versions + stale)
+    metrics = corrected_metrics(cases, params, other_versions + stale, any(s.queue.synthetic for _, s in snapshots), stale)
     calibration = CALIBRATION.read_optional()
     usable = None if calibration is None else calibration.usable == 1
     inputs = {"cases_file": sha256_file(paths.cases), "prompt": prompt.sha, JUDGE_COMPARE_INPUT: sha256_tree(REPLIES_DIR),
@@ -46,7 +48,10 @@ def main() -> None:
     write_record(CORRECTED, metrics, provenance(settings={"judge": judge.identity, **params.model_dump(),
                                                           "baseline": names.baseline, "candidate": names.candidate},
                                                 details={"judge_usable": usable}, **inputs))
-    CORRECTED_PAGE.write(report_markdown(metrics, usable, [p for p, _ in snapshots]))
+    left_out = other_comparisons(snapshots, names.baseline, names.candidate)
+    for line in left_out:
+        print(f"stage ppi: {line}", file=sys.stderr)
+    CORRECTED_PAGE.write(report_markdown(metrics, usable, [p for p, _ in snapshots], left_out))
     CORRECTED_PLOT.write(plot_rows(metrics))
 
 

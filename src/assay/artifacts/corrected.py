@@ -18,7 +18,8 @@ class CorrectedRow(Metrics):
 
     ``judge``: the mean of the judge's values over every judged case of the slice (``n`` = N judged;
     ``value`` None when the judge gives no value for this figure). ``human``: the mean of the
-    reviewers' values on the labelled cases (``n`` labelled; Student t). ``ppi``: the PPI++ estimate
+    reviewers' values on the labelled cases (``n`` labelled; Student t with four pseudo-labels, see
+    :mod:`assay.queue.corrected`). ``ppi``: the PPI++ estimate
     (:func:`assay.stats.ppi.ppi_mean_ci`), ``n`` labelled. ``too_few`` is 1 when the slice has fewer
     labelled cases than ``min_labelled``: then ``human`` and ``ppi`` have no value. ``width_ratio``
     is the PPI interval's width over the human-only one's (below 1: the judge narrowed it).
@@ -50,7 +51,11 @@ class CorrectedMetrics(Metrics):
     ``cases``: cases both versions answered; ``judge_failed``: of those, cases with a reply that was not
     ok in either order (dropped, never a tie); ``labelled``: cases with a human value in the review
     snapshots; ``labelled_unjudged``: labelled cases dropped for a failed judge reply; ``labelled_unmatched``:
-    reviews of other versions' answers and reviewed cases whose answers are no longer the runs' (left out).
+    reviews of other versions' answers and reviewed cases whose answers are no longer the runs' (left out);
+    ``labelled_changed``: of those, the reviewed cases whose answers changed since (or that are no longer
+    compared): their absence can leave the remaining labels a non-uniform sample, and the report says so;
+    ``synthetic_labels``: 1 when a review snapshot read is marked ``synthetic`` (written by a script, not by
+    people, like the demo's), so every page that shows these figures says so.
     """
 
     level: float
@@ -60,5 +65,7 @@ class CorrectedMetrics(Metrics):
     labelled: int
     labelled_unjudged: int
     labelled_unmatched: int
+    labelled_changed: int = 0
+    synthetic_labels: int = 0
     win_rate: CorrectedFigure
     score: CorrectedFigure | None

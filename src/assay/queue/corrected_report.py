@@ -6,6 +6,8 @@ exactly what the metrics say.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from assay.artifacts.corrected import CorrectedFigure, CorrectedMetrics, CorrectedRow
 from assay.artifacts.estimate import Estimate
 from assay.core.fmt import ci, md_words, num
@@ -43,6 +45,36 @@ def table(fig: CorrectedFigure) -> list[str]:
     return lines
 
 
+def labels_note(m: CorrectedMetrics) -> str:
+    """The warning every page showing these figures carries when the labels are synthetic ('' when they are not)."""
+    if not m.synthetic_labels:
+        return ""
+    return ("**The labels are synthetic:** the review snapshot was written by a script (the demo's: "
+            "examples/compare_review_demo.py), not by people, so the human-only and PPI figures show how the method "
+            "works, not how good the candidate is.")
+
+
+def changed_note(m: CorrectedMetrics) -> str:
+    """The warning when reviewed cases were left out because their answers changed since the review."""
+    return (f"**Warning:** {m.labelled_changed} reviewed case(s) were left out because a version's answer changed since "
+            "(or the case is no longer compared). The cases whose answers changed are not a random part of the "
+            "sample, so the remaining labels may not be a uniform sample and the human-only and PPI estimates may be "
+            "biased: review a new `--from compare --fill random` queue of the current answers.")
+
+
+def judge_claim(r: CorrectedRow, what: str = "") -> str:
+    """What the uncorrected judge would have claimed (``what``: the figure's name, with its article) beside the
+    PPI estimate; '' when either has no value (the judge gives no rubric score)."""
+    j, p = r.judge, r.ppi
+    if j.value is None or p.value is None or j.ci_low is None or j.ci_high is None:
+        return ""
+    inside = j.ci_low <= p.value <= j.ci_high
+    return (f"Uncorrected, the judge alone would have claimed {what + ' ' if what else ''}{cell(j)} on {r.n_judged} cases; corrected with "
+            f"{r.n_labelled} labels (PPI) it is {cell(p)}, "
+            + ("inside the judge-only interval." if inside else
+               "outside the judge-only interval: the judge's errors moved its figure by more than its interval admits."))
+
+
 def width_note(r: CorrectedRow, usable: bool | None) -> str:
     """What correcting this judge bought or cost in width, against the human-only interval."""
     if r.too_few or r.width_ratio is None:
@@ -55,8 +87,9 @@ def width_note(r: CorrectedRow, usable: bool | None) -> str:
             f"(power-tuned lam {num(r.lam, 2)}; lam 0 would give the human-only interval).")
 
 
-def report_markdown(m: CorrectedMetrics, usable: bool | None, sources: list[str]) -> str:
-    """reports/ppi.md."""
+def report_markdown(m: CorrectedMetrics, usable: bool | None, sources: list[str], left_out: Sequence[str] = ()) -> str:
+    """reports/ppi.md; ``left_out``: a line per review snapshot whose reviews label nothing here
+    (:func:`assay.queue.labelled.other_comparisons`), listed under the first paragraph."""
     left = (f"; {m.labelled_unmatched} review(s) of other versions or of answers that have changed since, left out"
             if m.labelled_unmatched else "")
     out = ["# Judge-corrected estimates: candidate against baseline", "",
@@ -65,8 +98,14 @@ def report_markdown(m: CorrectedMetrics, usable: bool | None, sources: list[str]
            f"{left}. "
            f"Intervals at level {num(m.level, 2)}; a slice with fewer than {m.min_labelled} labelled cases shows "
            "\"too few\".", "",
-           "The judge-only interval assumes the judge is right: it is narrow and can be wrong. The human-only one "
-           "uses the reviewed cases alone. PPI corrects the judge's mean by its average error on the reviewed cases. "
+           *([f"- {md_words(line)}" for line in left_out] + [""] if left_out else []),
+           *([changed_note(m), ""] if m.labelled_changed else []),
+           *([labels_note(m), ""] if m.synthetic_labels else []),
+           "What each column is: **judge only** is the mean of the judge's verdicts over all N judged cases, what the "
+           "judge alone would claim; its interval assumes the judge is right, so it is narrow and can be wrong. "
+           "**Human only** is the mean of the reviewers' values over the n labelled cases alone. **PPI** is the judge's "
+           "mean over the N - n cases nobody labelled, corrected by the judge's average error on the n labelled ones "
+           "(unbiased whatever the judge's errors). "
            "The plan may gate on the PPI lower bound (`ppi_win_rate`, `ppi_score`), never on the judge-only figure.", ""]
     for key, title in FIGURES.items():
         fig: CorrectedFigure | None = getattr(m, key)
@@ -77,7 +116,8 @@ def report_markdown(m: CorrectedMetrics, usable: bool | None, sources: list[str]
         if key == "score":
             out += ["The judge gives no rubric score: its judge-only column is empty, and PPI uses its win value "
                     "as the prediction.", ""]
-        out += table(fig) + ["", width_note(fig.overall, usable), ""]
+        claim = judge_claim(fig.overall, "a win rate of" if key == "win_rate" else "")
+        out += table(fig) + ["", *([claim] if claim else []), width_note(fig.overall, usable), ""]
     return "\n".join(out)
 
 

@@ -18,7 +18,7 @@ changed since (a version's source was edited), label nothing here: they are left
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
@@ -91,3 +91,24 @@ def labelled_cases(snapshots: Sequence[tuple[str, Snapshot]], baseline: str, can
         out.append(LabelledCase(id=key[0], a=key[1], b=key[2], win=sum(w) / len(w) if w else None,
                                 score=float(rubric_values([sum(s) / len(s)])[0]) if s else None, reviews=counts[key]))
     return out, other
+
+
+def other_comparisons(snapshots: Sequence[tuple[str, Snapshot]], baseline: str, candidate: str) -> list[str]:
+    """One line per snapshot holding reviews that :func:`labelled_cases` leaves out because they do not compare
+    ``baseline`` (answer ``a``) with ``candidate`` (answer ``b``): the file, the field, how many reviews, what they
+    compared and the fix. ``[]`` when every review fits.
+
+    >>> other_comparisons([], "baseline", "candidate")
+    []
+    """
+    out = []
+    for path, snapshot in snapshots:
+        seen = Counter(f"{r.models.get('a')!r} (a) with {r.models.get('b')!r} (b)" if r.kind == "pair" else f"a {r.kind} item"
+                       for r in snapshot.reviews
+                       if r.kind != "pair" or r.models.get("a") != baseline or r.models.get("b") != candidate)
+        if seen:
+            what = "; ".join(f"{n} compare {pair}" for pair, n in sorted(seen.items()))
+            out.append(f"{path}: field 'models': {sum(seen.values())} review(s) left out, not of compare.baseline "
+                       f"{baseline!r} (a) with compare.candidate {candidate!r} (b): {what}. Fix: review these versions "
+                       "in a `--from compare --fill random` queue and list its snapshot in ppi.reviews, or drop this one")
+    return out

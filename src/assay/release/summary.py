@@ -113,7 +113,7 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
 
 def _corrected_section(ev: Evidence) -> list[str]:
     """The three estimates of the candidate against the baseline side by side (metrics/ppi.json), when the ppi stage ran."""
-    from assay.queue.corrected_report import FIGURES, METHODS, cell, estimates
+    from assay.queue.corrected_report import FIGURES, METHODS, cell, estimates, judge_claim, labels_note
 
     if not {"judge", "queue"} <= set(ev.parts):
         return []
@@ -122,8 +122,10 @@ def _corrected_section(ev: Evidence) -> list[str]:
     if m is None:
         return out + _missing(CORRECTED.relpath())
     out += [f"The judge compared both versions' answers on {m.cases} cases; reviewers labelled {m.labelled} of them, a "
-            "random sample. Judge only is biased by the judge's errors; PPI corrects it with the labels "
-            "(reports/ppi.md has every slice).", "",
+            "random sample. Judge only: the mean of the judge's verdicts on every judged case, biased by its errors. "
+            "Human only: the reviewers' mean on the labelled cases. PPI: the judge's mean corrected by its average "
+            "error on the labelled cases (reports/ppi.md has every slice).", "",
+            *([labels_note(m), ""] if m.synthetic_labels else []),
             "| figure | n labelled | N judged | " + " | ".join(METHODS) + " |", "|---|---:|---:|---|---|---|"]
     for key, title in FIGURES.items():
         fig = getattr(m, key)
@@ -132,7 +134,8 @@ def _corrected_section(ev: Evidence) -> list[str]:
         r = fig.overall
         cells = [("too few" if r.too_few and name != METHODS[0] else cell(e)) for name, e in estimates(r).items()]
         out.append(f"| {md_words(title.split(' (')[0])} | {r.n_labelled} | {r.n_judged} | " + " | ".join(cells) + " |")
-    return out + [""]
+    claim = judge_claim(m.win_rate.overall, "the candidate's win rate was")
+    return out + ["", *([md_words(claim), ""] if claim else [])]
 
 
 def _review_section(ev: Evidence) -> list[str]:
