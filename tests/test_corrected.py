@@ -53,7 +53,7 @@ def test_committed_win_rate_matches_ppi_python_and_scipy():
     m = CORRECTED.read(ROOT)
     y, yhat, u = _stage_inputs()
     r = m.win_rate.overall
-    assert (r.n_labelled, r.n_judged) == (len(y), len(y) + len(u)) == (60, 176)
+    assert (r.n_labelled, r.n_judged) == (len(y), len(y) + len(u)) == (60, 194)
     # the point estimate and the tuned lam are ppi-python's (its lam=None tunes the same way)
     assert r.ppi.value == pytest.approx(float(ppi_py.ppi_mean_pointestimate(y, yhat, u)[0]), abs=1e-9)
     # the stage's interval is the small-sample one: ddof-1 variances and Student t with n - 1 df, by hand, on the

@@ -16,17 +16,18 @@ def test_each_blocking_share_metric_is_checked_on_the_candidates_holdout():
     plan = load_plan(ROOT / "data/plan.yaml")
     candidate = RAG.read(ROOT, version="candidate")
     checks = {c.name: c for c in threshold_checks(plan, candidate)}
-    # blocking with a threshold: answer_correct, abstain_correct, citation_support, format_ok (latency is not a share)
-    assert list(checks) == ["answer_correct", "abstain_correct", "citation_support", "format_ok"]
+    # blocking with a threshold: answer_correct, abstain_correct, citation_support, format_ok, tool_permission
+    # (latency is not a share)
+    assert list(checks) == ["answer_correct", "abstain_correct", "citation_support", "format_ok", "tool_permission"]
     a = candidate.holdout.answer_correct
     assert checks["answer_correct"] == threshold_check("answer_correct", a.n, a.value, 0.85, power=0.8, level=0.95)
-    # 26/54 = 0.481 is 0.369 from 0.85, farther than the 0.277 that 54 cases detect: no warning
+    # 27/58 = 0.466 is 0.384 from 0.85, farther than the 0.267 that 58 cases detect: no warning
     assert checks["answer_correct"].warning is None and 0.2 < checks["answer_correct"].detectable < 0.3
-    # 12 abstention cases detect nothing at 80% power: warned
-    assert "12 holdout cases detect no change" in checks["abstain_correct"].warning
+    # 14 abstention cases detect nothing at 80% power: warned
+    assert "14 holdout cases detect no change" in checks["abstain_correct"].warning
     page = "\n".join(markdown(list(checks.values())))
-    assert "| answer_correct | 54 | 0.481 | 0.850 | 0.369 | 0.277 |" in page
-    assert page.count("**Warning:**") == 3
+    assert "| answer_correct | 58 | 0.466 | 0.850 | 0.384 | 0.267 |" in page
+    assert page.count("**Warning:**") == 4
     assert threshold_checks(plan, None) == []
 
 

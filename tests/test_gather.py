@@ -25,10 +25,12 @@ DEMO_CHECKS = {
     "judge calibration": "fail",
     # data/plan.yaml asks for 0.6 on the lower bound; the demo queue has 9 of 11 decided (bound 0.523)
     "judge vs reviewers (demo)": "fail",
-    # threshold_check: 12 abstention cases detect no change; a value of 1 with an assumed discordance detects none
+    # threshold_check: 14 abstention cases detect no change; a value of 1 with an assumed discordance detects none
     "detectable change in abstain_correct": "warn",
     "detectable change in citation_support": "warn",
     "detectable change in format_ok": "warn",
+    # 6 holdout tool cases detect no change
+    "detectable change in tool_permission": "warn",
 }
 # data/derived/ is not committed (DVC rebuilds it), so the outputs that recorded the split table or a
 # run table count as stale in the copy; every other output matches its committed inputs.

@@ -45,7 +45,7 @@ def test_values(forward, backward, want):
 
 
 def test_replayed_values_equal_the_live_judge(tmp_path):
-    prompt = load_prompt("data/prompts/pairwise_v2.md")
+    prompt = load_prompt(ROOT / "data/prompts/pairwise_v2.md")
     items = [_m("c1", "It takes 30 days.", "No idea."), _m("c2", "No idea.", "30 days [source: kb-x]."),
              _m("c3", "30 days.", "30 days.", facts=("30 days",))]
     judge = FakeJudge.from_preset("mixed")
@@ -62,7 +62,7 @@ def test_replayed_values_equal_the_live_judge(tmp_path):
 def test_matchups_pairs_runs_by_case():
     from assay.data.cases import load_cases
 
-    cases = load_cases("data/cases.jsonl")
+    cases = load_cases(ROOT / "data/cases.jsonl")
     ids = [c.id for c in cases][:3]
     items = matchups(cases, {i: f"base {i}" for i in ids}, {i: f"cand {i}" for i in ids[1:]})
     assert [m.id for m in items] == sorted(ids[1:]) and items[0].a.startswith("base") and items[0].b.startswith("cand")

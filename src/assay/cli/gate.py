@@ -62,9 +62,6 @@ def in_ci() -> bool:
 
 
 def run(args: argparse.Namespace) -> int:
-    from assay.release.checks import Check, checks_dict, checks_table, exit_code
-    from assay.release.gather import gather
-
     import os
 
     from assay.core.errors import RefusedInCI
@@ -73,7 +70,19 @@ def run(args: argparse.Namespace) -> int:
         raise RefusedInCI("--skip-dvc-status is refused when CI=true: in CI the gate must see that `dvc status` is "
                           "clean, or hand-edited metrics would pass (fix: drop the option, and run `dvc repro` and "
                           "commit dvc.lock before the gate)")
+    here = os.getcwd()
     os.chdir(args.root)  # params.yaml paths are relative to the repository root
+    try:
+        return _gate(args)
+    finally:
+        os.chdir(here)  # `assay gate` called in-process (tests, a notebook) leaves the caller where it was
+
+
+def _gate(args: argparse.Namespace) -> int:
+    """The gate's checks from the repository root (the working directory), printed and written."""
+    from assay.release.checks import Check, checks_dict, checks_table, exit_code
+    from assay.release.gather import gather
+
     root = Path(".")
     checks: list[Check] = []
     if not args.skip_dvc_status:

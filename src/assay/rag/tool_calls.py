@@ -105,7 +105,7 @@ def score_tools(case: CaseRecord, calls: Sequence[ToolCall], catalogue: ToolCata
 
     >>> from assay.data.tools import ExpectedCall, ExpectedValue
     >>> c = CaseRecord(id="t", question="q?", task="unanswerable", set="golden", lang="en", expect="abstain",
-    ...                why="tool case", expected_tools=[ExpectedCall(name="a", args={"x": ExpectedValue(equals=1)})])
+    ...                why="a tool-call case", expected_tools=[ExpectedCall(name="a", args={"x": ExpectedValue(equals=1)})])
     >>> score_tools(c, [ToolCall("a", {"x": 2})], None)
     ToolScore(tool_selection=True, tool_arguments=False, tool_args_right=0, tool_args_total=1, tool_permission=False)
     """
