@@ -11,7 +11,7 @@ import pytest
 from assay.core.errors import InputError
 from assay.data.cases import CaseRecord
 from assay.data.corpus import load_corpus
-from assay.data.tools import load_catalogue
+from assay.data.tools import ToolCatalogue, load_catalogue
 from assay.rag.routing import route
 from assay.rag.systems import AnswersFileSystem, CallableSystem, PluginError, ReferenceSystem
 from assay.rag.tool_calls import ToolCall, calls_text, parse_tool_calls, score_tools
@@ -168,3 +168,22 @@ def test_score_tools(over, calls, expected):
     score = score_tools(tool_case(**over), calls, CATALOGUE)
     assert (score.tool_selection, score.tool_arguments, score.tool_args_right, score.tool_args_total,
             score.tool_permission) == expected
+
+
+def test_a_permission_above_an_amount_applies_to_large_calls_only():
+    """A refund tool whose permission applies above BDT 1000: by hand, 300 needs none, 1000 (not above)
+    none, 1000.5 and a call without an amount need it; routing with permission checks follows the same rule."""
+    from assay.rag.routing import route
+
+    catalogue = ToolCatalogue.model_validate({"tools": [
+        {"name": "issue_refund", "description": "refund money", "permission": "refunds.authorise", "triggers": ["refund"],
+         "permission_above": {"argument": "amount", "value": 1000}, "arguments": [{"name": "amount", "type": "number"}]}]})
+    case_ = tool_case(expected_tools=[{"name": "issue_refund"}])
+    permitted = {amount: score_tools(case_, [ToolCall("issue_refund", {} if amount is None else {"amount": amount})],
+                                     catalogue).tool_permission for amount in (300, 1000, 1000.5, None, "300")}
+    assert permitted == {300: True, 1000: True, 1000.5: False, None: False, "300": False}
+    authorised = tool_case(expected_tools=[{"name": "issue_refund"}], permissions=["refunds.authorise"])
+    assert score_tools(authorised, [ToolCall("issue_refund", {"amount": 5000})], catalogue).tool_permission is True
+    assert route("refund 300 please", catalogue) == (ToolCall("issue_refund", {"amount": 300}),)
+    assert route("refund 5000 please", catalogue) == ()
+    assert route("refund 5000 please", catalogue, ["refunds.authorise"]) == (ToolCall("issue_refund", {"amount": 5000}),)

@@ -175,3 +175,18 @@ def test_the_demo_has_tool_cases_in_every_set_and_language():
 
     tools = coverage(load_cases(ROOT / "data/cases.jsonl", tools=load_catalogue(ROOT / "data/tools.yaml")))["tools"]
     assert all(tools["set"].values()) and all(tools["lang"].values())
+
+
+def test_a_permission_threshold_needs_a_permission_and_a_number_argument(tmp_path):
+    base = {"name": "r", "description": "d", "arguments": [{"name": "amount", "type": "number"}, {"name": "why", "type": "string"}]}
+    with pytest.raises(ValueError, match="permission_above needs a permission"):
+        Tool.model_validate({**base, "permission_above": {"argument": "amount", "value": 10}})
+    with pytest.raises(ValueError, match="'why' is not a number argument of r \\(its number arguments: amount\\)"):
+        Tool.model_validate({**base, "permission": "p", "permission_above": {"argument": "why", "value": 10}})
+    path = tmp_path / "tools.yaml"
+    path.write_text("tools:\n  - name: r\n    description: d\n    permission: p\n"
+                    "    permission_above: {argument: amount, value: ten}\n"
+                    "    arguments:\n      - {name: amount, type: number}\n", encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        load_catalogue(path)
+    assert str(err.value).startswith(f"{path}:5: field 'tools.0.permission_above.value': 'ten' is not valid")

@@ -9,6 +9,12 @@ A catalogue declares every tool an assistant may call::
         triggers: [outage, "বিভ্রাট"]     # words that route a question to it (reference system only)
         arguments:
           - {name: area, type: string, allowed: [Mirpur, Uttara], words: {Mirpur: ["মিরপুর"]}}
+      - name: issue_refund
+        description: Refund money to the customer.
+        permission: refunds.authorise
+        permission_above: {argument: amount, value: 1000}   # optional: needed only above BDT 1000
+        arguments:
+          - {name: amount, type: number}
 
 A case expects calls (``expected_tools``: tool name and the expected value of each argument it
 checks, given as ``equals``, ``one_of`` or ``pattern``), forbids calls (``forbidden_tools``) and
@@ -23,7 +29,7 @@ pattern on a non-string argument, and a permission no tool needs (a misspelling,
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Literal
 
@@ -80,19 +86,69 @@ class ToolArgument(InputModel):
         return self
 
 
+class PermissionThreshold(InputModel):
+    """The tool's permission applies only to calls whose number ``argument`` is above ``value``
+    (a refund above an amount needs an authorised user; a small one does not)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    argument: NonBlank
+    value: StrictFloat  # an integer is read as a number; a string or a boolean is refused
+
+
 class Tool(InputModel):
-    """One tool: what it does, its arguments, the permission a user needs to have it called, its trigger words."""
+    """One tool: what it does, its arguments, the permission a user needs to have it called, its trigger words.
+
+    ``permission_above`` (optional, with ``permission``) limits the permission to calls whose number
+    argument exceeds a value; see :meth:`needs_permission`.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     name: NonBlank
     description: NonBlank
     arguments: list[ToolArgument] = []
     permission: NonBlank | None = None
+    permission_above: PermissionThreshold | None = None
     triggers: list[NonBlank] = []
+
+    @model_validator(mode="after")
+    def _threshold_on_a_number(self) -> Tool:
+        rule = self.permission_above
+        if rule is None:
+            return self
+        if self.permission is None:
+            raise ValueError("permission_above needs a permission to limit; give the tool a permission or drop it")
+        argument = self.argument(rule.argument)
+        if argument is None or argument.type not in ("number", "integer"):
+            numbers = [a.name for a in self.arguments if a.type in ("number", "integer")]
+            raise ValueError(f"permission_above.argument {rule.argument!r} is not a number argument of {self.name} "
+                             f"(its number arguments: {', '.join(numbers) or 'none'})")
+        return self
 
     def argument(self, name: str) -> ToolArgument | None:
         """The argument called ``name``, or ``None``."""
         return next((a for a in self.arguments if a.name == name), None)
+
+    def needs_permission(self, arguments: Mapping[str, object]) -> bool:
+        """Whether a call with ``arguments`` needs :attr:`permission`.
+
+        Never for a tool without one; always without ``permission_above``; with it, only when the
+        argument is above the value. A call whose argument is missing or not a number needs it: the
+        check cannot tell the amount is small, so it reads the call the strict way.
+
+        >>> t = Tool(name="refund", description="d", permission="p", arguments=[{"name": "amount", "type": "number"}],
+        ...          permission_above={"argument": "amount", "value": 1000})
+        >>> t.needs_permission({"amount": 300}), t.needs_permission({"amount": 1000.5}), t.needs_permission({})
+        (False, True, True)
+        """
+        if self.permission is None:
+            return False
+        rule = self.permission_above
+        if rule is None:
+            return True
+        value = arguments.get(rule.argument)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            return True
+        return value > rule.value
 
     def openai(self) -> dict:
         """The tool in the OpenAI function-calling ``tools`` shape (JSON Schema parameters).

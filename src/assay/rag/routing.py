@@ -58,8 +58,8 @@ def route(question: str, catalogue: ToolCatalogue, permissions: Iterable[str] = 
     for tool in catalogue.tools:
         if not any(normalize(t) in text for t in tool.triggers):
             continue
-        if check_permissions and tool.permission is not None and tool.permission not in held:
-            continue
         args = {a.name: v for a in tool.arguments if (v := _fill(a, text)) is not None}
+        if check_permissions and tool.needs_permission(args) and tool.permission not in held:
+            continue
         calls.append(ToolCall(tool.name, args))
     return tuple(calls)

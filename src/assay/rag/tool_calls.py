@@ -15,8 +15,9 @@ Per-case rules (:func:`score_tools`; every value is ``None`` on a case without `
   expected arguments met and their number; when a tool was called more than once, the call meeting
   most of its expected arguments counts. ``None`` when no expected call with arguments was made.
 * ``tool_arguments``: ``tool_args_right == tool_args_total`` (``None`` when they are).
-* ``tool_permission``: no call to a tool whose permission the user lacks, to a tool the catalogue
-  does not declare (nobody may call it), or to a forbidden tool.
+* ``tool_permission``: no call to a tool whose permission the user lacks (for a tool with
+  ``permission_above``, only a call above its amount needs it), to a tool the catalogue does not
+  declare (nobody may call it), or to a forbidden tool.
 """
 
 from __future__ import annotations
@@ -124,7 +125,7 @@ def score_tools(case: CaseRecord, calls: Sequence[ToolCall], catalogue: ToolCata
     for call in calls:
         tool = catalogue.tool(call.name) if catalogue is not None else None
         if (tool is None or call.name in case.forbidden_tools
-                or (tool.permission is not None and tool.permission not in case.permissions)):
+                or (tool.needs_permission(call.arguments) and tool.permission not in case.permissions)):
             permission = False
     return ToolScore(tool_selection=selection, tool_arguments=right == total if total else None,
                      tool_args_right=right if total else None, tool_args_total=total or None, tool_permission=permission)
