@@ -15,25 +15,22 @@ def main() -> None:
     from pathlib import Path
 
     from assay.artifacts.provenance import provenance as record
-    from assay.artifacts.registry import (JUDGE_COMPARE, JUDGE_COMPARE_IDENTITY, JUDGE_COMPARE_REPLY_FILE, RUN_TABLE,
-                                          write_record)
+    from assay.artifacts.registry import (JUDGE_COMPARE, JUDGE_COMPARE_IDENTITY, JUDGE_COMPARE_REPLY_FILE, write_record)
     from assay.artifacts.reports import JudgeIdentityFile
     from assay.core.io import sha256_file
     from assay.core.params import load_section
     from assay.core.paths import input_paths
     from assay.core.provenance import provenance
-    from assay.data.cases import load_cases
     from assay.judge.factory import JudgeParams, make_judge
-    from assay.judge.matchup import REPLIES_DIR, asked, matchups, replies_path
+    from assay.judge.matchup import REPLIES_DIR, asked, replies_path
     from assay.judge.prompts import load_prompt
     from assay.judge.replies import ask, run_counts, status_line
-    from assay.rag.compare import CompareParams, replies
+    from assay.rag.compare import CompareParams, version_matchups
 
     params = load_section("judge", JudgeParams)
     names = load_section("compare", CompareParams)
     paths = input_paths()
-    runs = {name: RUN_TABLE.relpath(version=name) for name in (names.baseline, names.candidate)}
-    items = matchups(load_cases(paths.cases), replies(runs[names.baseline]), replies(runs[names.candidate]))
+    runs, items = version_matchups(paths.cases, names)
     prompt = load_prompt(params.prompt_file(paths.prompts))
     judge = make_judge(params)
     identity = judge.identity  # before any reply: what params alone determine

@@ -13,12 +13,11 @@ import sys
 
 def main() -> None:
     from assay.artifacts.provenance import provenance
-    from assay.artifacts.registry import CALIBRATION, CORRECTED, CORRECTED_PAGE, CORRECTED_PLOT, RUN_TABLE, write_record
+    from assay.artifacts.registry import CALIBRATION, CORRECTED, CORRECTED_PAGE, CORRECTED_PLOT, write_record
     from assay.core.io import sha256_file, sha256_tree
     from assay.core.params import load_section
     from assay.core.paths import input_paths
-    from assay.data.cases import load_cases
-    from assay.judge.matchup import FIX, JUDGE_COMPARE_INPUT, REPLIES_DIR, judge_values, matchups
+    from assay.judge.matchup import FIX, JUDGE_COMPARE_INPUT, REPLIES_DIR, judge_values
     from assay.judge.params import JudgeParams
     from assay.judge.prompts import load_prompt
     from assay.judge.replay import ReplayJudge
@@ -26,14 +25,13 @@ def main() -> None:
     from assay.queue.corrected_report import plot_rows, report_markdown
     from assay.queue.labelled import labelled_cases, other_comparisons
     from assay.queue.snapshot import ReviewParams, read_snapshot
-    from assay.rag.compare import CompareParams, replies
+    from assay.rag.compare import CompareParams, version_matchups
 
     params = load_section("ppi", CorrectedParams)
     judge_params = load_section("judge", JudgeParams)
     names = load_section("compare", CompareParams)
     paths = input_paths()
-    runs = {name: RUN_TABLE.relpath(version=name) for name in (names.baseline, names.candidate)}
-    items = matchups(load_cases(paths.cases), replies(runs[names.baseline]), replies(runs[names.candidate]))
+    runs, items = version_matchups(paths.cases, names)
     prompt = load_prompt(judge_params.prompt_file(paths.prompts))
     judge = ReplayJudge.open(REPLIES_DIR, pairs=items, fix=FIX)
     snapshots = [(ReviewParams().path(n), read_snapshot(ReviewParams().path(n))) for n in params.reviews]

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from assay.artifacts.provenance import Provenance
+    from assay.judge.matchup import Matchup
 
 #: tool-use columns: a run table without them (made before tool use, or by hand) reads as undefined on every case
 TOOL_COLUMNS = ("tool_selection", "tool_arguments", "tool_permission")
@@ -108,6 +109,21 @@ def read_run(path: str | Path) -> pa.Table:
         raise InputError([Problem(str(path), None, "id", f"repeated case id(s): {', '.join(repeated[:20])}",
                                   "a run holds one row per case")])
     return table
+
+
+def version_matchups(cases_file: str | Path, names: CompareParams) -> tuple[dict[str, str], list[Matchup]]:
+    """The baseline's and the candidate's run tables (version name -> path) and their answers paired
+    case by case (:func:`assay.judge.matchup.matchups`): what ``judge_compare`` asks and ``ppi`` replays.
+
+    Raises:
+        MissingArtifact, InputError: a run table missing or unreadable, as :func:`replies`.
+    """
+    from assay.artifacts.registry import RUN_TABLE
+    from assay.data.cases import load_cases
+    from assay.judge.matchup import matchups
+
+    runs = {name: RUN_TABLE.relpath(version=name) for name in (names.baseline, names.candidate)}
+    return runs, matchups(load_cases(cases_file), replies(runs[names.baseline]), replies(runs[names.candidate]))
 
 
 def replies(path: str | Path) -> dict[str, str]:
