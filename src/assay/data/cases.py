@@ -18,7 +18,7 @@ import hashlib
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
@@ -28,6 +28,11 @@ from assay.core.io import scan_jsonl
 from assay.core.records import NonBlank, check_rows
 from assay.core.records import InputModel
 from assay.data.tools import ExpectedCall, ToolCatalogue, tool_problems
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from assay.artifacts.data import DatasetMetrics
 
 TASKS = ("lookup", "exact_term", "paraphrase", "multi_fact", "unanswerable")
 SETS = ("golden", "adversarial", "production_like")
@@ -167,7 +172,7 @@ def coverage(cases: Iterable[CaseRecord], min_cases: int = 2) -> dict:
             "tools": tools}
 
 
-def dataset_metrics(cases: list[CaseRecord], documents: int):
+def dataset_metrics(cases: list[CaseRecord], documents: int) -> tuple[DatasetMetrics, dict[str, Any], str]:
     """``(DatasetMetrics, coverage, dataset_hash)`` for the validate stage (see :func:`coverage`)."""
     from assay.artifacts.data import DatasetMetrics
 
@@ -182,7 +187,7 @@ def dataset_metrics(cases: list[CaseRecord], documents: int):
 CASE_COLUMNS = ("id", "question", "task", "set", "lang", "expect", "doc_ids", "facts", "why", "group", "tools")
 
 
-def cases_table(cases: Iterable[CaseRecord]):
+def cases_table(cases: Iterable[CaseRecord]) -> pa.Table:
     """The cases as a pyarrow Table (one row per case, sorted by id, columns in ``CASE_COLUMNS``).
 
     Column ``tools`` holds the tool fields (:data:`TOOL_FIELDS`) as JSON text, null for a case

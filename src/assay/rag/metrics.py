@@ -16,7 +16,8 @@ per case it is narrower than it should be.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, SupportsFloat
 
 import numpy as np
 
@@ -32,11 +33,12 @@ from assay.stats.quantile import quantile_ci
 BINARY_FAMILIES = ("citation_support", "answer_correct", "abstain_correct", "format_ok")
 
 
-def _defined(values) -> list[float]:
+def _defined(values: Iterable[SupportsFloat | None]) -> list[float]:
+    """The values that are neither ``None`` nor nan, as floats (a boolean counts 1 or 0)."""
     return [float(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
 
 
-def rate(values, method: IntervalMethod) -> Estimate:
+def rate(values: Iterable[SupportsFloat | None] | np.ndarray, method: IntervalMethod) -> Estimate:
     """Share of true values among the defined ones, with its proportion interval.
 
     A numpy boolean array (every value defined) is counted without a Python loop.
@@ -55,7 +57,7 @@ def rate(values, method: IntervalMethod) -> Estimate:
     return Estimate(value=k / n, n=n, ci_low=finite(low), ci_high=finite(high))
 
 
-def mean_estimate(values) -> Estimate:
+def mean_estimate(values: Iterable[SupportsFloat | None]) -> Estimate:
     """Mean of the defined values in [0, 1] with the betting interval (:func:`assay.stats.mean.mean_ci`)."""
     x = _defined(values)
     if not x:
@@ -64,7 +66,7 @@ def mean_estimate(values) -> Estimate:
     return Estimate(value=float(np.mean(x)), n=len(x), ci_low=finite(low), ci_high=finite(high))
 
 
-def p95(values) -> Estimate:
+def p95(values: Iterable[SupportsFloat | None]) -> Estimate:
     """The 95th percentile (numpy's linear interpolation) with the order-statistic interval."""
     x = _defined(values)
     if not x:
@@ -109,10 +111,10 @@ def tool_slices(rows: Sequence[Mapping], method: IntervalMethod) -> ToolSlices:
 
 def side_metrics(rows: Sequence[Mapping], method: IntervalMethod) -> SideMetrics:
     """Every estimate over ``rows`` (run-table rows as dicts); slices list every taxonomy value."""
-    def col(name):
+    def col(name: str) -> list[Any]:
         return [r[name] for r in rows]
 
-    def sliced(key, names):
+    def sliced(key: str, names: Iterable[str]) -> dict[str, Estimate]:
         return {name: rate([r["passed"] for r in rows if r[key] == name], method) for name in names}
 
     return SideMetrics(

@@ -34,7 +34,7 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError, model_validator
 
@@ -48,6 +48,9 @@ from assay.data.tools import ToolCatalogue
 from assay.rag.systems import AnswersFileSystem, CallableSystem, ReferenceSystem, SystemOutput
 from assay.rag.tool_calls import calls_text, score_tools
 from assay.core.records import InputModel
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 #: The reference system's module: the ``source`` a reference version names (see :class:`VersionParams`).
 REFERENCE_SOURCE = "src/assay/rag/systems.py"
@@ -321,7 +324,7 @@ def run_version(name: str, version: VersionParams, cases: Sequence[CaseRecord],
     return [score_case(c, o, corpus, k, texts, tools) for c, o in zip(ordered, system.run(ordered, k), strict=True)]
 
 
-def _schema():
+def _schema() -> pa.Schema:
     import pyarrow as pa
 
     s, b, f, ls = pa.string(), pa.bool_(), pa.float64(), pa.list_(pa.string())
@@ -333,7 +336,7 @@ def _schema():
     return pa.schema([(name, types.get(name, s)) for name in CaseResult.__dataclass_fields__])
 
 
-def results_table(results: Sequence[CaseResult]):
+def results_table(results: Sequence[CaseResult]) -> pa.Table:
     """The results as a pyarrow Table with a fixed schema, one row per case, sorted by id."""
     import pyarrow as pa
 

@@ -274,7 +274,7 @@ class CallableSystem:
         self.tools = () if tools is None else tuple(tools.tools)
         self.fn = load_callable(spec, param)
 
-    def _output(self, case: CaseRecord, value) -> SystemOutput:
+    def _output(self, case: CaseRecord, value: object) -> SystemOutput:
         where = f"{self.param}: {self.spec} on case {case.id!r}"
         if isinstance(value, str):
             return SystemOutput(case.id, value, None, None)
