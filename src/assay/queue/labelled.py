@@ -24,10 +24,8 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from assay.core.errors import InputError, Problem
+from assay.judge.matchup import WIN
 from assay.queue.snapshot import Snapshot
-
-#: The candidate's win value of a reviewer's choice (source letters: a baseline, b candidate).
-CHOICE_WIN = {"b": 1.0, "a": 0.0, "tie": 0.5}
 
 
 class BiasedSample(InputError):
@@ -79,7 +77,7 @@ def labelled_cases(snapshots: Sequence[tuple[str, Snapshot]], baseline: str, can
             key = (r.item, r.answers["a"], r.answers["b"])
             counts[key] += 1
             if r.choice is not None:
-                wins[key].append(CHOICE_WIN[r.choice])
+                wins[key].append(WIN[r.choice])  # the judge's mapping: same letters
             cand = r.scores.get("b") or {}
             if cand:
                 scores[key].append(sum(cand.values()) / len(cand))
