@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict
 
 from assay.core.errors import InputError, Problem
 from assay.judge.matchup import WIN
-from assay.queue.snapshot import Snapshot
+from assay.queue.snapshot import ReviewRow, Snapshot
 
 
 class BiasedSample(InputError):
@@ -53,6 +53,11 @@ def _refuse_hard(snapshot: Snapshot, path: str) -> None:
                                     "`assay queue create NAME --from compare --fill random` and list that snapshot in ppi.reviews")])
 
 
+def _compares(review: ReviewRow, baseline: str, candidate: str) -> bool:
+    """Whether ``review`` compares ``baseline`` (answer ``a``) with ``candidate`` (answer ``b``)."""
+    return review.kind == "pair" and review.models.get("a") == baseline and review.models.get("b") == candidate
+
+
 def labelled_cases(snapshots: Sequence[tuple[str, Snapshot]], baseline: str, candidate: str) -> tuple[list[LabelledCase], int]:
     """The human values of every case reviewed in ``snapshots`` (``(path, snapshot)`` pairs), sorted by id and
     answers, and the number of reviews left out because they did not compare ``baseline`` (answer ``a``) with
@@ -71,7 +76,7 @@ def labelled_cases(snapshots: Sequence[tuple[str, Snapshot]], baseline: str, can
     for path, snapshot in snapshots:
         _refuse_hard(snapshot, path)
         for r in snapshot.reviews:
-            if r.kind != "pair" or r.models.get("a") != baseline or r.models.get("b") != candidate:
+            if not _compares(r, baseline, candidate):
                 other += 1
                 continue
             key = (r.item, r.answers["a"], r.answers["b"])
@@ -103,7 +108,7 @@ def other_comparisons(snapshots: Sequence[tuple[str, Snapshot]], baseline: str, 
     for path, snapshot in snapshots:
         seen = Counter(f"{r.models.get('a')!r} (a) with {r.models.get('b')!r} (b)" if r.kind == "pair" else f"a {r.kind} item"
                        for r in snapshot.reviews
-                       if r.kind != "pair" or r.models.get("a") != baseline or r.models.get("b") != candidate)
+                       if not _compares(r, baseline, candidate))
         if seen:
             what = "; ".join(f"{n} compare {pair}" for pair, n in sorted(seen.items()))
             out.append(f"{path}: field 'models': {sum(seen.values())} review(s) left out, not of compare.baseline "
