@@ -50,7 +50,6 @@ from assay.core.records import InputModel
 from assay.judge.matchup import Matchup
 from assay.queue.labelled import LabelledCase
 
-SLICES = ("task", "set", "lang")
 #: Human values added to the labelled cases for the intervals (not the estimates); see the module docstring.
 PSEUDO_LABELS = (0.0, 0.0, 1.0, 1.0)
 
