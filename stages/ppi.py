@@ -34,7 +34,7 @@ def main() -> None:
     runs, items = version_matchups(paths.cases, names)
     prompt = load_prompt(judge_params.prompt_file(paths.prompts))
     judge = ReplayJudge.open(REPLIES_DIR, pairs=items, fix=FIX)
-    snapshots = [(ReviewParams().path(n), read_snapshot(ReviewParams().path(n))) for n in params.reviews]
+    snapshots = [(p, read_snapshot(p)) for p in map(ReviewParams().path, params.reviews)]
     labelled, other_versions = labelled_cases(snapshots, names.baseline, names.candidate)
     cases, stale = join(items, judge_values(items, judge, prompt), labelled)
     metrics = corrected_metrics(cases, params, other_versions + stale, any(s.queue.synthetic for _, s in snapshots), stale)
