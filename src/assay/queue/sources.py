@@ -27,7 +27,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay.artifacts.registry import JUDGE_COMPARE_REPLIES, JUDGE_DIMENSIONS, RUN_TABLE, RUN_TABLES
+from assay.artifacts.registry import JUDGE_COMPARE_IDENTITY, JUDGE_COMPARE_REPLIES, JUDGE_DIMENSIONS, RUN_TABLE, RUN_TABLES
 from assay.core.errors import InputError, Problem
 from assay.core.io import read_jsonl, sha256_file
 from assay.core.paths import input_paths
@@ -139,10 +139,9 @@ def _judged(root: Path, cases: Sequence[CaseRecord], baseline: dict[str, str], c
     from assay.judge.params import JudgeParams
     from assay.judge.prompts import load_prompt
     from assay.judge.replay import ReplayJudge
-    from assay.judge.replies import IDENTITY_FILE
 
     folder = root / REPLIES_DIR
-    if not (folder / IDENTITY_FILE).is_file() or not baseline:
+    if not JUDGE_COMPARE_IDENTITY.path(root).is_file() or not baseline:
         return None
     params = load_section("judge", JudgeParams, root / "params.yaml")
     prompt = load_prompt(params.prompt_file(root / input_paths(root / "params.yaml").prompts))
