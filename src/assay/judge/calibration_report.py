@@ -6,21 +6,15 @@ Reads a :class:`~assay.judge.calibration_record.Calibration` by attribute; undef
 
 from __future__ import annotations
 
-import math
-
-from assay.core.fmt import md_words
+from assay.core.fmt import ci, md_words, num
 from assay.data.pairs import LABELS
 from assay.judge.calibration import JUDGE_LABELS
 from assay.judge.calibration_record import Calibration, FlipPattern, SliceResult
 
 
-def _pct(x: float | None) -> str:
-    return "n/a" if x is None or math.isnan(x) else f"{x:.3f}"
-
-
 def _slice_rows(slices: dict[str, SliceResult], min_n: int) -> list[str]:
-    return [f"| {md_words(k)} | {s.correct} | {s.n} | {_pct(s.agreement)} | {_pct(s.agreement_ci_low)} to "
-            f"{_pct(s.agreement_ci_high)} |" + (" too small to judge |" if s.n < min_n else " |")
+    return [f"| {md_words(k)} | {s.correct} | {s.n} | {num(s.agreement)} | {num(s.agreement_ci_low)} to "
+            f"{num(s.agreement_ci_high)} |" + (" too small to judge |" if s.n < min_n else " |")
             for k, s in slices.items()]
 
 
@@ -50,7 +44,7 @@ def report_markdown(record: Calibration) -> str:
     judge_name = ", ".join(f"{md_words(k)}={md_words(v)}" for k, v in r.judge.items())
     kappa_rule = ("lower bound of its 95% interval" if rule.usability == "conservative" else "point estimate")
     kappa = (r.kappa_undefined if r.kappa_undefined else
-             f"{_pct(r.kappa)} (95% interval {_pct(r.kappa_ci_low)} to {_pct(r.kappa_ci_high)})")
+             ci(r.kappa, r.kappa_ci_low, r.kappa_ci_high))
     interval = f"95% {rule.interval} interval"
     lines = [
         "# Judge calibration",
@@ -69,13 +63,13 @@ def report_markdown(record: Calibration) -> str:
         "## Totals",
         "",
         f"- pairs: {r.n}",
-        f"- agreement with the final human label: {_pct(r.agreement)} "
-        f"({interval} {_pct(r.agreement_ci_low)} to {_pct(r.agreement_ci_high)}, n = {r.n}); "
+        f"- agreement with the final human label: {num(r.agreement)} "
+        f"({interval} {num(r.agreement_ci_low)} to {num(r.agreement_ci_high)}, n = {r.n}); "
         "a pair without a verdict counts as a disagreement",
         f"- Cohen's kappa: {kappa}",
         f"- order flips (the verdict changed when the answers swapped places; scored as tie): "
-        f"{r.order_disagreements} of {r.n} pairs ({_pct(r.flip_share)})",
-        f"- pairs without a verdict: {r.invalid_pairs} of {r.n} ({_pct(r.invalid_share)}); "
+        f"{r.order_disagreements} of {r.n} pairs ({num(r.flip_share)})",
+        f"- pairs without a verdict: {r.invalid_pairs} of {r.n} ({num(r.invalid_share)}); "
         f"replies not ok: invalid {r.invalid}, refused {r.refused}, failed {r.failed}",
         "",
         "## Confusion (human rows, judge columns)",
