@@ -289,8 +289,7 @@ def test_judge_scores_outside_1_to_5_and_other_rubric_scales_are_errors():
 
 
 def test_ir_eval_on_sealed_holdout_files_needs_the_flag_and_the_opening_and_logs_each_read(tmp_path, monkeypatch, capsys):
-    from assay.study.evidence import EvidenceRoot
-    from assay.study.evidence import ACCESS_LOG
+    from assay.study.evidence import ACCESS_LOG, EvidenceRoot
     from assay.study.opening import open_holdout
 
     root = tmp_path / "vault-7f3e2a"

@@ -65,7 +65,6 @@ def pooled_runs(root: EvidenceRoot, split: str, modes: Sequence[str]) -> dict:
     """Each mode's run of ``split`` as the pool step wrote it (``runs/<mode>.trec`` and ``.json``), each read logged."""
     import json
 
-    from assay.relevance.scoring import ModeInput
     from assay.relevance.trec import read_run
 
     out = {}

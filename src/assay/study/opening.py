@@ -23,9 +23,8 @@ from pathlib import Path
 
 from assay.core.errors import AssayError
 from assay.core.io import sha256_file, write_json
-from assay.study.evidence import ACCESS_LOG, SEALED, EvidenceRoot
+from assay.study.evidence import ACCESS_LOG, OPENING, SEALED, EvidenceRoot
 from assay.study.protocol import PSEUDONYM
-from assay.study.received import OPENING
 
 
 class HoldoutRefused(AssayError):

@@ -41,12 +41,12 @@ from assay.relevance.params import RelevanceParams
 from assay.relevance.trec import Run
 from assay.study.evidence import ANNOTATORS, POOL, QUERIES, SALT, SPLIT_FILE, SPLITS, EvidenceRoot, file_hashes, packet_name, run_names
 from assay.study.formats import PoolRow
+from assay.study.protocol import Study
+from assay.study.records import stage_record
 
 if TYPE_CHECKING:
     from assay.relevance.latency import MeasuredLatency
     from assay.relevance.modes.runner import Searcher
-from assay.study.protocol import Study
-from assay.study.records import stage_record
 
 
 class PoolError(AssayError):
@@ -145,8 +145,9 @@ def build_pool(split: str, documents: list[StudyDocument], queries: list[StudyQu
     return pool
 
 
-def split_documents(study: Study, root: EvidenceRoot, side: str) -> list[StudyDocument]:
-    """The documents of one split, from the corpus and the root's ``split.json``.
+def split_documents(documents: list[StudyDocument], root: EvidenceRoot, side: str) -> list[StudyDocument]:
+    """The documents of one split: those of the study's corpus (``documents``) whose family the root's
+    ``split.json`` puts on ``side``.
 
     Raises:
         InputError: ``split.json`` is missing or does not cover a family of the corpus.
@@ -154,7 +155,6 @@ def split_documents(study: Study, root: EvidenceRoot, side: str) -> list[StudyDo
     path = root.path / SPLIT_FILE
     data, why = parse_json_line(read_text(path))
     families = data.get("families") if isinstance(data, dict) else None
-    documents = load_documents(str(study.resolve(study.corpus, root)))
     if why or not isinstance(families, dict) or any(d.family not in families for d in documents):
         raise InputError([Problem(root.show(path), None, None, "does not give a side for every family of the corpus",
                                   "run `dvc repro study_split`")])
@@ -194,8 +194,9 @@ def pool_step(study: Study, root: EvidenceRoot, params: RelevanceParams) -> dict
                                   "alone would show that mode's top results only", "list every mode under comparison")])
     salt = load_salt(root.path / SALT)
     summaries, names = {}, [SALT]
+    corpus = load_documents(str(study.resolve(study.corpus, root)))  # read once, split per side below
     for side in SPLITS:
-        documents = split_documents(study, root, side)
+        documents = split_documents(corpus, root, side)
         queries = load_queries(str(root.file(side, QUERIES)))
         searchers: dict[str, Searcher] = {mode: build(mode, params, documents) for mode in params.modes}
         results = {mode: run_mode(mode, params, documents, queries, searchers[mode]) for mode in params.modes}

@@ -37,7 +37,7 @@ import assay
 from assay.artifacts.base import finite
 from assay.core.errors import InputError, Problem
 from assay.stats.reliability import cluster_bootstrap, ordinal_alpha, pair_tables, weighted_kappa
-from assay.study.evidence import RECEIPT, SPLITS, EvidenceRoot, file_hashes, judgments_name
+from assay.study.evidence import ANNOTATORS, RECEIPT, SPLITS, EvidenceRoot, file_hashes, judgments_name
 from assay.study.formats import FIELDS, RELEVANCE, JudgmentRow, digest, field_value, read_rows
 from assay.study.opening import note_sealed_read
 from assay.study.params import StudyParams
@@ -196,7 +196,7 @@ def receipt_step(study: Study, root: EvidenceRoot, params: StudyParams) -> dict:
     and, under ``grades``, how grade -1 is handled here and in the IR measures (:data:`GRADE_NOTE`)."""
     receipts = {}
     for split in SPLITS:
-        for who in ("A", "B"):
+        for who in ANNOTATORS:
             note_sealed_read(root, split, "study_receipt", judgments_name(who))
         receipts[split] = build_receipt(root, split, params.resamples, params.seed, params.level)
         write_receipt(root, split, receipts[split])
