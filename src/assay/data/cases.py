@@ -27,7 +27,7 @@ from assay.core.errors import Problem, raise_problems
 from assay.core.io import scan_jsonl
 from assay.core.records import NonBlank, check_rows
 from assay.core.records import InputModel
-from assay.data.tools import ExpectedCall, ToolCatalogue, tool_problems
+from assay.data.tools import CATALOGUE_PATH, ExpectedCall, ToolCatalogue, tool_problems
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -75,7 +75,7 @@ class CaseRecord(InputModel):
 
 def parse_cases(path: str | Path, rows: Iterable[tuple[int, dict]], doc_ids: Iterable[str] | None = None,
                 problems: Iterable[Problem] = (), tools: ToolCatalogue | None = None,
-                tools_path: str = "data/tools.yaml", check_tools: bool = False) -> list[CaseRecord]:
+                tools_path: str = CATALOGUE_PATH, check_tools: bool = False) -> list[CaseRecord]:
     """Validate ``(line, dict)`` rows into cases; with ``doc_ids`` also check every doc_id exists.
 
     With ``tools`` (the catalogue) or ``check_tools``, the tool fields of the rows that parsed are
@@ -110,7 +110,7 @@ def parse_cases(path: str | Path, rows: Iterable[tuple[int, dict]], doc_ids: Ite
 
 
 def load_cases(path: str | Path, doc_ids: Iterable[str] | None = None,
-               tools: ToolCatalogue | None = None, tools_path: str = "data/tools.yaml",
+               tools: ToolCatalogue | None = None, tools_path: str = CATALOGUE_PATH,
                check_tools: bool = False) -> list[CaseRecord]:
     """Read and validate a cases JSONL file (see :func:`parse_cases`); every bad line is reported in one run."""
     rows, problems = scan_jsonl(path)

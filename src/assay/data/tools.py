@@ -44,6 +44,9 @@ ArgType = Literal["string", "integer", "number", "boolean"]
 Scalar = StrictStr | StrictInt | StrictFloat | StrictBool
 """A JSON scalar as written: ``"1"`` stays a string and ``true`` a boolean (never coerced)."""
 
+#: Where the catalogue lives by default (params ``inputs.tools`` names the one in use); messages name it.
+CATALOGUE_PATH = "data/tools.yaml"
+
 
 def fits(arg_type: str, value: object) -> bool:
     """Whether a JSON value has the argument type (a boolean is never a number; an integer is a number).
@@ -290,7 +293,7 @@ def _value_problems(path: str, line: int, where: str, tool: Tool, arg: str, expe
 
 
 def tool_problems(path: str, cases: Iterable[tuple[int, object]], catalogue: ToolCatalogue | None,
-                  catalogue_path: str = "data/tools.yaml") -> list[Problem]:
+                  catalogue_path: str = CATALOGUE_PATH) -> list[Problem]:
     """Problems of the cases' tool fields against the catalogue, one per bad field, in line order.
 
     Args:
