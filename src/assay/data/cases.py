@@ -120,6 +120,14 @@ def load_cases(path: str | Path, doc_ids: Iterable[str] | None = None,
 TOOL_FIELDS = ("expected_tools", "forbidden_tools", "permissions")
 
 
+def _dump(case: CaseRecord) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The case's fields but the tool fields, and the tool fields it sets (defaults left out at any
+    depth; ``{}`` for a case without tool behaviour): what :func:`case_digest` hashes and
+    :func:`cases_table` stores, so a case read back from the table hashes the same."""
+    return (case.model_dump(exclude=set(TOOL_FIELDS)),
+            case.model_dump(include=set(TOOL_FIELDS), exclude_defaults=True))
+
+
 def case_digest(case: CaseRecord) -> bytes:
     """SHA-256 of one case's canonical JSON (sorted keys, every field including defaults).
 
@@ -128,7 +136,8 @@ def case_digest(case: CaseRecord) -> bytes:
     behaviour hashes as it did before tool fields existed (recorded dataset hashes stay valid), and a
     tool case hashes as its JSON line is written when it spells no default out.
     """
-    row = case.model_dump(exclude=set(TOOL_FIELDS)) | case.model_dump(include=set(TOOL_FIELDS), exclude_defaults=True)
+    plain, tools = _dump(case)
+    row = plain | tools
     text = json.dumps(row, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).digest()
 
@@ -196,8 +205,7 @@ def cases_table(cases: Iterable[CaseRecord]) -> pa.Table:
     import pyarrow as pa
 
     def row(case: CaseRecord) -> dict:
-        out = case.model_dump(exclude=set(TOOL_FIELDS))
-        tools = case.model_dump(include=set(TOOL_FIELDS), exclude_defaults=True)
+        out, tools = _dump(case)
         out["tools"] = json.dumps(tools, sort_keys=True, ensure_ascii=False) if tools else None
         return out
 
