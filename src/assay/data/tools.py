@@ -33,12 +33,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Literal
 
-from pydantic import ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError, field_validator, model_validator
+from pydantic import ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from assay.core.errors import InputError, Problem
-from assay.core.io import read_yaml
-from assay.core.records import InputModel, NonBlank, problems_from, suggest
+from assay.core.errors import Problem
+from assay.core.records import InputModel, NonBlank, suggest
 
 ArgType = Literal["string", "integer", "number", "boolean"]
 Scalar = StrictStr | StrictInt | StrictFloat | StrictBool
@@ -204,17 +203,10 @@ def load_catalogue(path: str | Path) -> ToolCatalogue:
         InputError: YAML syntax, unknown keys, wrong types, repeated tool names; each Problem names
             the file, the line of the offending key and the dotted field path.
     """
-    from assay.data.plan import locate
+    from assay.data.plan import load_yaml_model
 
-    data = read_yaml(path)
-    if not isinstance(data, dict):
-        raise InputError([Problem(str(path), None, None, "expected a mapping with a 'tools' list",
-                                  "write tools: followed by one entry per tool (name, description, arguments)")])
-    try:
-        return ToolCatalogue.model_validate(data)
-    except ValidationError as error:
-        problems = problems_from(error, str(path), None, ToolCatalogue)
-        raise InputError([locate(p, Path(path)) for p in problems]) from None
+    return load_yaml_model(path, ToolCatalogue, "expected a mapping with a 'tools' list",
+                           "write tools: followed by one entry per tool (name, description, arguments)")
 
 
 class ExpectedValue(InputModel):
