@@ -16,29 +16,20 @@ Example (issue 26's limit, tool use no more than 10% slower):
 from __future__ import annotations
 
 import argparse
-import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_dvc import BIN, ROOT, cpu  # noqa: E402
 
 
 def cold_repro(where: Path) -> tuple[float, float]:
     """(CPU seconds, wall seconds) of ``dvc repro -f`` in ``where``, with that checkout's library first."""
-    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}", "DVC_NO_ANALYTICS": "1",
-           "PYTHONPATH": str(where / "src"), "ASSAY_EVIDENCE_ROOT": str(where / "data/relevance/evidence.synthetic")}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    subprocess.run([str(BIN / "dvc"), "repro", "-f", "-q"], cwd=where, env=env, check=True, capture_output=True)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime, wall
+    return cpu([str(BIN / "dvc"), "repro", "-f", "-q"], where,
+               {"PYTHONPATH": str(where / "src"), "ASSAY_EVIDENCE_ROOT": str(where / "data/relevance/evidence.synthetic")})
 
 
 def main() -> None:

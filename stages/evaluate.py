@@ -22,7 +22,7 @@ def main(version: str) -> None:
     from assay.data.cases import dataset_hash, load_cases
     from assay.data.corpus import load_corpus
     from assay.data.split import read_split
-    from assay.data.tools import load_catalogue
+    from assay.data.tools import CATALOGUE_PATH, load_catalogue
     from assay.rag.metrics import version_metrics
     from assay.rag.runner import RagParams, check_source, results_table, run_version
 
@@ -32,7 +32,7 @@ def main(version: str) -> None:
     check_source(version, settings)
     corpus = load_corpus(paths.corpus)
     tools = None if paths.tools is None else load_catalogue(paths.tools)
-    cases = load_cases(paths.cases, corpus, tools, str(paths.tools), check_tools=True)
+    cases = load_cases(paths.cases, corpus, tools, str(paths.tools or CATALOGUE_PATH), check_tools=True)
     results = run_version(version, settings, cases, corpus, params.k, tools)
     table = results_table(results)
     inputs = {"cases": dataset_hash(cases), "cases_file": sha256_file(paths.cases), "corpus": sha256_tree(paths.corpus),

@@ -81,8 +81,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from assay.data.cases import coverage, dataset_hash
     from assay.data.corpus import load_dataset
+    from assay.data.tools import CATALOGUE_PATH
 
-    tools = args.tools or ("data/tools.yaml" if Path("data/tools.yaml").exists() else None)
+    tools = args.tools or (CATALOGUE_PATH if Path(CATALOGUE_PATH).exists() else None)
     cases, _ = load_dataset(path, args.corpus, tools)
     cov = coverage(cases)
     print(f"{path}: {len(cases)} valid cases, hash {dataset_hash(cases)[:12]}, "

@@ -27,7 +27,7 @@ from assay.core.errors import Problem, raise_problems
 from assay.core.io import scan_jsonl
 from assay.core.records import NonBlank, check_rows
 from assay.core.records import InputModel
-from assay.data.tools import ExpectedCall, ToolCatalogue, tool_problems
+from assay.data.tools import CATALOGUE_PATH, ExpectedCall, ToolCatalogue, tool_problems
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -75,7 +75,7 @@ class CaseRecord(InputModel):
 
 def parse_cases(path: str | Path, rows: Iterable[tuple[int, dict]], doc_ids: Iterable[str] | None = None,
                 problems: Iterable[Problem] = (), tools: ToolCatalogue | None = None,
-                tools_path: str = "data/tools.yaml", check_tools: bool = False) -> list[CaseRecord]:
+                tools_path: str = CATALOGUE_PATH, check_tools: bool = False) -> list[CaseRecord]:
     """Validate ``(line, dict)`` rows into cases; with ``doc_ids`` also check every doc_id exists.
 
     With ``tools`` (the catalogue) or ``check_tools``, the tool fields of the rows that parsed are
@@ -110,7 +110,7 @@ def parse_cases(path: str | Path, rows: Iterable[tuple[int, dict]], doc_ids: Ite
 
 
 def load_cases(path: str | Path, doc_ids: Iterable[str] | None = None,
-               tools: ToolCatalogue | None = None, tools_path: str = "data/tools.yaml",
+               tools: ToolCatalogue | None = None, tools_path: str = CATALOGUE_PATH,
                check_tools: bool = False) -> list[CaseRecord]:
     """Read and validate a cases JSONL file (see :func:`parse_cases`); every bad line is reported in one run."""
     rows, problems = scan_jsonl(path)
@@ -118,6 +118,14 @@ def load_cases(path: str | Path, doc_ids: Iterable[str] | None = None,
 
 
 TOOL_FIELDS = ("expected_tools", "forbidden_tools", "permissions")
+
+
+def _dump(case: CaseRecord) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The case's fields but the tool fields, and the tool fields it sets (defaults left out at any
+    depth; ``{}`` for a case without tool behaviour): what :func:`case_digest` hashes and
+    :func:`cases_table` stores, so a case read back from the table hashes the same."""
+    return (case.model_dump(exclude=set(TOOL_FIELDS)),
+            case.model_dump(include=set(TOOL_FIELDS), exclude_defaults=True))
 
 
 def case_digest(case: CaseRecord) -> bytes:
@@ -128,7 +136,8 @@ def case_digest(case: CaseRecord) -> bytes:
     behaviour hashes as it did before tool fields existed (recorded dataset hashes stay valid), and a
     tool case hashes as its JSON line is written when it spells no default out.
     """
-    row = case.model_dump(exclude=set(TOOL_FIELDS)) | case.model_dump(include=set(TOOL_FIELDS), exclude_defaults=True)
+    plain, tools = _dump(case)
+    row = plain | tools
     text = json.dumps(row, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).digest()
 
@@ -196,8 +205,7 @@ def cases_table(cases: Iterable[CaseRecord]) -> pa.Table:
     import pyarrow as pa
 
     def row(case: CaseRecord) -> dict:
-        out = case.model_dump(exclude=set(TOOL_FIELDS))
-        tools = case.model_dump(include=set(TOOL_FIELDS), exclude_defaults=True)
+        out, tools = _dump(case)
         out["tools"] = json.dumps(tools, sort_keys=True, ensure_ascii=False) if tools else None
         return out
 

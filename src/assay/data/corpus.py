@@ -187,16 +187,17 @@ def load_dataset(cases_path: str | Path, folder: str | Path,
     except InputError as error:
         problems += error.problems
         docs, ids = {}, document_ids(folder)
+    from assay.data.tools import CATALOGUE_PATH, load_catalogue
+
     catalogue = None
     if tools_path is not None:
-        from assay.data.tools import load_catalogue
 
         try:
             catalogue = load_catalogue(tools_path)
         except InputError as error:
             problems += error.problems
     try:
-        cases = load_cases(cases_path, ids, catalogue, str(tools_path or "data/tools.yaml"), check_tools=True)
+        cases = load_cases(cases_path, ids, catalogue, str(tools_path or CATALOGUE_PATH), check_tools=True)
     except InputError as error:
         problems += error.problems
     raise_problems(problems)

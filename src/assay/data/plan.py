@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
@@ -218,14 +218,27 @@ def load_plan(path: str | Path) -> Plan:
         InputError: YAML syntax errors, unknown keys, wrong types or values, each naming the file,
             the line of the offending key where it can be found, and the dotted field path.
     """
+    return load_yaml_model(path, Plan, "expected a mapping with task, dataset, failures, metrics, release_rule",
+                           "see data/plan.yaml in the README")
+
+
+M = TypeVar("M", bound=InputModel)
+
+
+def load_yaml_model(path: str | Path, model: type[M], expected: str, fix: str) -> M:
+    """Read a YAML file holding one mapping and validate it into ``model``.
+
+    Raises:
+        InputError: YAML syntax; not a mapping (``expected`` and ``fix`` are that Problem's message
+            and fix); every validation error, located to the line of its key (:func:`locate`).
+    """
     data = read_yaml(path)
     if not isinstance(data, dict):
-        raise InputError([Problem(str(path), None, None, "expected a mapping with task, dataset, failures, metrics, release_rule",
-                                  "see data/plan.yaml in the README")])
+        raise InputError([Problem(str(path), None, None, expected, fix)])
     try:
-        return Plan.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as error:
-        problems = problems_from(error, str(path), None, Plan)
+        problems = problems_from(error, str(path), None, model)
         raise InputError([locate(p, Path(path)) for p in problems]) from None
 
 

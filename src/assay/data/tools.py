@@ -33,16 +33,18 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Literal
 
-from pydantic import ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError, field_validator, model_validator
+from pydantic import ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from assay.core.errors import InputError, Problem
-from assay.core.io import read_yaml
-from assay.core.records import InputModel, NonBlank, problems_from, suggest
+from assay.core.errors import Problem
+from assay.core.records import InputModel, NonBlank, suggest
 
 ArgType = Literal["string", "integer", "number", "boolean"]
 Scalar = StrictStr | StrictInt | StrictFloat | StrictBool
 """A JSON scalar as written: ``"1"`` stays a string and ``true`` a boolean (never coerced)."""
+
+#: Where the catalogue lives by default (params ``inputs.tools`` names the one in use); messages name it.
+CATALOGUE_PATH = "data/tools.yaml"
 
 
 def fits(arg_type: str, value: object) -> bool:
@@ -201,17 +203,10 @@ def load_catalogue(path: str | Path) -> ToolCatalogue:
         InputError: YAML syntax, unknown keys, wrong types, repeated tool names; each Problem names
             the file, the line of the offending key and the dotted field path.
     """
-    from assay.data.plan import locate
+    from assay.data.plan import load_yaml_model
 
-    data = read_yaml(path)
-    if not isinstance(data, dict):
-        raise InputError([Problem(str(path), None, None, "expected a mapping with a 'tools' list",
-                                  "write tools: followed by one entry per tool (name, description, arguments)")])
-    try:
-        return ToolCatalogue.model_validate(data)
-    except ValidationError as error:
-        problems = problems_from(error, str(path), None, ToolCatalogue)
-        raise InputError([locate(p, Path(path)) for p in problems]) from None
+    return load_yaml_model(path, ToolCatalogue, "expected a mapping with a 'tools' list",
+                           "write tools: followed by one entry per tool (name, description, arguments)")
 
 
 class ExpectedValue(InputModel):
@@ -290,7 +285,7 @@ def _value_problems(path: str, line: int, where: str, tool: Tool, arg: str, expe
 
 
 def tool_problems(path: str, cases: Iterable[tuple[int, object]], catalogue: ToolCatalogue | None,
-                  catalogue_path: str = "data/tools.yaml") -> list[Problem]:
+                  catalogue_path: str = CATALOGUE_PATH) -> list[Problem]:
     """Problems of the cases' tool fields against the catalogue, one per bad field, in line order.
 
     Args:

@@ -34,7 +34,7 @@ from assay.artifacts.base import finite
 from assay.artifacts.rag import CompareMetrics
 from assay.core.errors import AssayError, InputError, MissingArtifact, Problem
 from assay.data.cases import TASKS
-from assay.rag.metrics import rate
+from assay.rag.metrics import TOOL_METRICS, rate
 from assay.stats.paired import mcnemar_exact, paired_diff_ci, sign_test
 from assay.stats.proportion import IntervalMethod
 from assay.core.records import suggest
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from assay.judge.matchup import Matchup
 
 #: tool-use columns: a run table without them (made before tool use, or by hand) reads as undefined on every case
-TOOL_COLUMNS = ("tool_selection", "tool_arguments", "tool_permission")
+TOOL_COLUMNS = TOOL_METRICS
 NO_REGRESSION = ("answer_correct", "abstain_correct", "citation_support", "format_ok", *TOOL_COLUMNS)
 REQUIRED = ("id", "task", "passed", *NO_REGRESSION[:4])
 

@@ -33,6 +33,7 @@ from assay.release.checks import (Check, GateParams, Status, calibration_consist
 if TYPE_CHECKING:
     from assay.data.plan import Plan
     from assay.judge.usability import UsabilityRule
+    from assay.stats.power import ThresholdCheck
 
 
 M = TypeVar("M", bound=BaseModel)
@@ -53,7 +54,9 @@ class Evidence:
     ``candidate_source_sha256`` is the hash of the candidate's ``source`` that ``evaluate@<candidate>``
     recorded in its provenance (``inputs.source``), ``None`` when that provenance is absent or older
     than the field. The freshness checks compare it with the file as it is now, so when the gate
-    reaches a verdict (nothing stale) it is the hash of the source in use.
+    reaches a verdict (nothing stale) it is the hash of the source in use. ``thresholds`` is what
+    the holdout can detect per blocking metric (:func:`assay.release.detectable.threshold_checks`),
+    ``None`` when the plan could not be read.
     """
 
     metrics: dict[str, BaseModel | None] = field(default_factory=dict)
@@ -70,7 +73,7 @@ class Evidence:
     review_use: str = "lower_bound"
     review_minimum: float | None = None
     parts: tuple[str, ...] = ()
-    plan: Plan | None = None
+    thresholds: list[ThresholdCheck] | None = None
 
     def metric(self, artifact: Artifact[M], **fields: str) -> M | None:
         """The metrics file ``artifact`` (``fields`` fill its path) as its model; ``None`` when it is
@@ -124,7 +127,6 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
     except AssayError as error:
         return [Check("inputs", "missing", f"params or plan unusable: {error}")], ev
     ev.plan_problems = plan_problems(plan)
-    ev.plan = plan
     checks: list[Check] = []
     for artifact, fields in _targets(ev.versions, ev.parts):
         name = artifact.relpath(**fields)
@@ -166,8 +168,9 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
     checks += _missing_files(ev)
     checks += fresh
     checks += [Check("plan", "warn", problem) for problem in ev.plan_problems]
+    ev.thresholds = threshold_checks(plan, ev.metric(RAG, version=ev.versions.candidate))
     checks += [Check(f"detectable change in {t.name}", "warn", t.warning, t.detectable, t.margin)
-               for t in threshold_checks(plan, ev.metric(RAG, version=ev.versions.candidate)) if t.warning]
+               for t in ev.thresholds if t.warning]
     return checks, ev
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from assay.artifacts.registry import RUN_TABLE, SPLIT_TABLE
 from assay.core.io import read_yaml, sha256_file, sha256_path, sha256_tree
 from assay.core.paths import InputPaths
+from assay.data.tools import CATALOGUE_PATH
 from assay.queue.snapshot import SNAPSHOT_DIR
 
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
         "sources": lambda: sha256_tree(base / paths.sources),
         "pairs": lambda: sha256_file(base / paths.pairs),
         "guidelines": lambda: sha256_file(base / paths.guidelines),
-        "tools": lambda: sha256_file(base / str(paths.tools or "data/tools.yaml")),
+        "tools": lambda: sha256_file(base / str(paths.tools or CATALOGUE_PATH)),
         "split": lambda: sha256_file(SPLIT_TABLE.path(base)),
         "cases": dataset,
         "labels": labels,

@@ -18,7 +18,6 @@ from assay.artifacts.registry import (AGREEMENT, BIAS, BIAS_PAGE, CALIBRATION, C
 from assay.core.fmt import ci, num
 from assay.release.checks import VERDICTS, Check, exit_code
 from assay.release.detectable import markdown as detectable_markdown
-from assay.release.detectable import threshold_checks
 from assay.release.gather import Evidence
 
 
@@ -107,7 +106,7 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
         out += _missing(COMPARE.relpath())
     out += ["Small samples give wide intervals: read a difference whose interval spans zero as no evidence of a change.", ""]
     out += _corrected_section(ev)
-    out += detectable_markdown(threshold_checks(ev.plan, runs[cand])) if ev.plan is not None else []
+    out += detectable_markdown(ev.thresholds) if ev.thresholds is not None else []
     return "\n".join(out)
 
 
