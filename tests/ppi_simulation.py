@@ -24,6 +24,11 @@ def judge_rates(agreement: float, pass_rate: float = PASS_RATE) -> tuple[float, 
     return (pass_rate - off) / pass_rate, off / (1 - pass_rate)
 
 
+def flip_rates(agreement: float) -> tuple[float, float]:
+    """TPR and FPR of a judge that flips each human label with probability ``1 - agreement`` (any pass rate)."""
+    return agreement, 1 - agreement
+
+
 @dataclass(frozen=True)
 class Samples:
     """Counts per sample: labelled cells (human pass & judge pass, pass & fail, fail & pass, fail & fail), judged-only passes."""
@@ -50,8 +55,11 @@ def arrays(s: Samples, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return y, f, np.repeat([1.0, 0.0], [k, s.big_n - k])
 
 
-def intervals(s: Samples, interval: str = "t", level: float = 0.95, lam: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(estimate, low, high)`` per sample, the formulas of assay.stats.ppi from the counts."""
+def intervals(s: Samples, interval: str = "bounded", level: float = 0.95,
+              lam: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(estimate, low, high)`` per sample, the formulas of assay.stats.ppi from the counts (written
+    again here, vectorised over samples: the "bounded" rectifier variance by expanding the four
+    pseudo-values' squares, not by assay's pooling of sums of squares)."""
     n, big_n = s.n, s.big_n
     cells = s.cells.astype(float)
     my, mf, myf = (cells[:, 0] + cells[:, 1]) / n, (cells[:, 0] + cells[:, 2]) / n, cells[:, 0] / n
@@ -66,6 +74,16 @@ def intervals(s: Samples, interval: str = "t", level: float = 0.95, lam: float |
     est = weight * mu + my - weight * mf
     var_rect = my * (1 - my) - 2 * weight * cov + weight ** 2 * mf * (1 - mf)
     var_u = mu * (1 - mu)
+    if interval == "bounded":
+        # the labelled rectifier values r = y - w f (n of them) and six more, (0, 0, 0, 1, 1, 1) - w mf:
+        # ddof-1 variance from the sum and the sum of squares over the n + 6
+        pseudo = np.array([0.0, 0.0, 0.0, 1.0, 1.0, 1.0])[None, :] - (weight * mf)[:, None]
+        total = n * (my - weight * mf) + pseudo.sum(axis=1)
+        squares = n * (var_rect + (my - weight * mf) ** 2) + (pseudo ** 2).sum(axis=1)
+        var4 = (squares - total ** 2 / (n + 6)) / (n + 5)
+        se = np.sqrt(weight ** 2 * var_u / (big_n - 1) + var4 / n)
+        q = student_t.ppf(0.5 + level / 2, n - 1)
+        return est, np.clip(est - q * se, 0, 1), np.clip(est + q * se, 0, 1)
     if interval == "t":
         se = np.sqrt(weight ** 2 * var_u / (big_n - 1) + var_rect / (n - 1))
         q = student_t.ppf(0.5 + level / 2, n - 1)
@@ -80,13 +98,18 @@ class Cell:
     coverage: float
     coverage_human: float
     width_ratio: float  # mean PPI++ width over mean human-only width, on the same samples
+    lower: float = 1.0  # share of samples whose lower bound is at or below the truth
+    width_ratio_t: float = 1.0  # mean PPI++ width over the mean human-only plain "t" width (no pseudo-values, unclipped)
 
 
-def cell(tpr: float, fpr: float, n: int, big_n: int, reps: int, seed: int, interval: str = "t",
+def cell(tpr: float, fpr: float, n: int, big_n: int, reps: int, seed: int, interval: str = "bounded",
          pass_rate: float = PASS_RATE) -> Cell:
     s = draw(tpr, fpr, n, big_n, reps, seed, pass_rate)
     _, low, high = intervals(s, interval)
     _, hlow, hhigh = intervals(s, interval, lam=0.0)
+    _, tlow, thigh = intervals(s, "t", lam=0.0)
+    width = (high - low).mean()
     return Cell(float(((low <= pass_rate) & (pass_rate <= high)).mean()),
                 float(((hlow <= pass_rate) & (pass_rate <= hhigh)).mean()),
-                float((high - low).mean() / (hhigh - hlow).mean()))
+                float(width / (hhigh - hlow).mean()), float((low <= pass_rate).mean()),
+                float(width / (thigh - tlow).mean()))

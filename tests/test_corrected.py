@@ -56,23 +56,24 @@ def test_committed_win_rate_matches_ppi_python_and_scipy():
     assert (r.n_labelled, r.n_judged) == (len(y), len(y) + len(u)) == (60, 194)
     # the point estimate and the tuned lam are ppi-python's (its lam=None tunes the same way)
     assert r.ppi.value == pytest.approx(float(ppi_py.ppi_mean_pointestimate(y, yhat, u)[0]), abs=1e-9)
-    # the stage's interval is the small-sample one: ddof-1 variances and Student t with n - 1 df, by hand, on the
-    # labels plus the four pseudo-labels (human 0, 0, 1, 1; the judge's labelled mean as their prediction), centred
-    # on lam * (mean(u) - mean(yhat)) + (sum(y) + 2) / (n + 4)
+    # the stage's interval is ppi_mean_ci's default, by hand: ddof-1 variances, the rectifier's over the labels plus six
+    # pseudo-labels (human 0, 0, 0, 1, 1, 1; the judge's labelled mean as their prediction) divided by the real n,
+    # Student t with n - 1 df, centred on the PPI estimate itself, clipped to [0, 1]
     lam = r.lam
-    y4, yhat4 = np.r_[y, 0, 0, 1, 1], np.r_[yhat, [yhat.mean()] * 4]
-    se = np.sqrt(lam**2 * np.var(u, ddof=1) / len(u) + np.var(y4 - lam * yhat4, ddof=1) / len(y4))
-    half = stats.t.ppf(0.975, len(y4) - 1) * se
-    centre = lam * (u.mean() - yhat.mean()) + (y.sum() + 2) / (len(y) + 4)
-    assert (r.ppi.ci_low, r.ppi.ci_high) == pytest.approx((centre - half, centre + half), abs=1e-9)
+    y6, yhat6 = np.r_[y, 0, 0, 0, 1, 1, 1], np.r_[yhat, [yhat.mean()] * 6]
+    centre = lam * u.mean() + (y - lam * yhat).mean()
+    se = np.sqrt(lam**2 * np.var(u, ddof=1) / len(u) + np.var(y6 - lam * yhat6, ddof=1) / len(y))
+    half = stats.t.ppf(0.975, len(y) - 1) * se
+    assert (r.ppi.ci_low, r.ppi.ci_high) == pytest.approx((max(0, centre - half), min(1, centre + half)), abs=1e-9)
+    assert r.ppi.value == pytest.approx(centre, abs=1e-12)
     # with the same data, the z interval is exactly ppi-python's 95% one (its alpha default is 0.1)
     z = ppi_mean_ci(y, yhat, u, level=0.95, interval="z")
     low, high = ppi_py.ppi_mean_ci(y, yhat, u, alpha=0.05)
     assert (z.low, z.high) == pytest.approx((float(low[0]), float(high[0])), abs=1e-9)
-    # human only: Student t on the labels plus the pseudo-labels; judge only: Student t on every judged case
+    # human only: the same with lam 0, centred on the mean of the labels; judge only: Student t on every judged case
     assert r.human.value == pytest.approx(y.mean(), abs=1e-12)
-    assert (r.human.ci_low, r.human.ci_high) == pytest.approx(
-        stats.t.interval(0.95, len(y4) - 1, y4.mean(), stats.sem(y4)), abs=1e-9)
+    half = stats.t.ppf(0.975, len(y) - 1) * np.sqrt(np.var(y6, ddof=1) / len(y))
+    assert (r.human.ci_low, r.human.ci_high) == pytest.approx((max(0, y.mean() - half), min(1, y.mean() + half)), abs=1e-9)
     every = np.concatenate([yhat, u])
     assert (r.judge.ci_low, r.judge.ci_high) == pytest.approx(
         stats.t.interval(0.95, len(every) - 1, every.mean(), stats.sem(every)), abs=1e-9)
@@ -233,13 +234,14 @@ def test_the_stages_estimator_covers_with_a_biased_judge_at_the_demos_size():
 def test_sixty_labels_that_all_say_the_candidate_won_give_an_interval_not_a_point():
     cases = [_case(i, "lookup", float(i % 3 == 0), 1.0 if i < 60 else None) for i in range(176)]
     r = corrected_metrics(cases, CorrectedParams()).win_rate.overall
-    # by hand (scipy): 62 ones and 2 zeros over 64, Student t with 63 df -> lower bound 0.925; the judge's values
-    # do not covary with constant labels, so lam is 0 and PPI's interval is the human-only one
-    ones = np.r_[np.ones(62), np.zeros(2)]
-    low, high = stats.t.interval(0.95, 63, ones.mean(), stats.sem(ones))
+    # by hand (scipy): 63 ones and 3 zeros (the labels and the six pseudo-labels), their ddof-1 sd over sqrt(60), Student
+    # t with 59 df -> lower bound 0.946, centred on the estimate 1 and clipped there; the judge's values do not
+    # covary with constant labels, so lam is 0 and PPI's interval is the human-only one
+    ones = np.r_[np.ones(63), np.zeros(3)]
+    low = 1 - stats.t.ppf(0.975, 59) * np.std(ones, ddof=1) / np.sqrt(60)
     assert r.human.value == r.ppi.value == 1.0 and r.lam == 0.0
-    assert (r.human.ci_low, r.ppi.ci_low) == pytest.approx((low, low), abs=1e-12) and round(low, 3) == 0.925
-    assert r.ppi.ci_high == pytest.approx(high, abs=1e-12)
+    assert (r.human.ci_low, r.ppi.ci_low) == pytest.approx((low, low), abs=1e-12) and round(low, 3) == 0.946
+    assert r.ppi.ci_high == 1.0
 
 
 def _coverage(human_p: list[float], confusion: np.ndarray, reps: int, seed: int) -> tuple[float, float]:

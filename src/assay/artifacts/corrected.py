@@ -18,8 +18,8 @@ class CorrectedRow(Metrics):
 
     ``judge``: the mean of the judge's values over every judged case of the slice (``n`` = N judged;
     ``value`` None when the judge gives no value for this figure). ``human``: the mean of the
-    reviewers' values on the labelled cases (``n`` labelled; Student t with four pseudo-labels, see
-    :mod:`assay.queue.corrected`). ``ppi``: the PPI++ estimate
+    reviewers' values on the labelled cases (``n`` labelled; the interval of
+    :func:`assay.stats.ppi.ppi_mean_ci` with ``lam`` 0, see :mod:`assay.queue.corrected`). ``ppi``: the PPI++ estimate
     (:func:`assay.stats.ppi.ppi_mean_ci`), ``n`` labelled. ``too_few`` is 1 when the slice has fewer
     labelled cases than ``min_labelled``: then ``human`` and ``ppi`` have no value. ``width_ratio``
     is the PPI interval's width over the human-only one's (below 1: the judge narrowed it).

@@ -14,17 +14,14 @@ each slice (overall, every task, set and language of the cases), three estimates
   queue; :mod:`assay.queue.labelled` refuses a hard fill), and narrower than the human-only
   interval when the judge tracks the reviewers.
 
-The human-only and PPI *intervals* are ``ppi_mean_ci``'s Student t interval (``lam = 0`` and the tuned
-``lam``) on the labelled cases plus four pseudo-labels, two human 0s and two human 1s, each with the
-judge's mean on the labelled cases as its prediction (:data:`PSEUDO_LABELS`; Agresti and Caffo's
-"add two successes and two failures"). Without them the interval collapses near the bounds: with
-a candidate that wins 98% of cases and ties the rest (win rate 0.99), 60 labels and 116 judged-only
-cases, the plain t interval covered 0.71-0.73 and its lower bound (what the gate reads) sat above the truth 27% of the time;
-with them, coverage is at least 0.94 over win rates 0.1 to 0.98, judges good and biased, n 60 and
-200 (tests/test_corrected.py; in the middle their width is within 4% of the plain one's). An
-interval is therefore centred a little towards 1/2, not on the estimate: ``lam * (mean of the
-judge on unlabelled - on labelled) + (sum of y + 2) / (n + 4)``. Sixty labels that all say the
-candidate won give a lower bound of 0.925, never the point (1, 1).
+The human-only and PPI intervals are both ``ppi_mean_ci``'s default (``interval="bounded"``, with
+``lam = 0`` and the tuned ``lam``): the Student t interval centred on the estimate, its rectifier
+variance taken over the labels plus six pseudo-labels (three human 0s and three human 1s, each
+predicted by the judge's labelled mean), clipped to [0, 1]. The pseudo-labels keep a width near the
+bounds (a candidate that wins 98% of cases, 40 labels that all say it won: the plain t interval is
+the point 1, and covers about half the time); they do not move the centre, so a good judge's
+interval is not pulled towards 1/2 (the former "add two and two" interval did, and covered 0.908
+for judges agreeing 0.9 or better). Coverage and the worst cells: :mod:`assay.stats.ppi`.
 
 The rubric score has no judge value (a pairwise judge gives no score): its judge-only estimate has
 no value, and its PPI estimate uses the judge's win value as the prediction (any prediction keeps
@@ -49,9 +46,6 @@ from assay.core.confinement import PlainName
 from assay.core.records import InputModel
 from assay.judge.matchup import Matchup
 from assay.queue.labelled import LabelledCase
-
-#: Human values added to the labelled cases for the intervals (not the estimates); see the module docstring.
-PSEUDO_LABELS = (0.0, 0.0, 1.0, 1.0)
 
 
 class CorrectedParams(InputModel):
@@ -127,19 +121,15 @@ def row(cases: Sequence[Case], human: Callable[[Case], float | None], judge_give
     if len(y) < min_labelled:
         return CorrectedRow(n_labelled=len(y), n_judged=len(values), too_few=1, judge=judge, human=none, ppi=none,
                             lam=None, width_ratio=None)
-    # the intervals: the same t interval on the labelled cases plus the pseudo-labels (see the module docstring)
-    f = sum(yhat) / len(yhat)
-    y4, yhat4 = y + list(PSEUDO_LABELS), yhat + [f] * len(PSEUDO_LABELS)
-    only = ppi_mean_ci(y4, yhat4, unl or [0.0], level=level, lam=0.0)  # lam 0: the judge's values do not enter
-    human_est = _estimate(sum(y) / len(y), len(y), only.low, only.high)
+    only = ppi_mean_ci(y, yhat, unl or [0.0], level=level, lam=0.0)  # lam 0: the judge's values do not enter
+    human_est = _estimate(only.estimate, len(y), only.low, only.high)
     if not unl:
         return CorrectedRow(n_labelled=len(y), n_judged=len(values), too_few=0, judge=judge, human=human_est,
                             ppi=human_est, lam=0.0, width_ratio=1.0)
-    p = ppi_mean_ci(y, yhat, unl, level=level)  # the estimate and the tuned lam, from the real labels only
-    p4 = ppi_mean_ci(y4, yhat4, unl, level=level, lam=p.lam)
-    ratio = p4.width / only.width if only.width > 0 else None
+    p = ppi_mean_ci(y, yhat, unl, level=level)
+    ratio = p.width / only.width if only.width > 0 else None
     return CorrectedRow(n_labelled=len(y), n_judged=len(values), too_few=0, judge=judge, human=human_est,
-                        ppi=_estimate(p.estimate, len(y), p4.low, p4.high), lam=p.lam, width_ratio=ratio)
+                        ppi=_estimate(p.estimate, len(y), p.low, p.high), lam=p.lam, width_ratio=ratio)
 
 
 def figure(cases: Sequence[Case], human: Callable[[Case], float | None], judge_gives_value: bool,
