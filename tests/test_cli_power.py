@@ -8,7 +8,8 @@ import json
 import pytest
 
 from assay.cli import build_parser, main
-from assay.stats.power import JudgeMoments, detectable_change, holdout_size, kappa_pairs, ppi_labels
+from assay.stats.power import (JudgeMoments, KappaRule, detectable_change, holdout_size, kappa_pairs, ppi_labels,
+                               threshold_detectable, threshold_size)
 
 from conftest import ROOT
 
@@ -41,7 +42,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 def test_every_subcommand_and_argument_has_help():
     sub = next(a for a in build_parser()._actions if a.dest == "command").choices["power"]
     commands = next(a for a in sub._actions if a.dest == "power_command")
-    assert set(commands.choices) == {"holdout", "detectable", "kappa", "ppi"}
+    assert set(commands.choices) == {"holdout", "detectable", "threshold", "kappa", "ppi"}
     for name, p in commands.choices.items():
         assert p.description, name
         assert next(a.help for a in commands._choices_actions if a.dest == name), name
@@ -86,15 +87,53 @@ def test_detectable_as_json(capsys, root):
     assert data["change"] == pytest.approx(detectable_change(200, 0.2, method="exact").change)
 
 
-def test_kappa_reads_min_kappa_from_params(capsys, root):
-    code, out, _ = run(capsys, "kappa", "--expected", "0.85", "--pass-rate", "0.6", "--reps", "2000", "--root", str(root))
-    r = kappa_pairs(0.85, 0.7, 0.6, reps=2000)
-    assert code == 0 and out == (f"pairs needed        {r.n} (seeded simulation: 2000 label sets per size, seed 0)\n"
-                                 f"large-sample        {r.n_large_sample} (the normal formula; optimistic)\n"
-                                 f"probability         {r.power:.3f} that kappa's 95% lower bound clears 0.7 (target 0.8)\n"
+def test_kappa_reads_the_rule_from_params_and_the_prevalences_from_calibration(capsys, root):
+    (root / "metrics" / "calibration.json").write_text((ROOT / "metrics" / "calibration.json").read_text(encoding="utf-8"),
+                                                       encoding="utf-8")  # the demo's human labels: 14 a, 14 b, 14 tie
+    code, out, _ = run(capsys, "kappa", "--expected", "0.85", "--reps", "2000", "--root", str(root))
+    r = kappa_pairs(0.85, KappaRule(0.7, 30, 0.05), (1 / 3, 1 / 3, 1 / 3), reps=2000)
+    assert code == 0 and out == (f"pairs needed        {r.n} (seeded simulation of the rule: 2000 label sets per size, seed 0)\n"
+                                 f"Wald formula        {r.n_wald} (the large-sample size for the Wald bound alone; optimistic)\n"
+                                 f"probability         {r.power:.3f} that the rule passes (target 0.8)\n"
+                                 "rule                at least 30 pairs, at most 0.05 without a verdict, kappa's 95% lower "
+                                 "bound at least 0.7\n"
                                  "expected kappa      0.85\n"
                                  "min_kappa           0.7 (params.yaml judge.min_kappa)\n"
-                                 "pass rates          0.6 (people), 0.6 (judge)\n")
+                                 "prevalences         a 0.333, b 0.333, tie 0.333 (human labels in metrics/calibration.json: "
+                                 "14, 14, 14)\n"
+                                 "invalid rate        0\n")
+
+
+def test_kappa_with_given_prevalences_as_json(capsys, root):
+    code, out, _ = run(capsys, "kappa", "--expected", "0.8", "--min-kappa", "0.6", "--prevalences", "0.8,0.1,0.1",
+                       "--invalid-rate", "0.01", "--reps", "1000", "--json", "--root", str(root))
+    data = json.loads(out)
+    r = kappa_pairs(0.8, KappaRule(0.6), (0.8, 0.1, 0.1), 0.01, reps=1000)
+    assert code == 0 and (data["n"], data["power"], data["prevalence_source"]) == (r.n, r.power, "given")
+    assert data["rule"] == {"min_kappa": 0.6, "min_pairs": 30, "max_invalid_share": 0.05, "conservative": True}
+
+
+def test_threshold_size_and_distance(capsys):
+    code, out, _ = run(capsys, "threshold", "--threshold", "0.85", "--change", "0.05")
+    r = threshold_size(0.05, 0.85)
+    assert code == 0 and out == (f"cases needed        {r.n}\n"
+                                 "true share          0.05 above the threshold 0.85\n"
+                                 f"power               {r.power:.3f} at {r.n} cases (target 0.8)\n"
+                                 "test                one-sided exact binomial test at 0.05\n")
+    code, out, _ = run(capsys, "threshold", "--threshold", "0.85", "--n", "58")
+    assert code == 0 and out.splitlines()[0] == f"smallest distance   {threshold_detectable(58, 0.85):.3f} above the threshold 0.85"
+    code, out, _ = run(capsys, "threshold", "--threshold", "0.9", "--n", "14", "--direction", "lower", "--json")
+    assert code == 0 and json.loads(out)["detectable"] == threshold_detectable(14, 0.9, direction="lower")
+    code, out, _ = run(capsys, "threshold", "--threshold", "0.9", "--n", "14")
+    assert out.splitlines()[0] == "smallest distance   none: no true share passes with that power; add cases"
+    code, out, err = run(capsys, "threshold", "--threshold", "1.2", "--n", "14")
+    assert (code, out, err) == (2, "", "assay power: threshold 1.2 must be in (0.0, 1.0)\n")
+
+
+def test_kappa_without_prevalences_or_calibration_names_the_fix(capsys, root):
+    code, _, err = run(capsys, "kappa", "--expected", "0.8", "--root", str(root))
+    assert (code, err) == (2, "assay power: --prevalences not given and metrics/calibration.json not found (fix: give "
+                              "--prevalences a,b,tie, e.g. 0.45,0.45,0.1, or run `dvc repro calibrate`)\n")
 
 
 def test_ppi_with_a_biased_judge(capsys, root):
@@ -123,9 +162,11 @@ def test_ppi_by_agreement_and_by_correlation_agree():
     (["holdout", "--change", "0.1", "--discordance", "0.2", "--power", "1.5"], "power 1.5 must be in (0.0, 1.0)"),
     (["holdout", "--change", "0.1", "--discordance", "nan"], "discordance nan must be in (0.0, 1.0]"),
     (["detectable", "--n", "0", "--discordance", "0.2"], "n 0 must be a whole number of cases, at least 1"),
-    (["kappa", "--expected", "0.6", "--pass-rate", "0.7"],
+    (["kappa", "--expected", "0.6", "--prevalences", "0.5,0.3,0.2"],
      "expected kappa 0.6 must be above min_kappa 0.7: a judge expected at or below the bar does not clear it with any number of pairs"),
-    (["kappa", "--expected", "0.8", "--min-kappa", "0.6", "--pass-rate", "1.2"], "pass_rate 1.2 must be in (0.0, 1.0)"),
+    (["kappa", "--expected", "0.8", "--min-kappa", "0.6", "--prevalences", "0.5,0.3"],
+     "prevalences (0.5, 0.3) must be three positive shares (a, b, tie) summing to 1"),
+    (["kappa", "--expected", "0.8", "--prevalences", "a,b,c"], "--prevalences 'a,b,c' is not three numbers a,b,tie such as 0.45,0.45,0.1"),
     (["ppi", "--width", "0.1", "--judged", "100", "--pass-rate", "0.7"],
      "ppi: describe the judge one way: --tpr and --fpr, or --agreement, or --correlation"),
     (["ppi", "--width", "0.1", "--judged", "100", "--pass-rate", "0.7", "--agreement", "0.9", "--correlation", "0.5"],

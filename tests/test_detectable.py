@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from scipy.optimize import brentq
+from scipy.stats import binom, binomtest
+
 from assay.artifacts.registry import RAG
 from assay.data.plan import load_plan
 from assay.release.detectable import markdown, threshold_checks
@@ -20,14 +24,19 @@ def test_each_blocking_share_metric_is_checked_on_the_candidates_holdout():
     # (latency is not a share)
     assert list(checks) == ["answer_correct", "abstain_correct", "citation_support", "format_ok", "tool_permission"]
     a = candidate.holdout.answer_correct
-    assert checks["answer_correct"] == threshold_check("answer_correct", a.n, a.value, 0.85, power=0.8, level=0.95)
-    # 27/58 = 0.466 is 0.384 from 0.85, farther than the 0.267 that 58 cases detect: no warning
-    assert checks["answer_correct"].warning is None and 0.2 < checks["answer_correct"].detectable < 0.3
-    # 14 abstention cases detect nothing at 80% power: warned
-    assert "14 holdout cases detect no change" in checks["abstain_correct"].warning
+    assert checks["answer_correct"] == threshold_check("answer_correct", a.n, a.value, 0.85, "higher", power=0.8, alpha=0.05)
+    # one-sample: 58 cases against 0.85 pass the exact one-sided test from 55 of 58 (scipy's binomtest), which a true
+    # share of 0.960 reaches with probability 0.8 (scipy's brentq on binom.sf); 27/58 = 0.466 is 0.384 away: no warning
+    passes = min(k for k in range(59) if binomtest(k, 58, 0.85, alternative="greater").pvalue <= 0.05)
+    share = brentq(lambda p: binom.sf(passes - 1, 58, p) - 0.8, 0.85, 1.0, xtol=1e-12)
+    assert passes == 55 and checks["answer_correct"].detectable == pytest.approx(share - 0.85, abs=2e-6)
+    assert checks["answer_correct"].warning is None
+    # 14 abstention cases at 0.9: 14 of 14 has P = 0.9**14 = 0.23 > 0.05, no count passes the test: warned
+    assert "14 holdout cases cannot show the threshold 0.9 is met" in checks["abstain_correct"].warning
+    assert "threshold 1 is the end of the scale" in checks["tool_permission"].warning
     page = "\n".join(markdown(list(checks.values())))
-    assert "| answer_correct | 58 | 0.466 | 0.850 | 0.384 | 0.267 |" in page
-    assert page.count("**Warning:**") == 4
+    assert "| answer_correct | 58 | 0.466 | 0.850 | 0.384 | 0.110 |" in page
+    assert page.count("**Warning:**") == 3
     assert threshold_checks(plan, None) == []
 
 

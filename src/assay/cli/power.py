@@ -2,13 +2,14 @@
 
 * ``holdout --change D``: holdout cases needed to detect a paired change D in pass rate.
 * ``detectable``: the smallest change the holdout detects.
-* ``kappa --expected K``: labelled pairs for kappa's lower bound to clear ``min_kappa``.
+* ``threshold --threshold T (--change D | --n N)``: one share against a threshold (one-sample, exact binomial).
+* ``kappa --expected K``: labelled pairs for a judge of kappa K to pass the usability rule.
 * ``ppi --width W``: human labels PPI++ needs for an interval of width W.
 
 What is not given comes from the data so far: the discordance and holdout size from
-``metrics/compare.json`` (cases the two versions score differently), ``min_kappa`` from
-``params.yaml`` (``judge.min_kappa``); the output says where each figure came from. Bad values exit 2
-with one line naming the option and the valid range.
+``metrics/compare.json`` (cases the two versions score differently), the usability rule from
+``params.yaml`` (``judge``), the label shares from ``metrics/calibration.json``; the output says
+where each figure came from. Bad values exit 2 with one line naming the option and the valid range.
 """
 
 from __future__ import annotations
@@ -72,18 +73,44 @@ def register(sub: argparse._SubParsersAction) -> None:
     _paired(d)
     d.set_defaults(func=run_detectable)
 
-    k = ps.add_parser("kappa", help="labelled pairs for kappa's lower bound to clear min_kappa",
-                      description="Pairs of human and judge pass/fail labels needed for the lower bound of Cohen's "
-                                  "kappa (the pipeline's large-sample interval) to clear min_kappa with the given "
-                                  "probability when the judge's true kappa is --expected. Found by seeded "
-                                  "simulation; the large-sample formula's answer, which is optimistic, is shown beside it.")
+    t = ps.add_parser("threshold", help="holdout cases for a share to be shown past a threshold, or the distance a holdout shows",
+                      description="A plan's threshold check is one-sample: one version's share of holdout cases "
+                                  "against a fixed number. With --change D: the holdout cases on which a version whose "
+                                  "true share is D past --threshold passes a one-sided test at --alpha with the given "
+                                  "power. With --n N: the smallest such D on N cases. The exact binomial test by "
+                                  "default (the one-sided Clopper-Pearson bound clearing the threshold).")
+    t.add_argument("--threshold", type=float, required=True, help="the plan's threshold, a share in (0, 1)")
+    which = t.add_mutually_exclusive_group(required=True)
+    which.add_argument("--change", type=float, help="how far past the threshold the true share is, e.g. 0.05")
+    which.add_argument("--n", type=int, help="holdout cases: print the smallest distance past the threshold they show")
+    t.add_argument("--direction", choices=["higher", "lower"], default="higher",
+                   help="higher: the share must reach the threshold; lower: stay under it (default: higher)")
+    t.add_argument("--alpha", type=float, default=0.05,
+                   help="the one-sided test's error rate: a share exactly at the threshold passes at most this often (default: 0.05)")
+    t.add_argument("--method", choices=["exact", "normal"], default="exact",
+                   help="exact: the exact binomial test, its power summed exactly (default); normal: the one-sample z-test")
+    t.add_argument("--power", type=float, default=0.8, help=POWER_HELP)
+    t.add_argument("--json", action="store_true", help=JSON_HELP)
+    t.set_defaults(func=run_threshold)
+
+    k = ps.add_parser("kappa", help="labelled pairs for a judge to pass the usability rule",
+                      description="Pairs of human and judge labels (a, b, tie) needed for a judge whose true kappa "
+                                  "is --expected to pass the usability rule of params.yaml's judge section with the "
+                                  "given probability: at least min_pairs pairs, at most max_invalid_share without a "
+                                  "verdict, and the lower bound of kappa's 95% union interval at min_kappa or above. "
+                                  "Found by seeded simulation of that rule; the Wald bound's large-sample size, "
+                                  "which is optimistic, is shown beside it.")
     k.add_argument("--expected", type=float, required=True, help="the kappa you expect the judge to have, above min_kappa")
     k.add_argument("--min-kappa", type=float, help="the bar (default: judge.min_kappa in params.yaml)")
-    k.add_argument("--pass-rate", type=float, required=True, help="the share of cases people pass, in (0, 1)")
-    k.add_argument("--judge-pass-rate", type=float, help="the share the judge passes (default: the same as people's)")
+    k.add_argument("--prevalences", help="shares of the human labels a,b,tie, e.g. 0.45,0.45,0.1 (default: the human "
+                                         "labels' shares in metrics/calibration.json)")
+    k.add_argument("--invalid-rate", type=float, default=0.0,
+                   help="share of pairs the judge gives no verdict on, below max_invalid_share (default: 0)")
     k.add_argument("--reps", type=int, default=20_000, help="simulated label sets per size (default: 20000)")
     k.add_argument("--seed", type=int, default=0, help="the simulation's seed (default: 0)")
-    _common(k)
+    k.add_argument("--power", type=float, default=0.8, help="probability that the rule passes, in (0, 1) (default: 0.8)")
+    k.add_argument("--root", default=".", help=ROOT_HELP)
+    k.add_argument("--json", action="store_true", help=JSON_HELP)
     k.set_defaults(func=run_kappa)
 
     q = ps.add_parser("ppi", help="human labels PPI++ needs for an interval of a given width",
@@ -178,26 +205,84 @@ def run_detectable(args: argparse.Namespace) -> int:
                          ("test", _test(r.method, r.level))], discordance_source=source, n_source=n_source)
 
 
+def run_threshold(args: argparse.Namespace) -> int:
+    from assay.stats.power import threshold_detectable, threshold_size
+
+    side = "above" if args.direction == "higher" else "below"
+    test = f"one-sided {'exact binomial' if args.method == 'exact' else 'z'} test at {args.alpha:g}"
+    if args.change is not None:
+        r = threshold_size(args.change, args.threshold, args.power, args.alpha, args.direction, args.method)
+        return _answer(args, r, [("cases needed", f"{r.n}"),
+                                 ("true share", f"{r.change:g} {side} the threshold {r.threshold:g}"),
+                                 ("power", f"{r.power:.3f} at {r.n} cases (target {r.target:g})"),
+                                 ("test", test)])
+    from assay.stats.power import PowerError
+
+    if args.n < 1:
+        raise PowerError(f"n {args.n!r} must be a whole number of cases, at least 1")
+    d = threshold_detectable(args.n, args.threshold, args.power, args.alpha, args.direction, args.method)
+    shown = "none: no true share passes with that power; add cases" if d is None else f"{d:.3f} {side} the threshold {args.threshold:g}"
+    if args.json:
+        from assay.core.io import dumps_json
+
+        print(dumps_json({"n": args.n, "detectable": d, "threshold": args.threshold, "direction": args.direction,
+                          "power": args.power, "alpha": args.alpha, "method": args.method}), end="")
+        return 0
+    for label, value in [("smallest distance", shown), ("cases", f"{args.n}"), ("power", f"{args.power:g}"), ("test", test)]:
+        print(f"{label:<20}{value}")
+    return 0
+
+
+def _prevalences(args: argparse.Namespace) -> tuple[tuple[float, ...], str]:
+    """The human labels' shares (a, b, tie), given or read from metrics/calibration.json, and where they came from."""
+    from assay.artifacts.registry import CALIBRATION
+    from assay.core.errors import MissingArtifact
+    from assay.stats.power import PowerError
+
+    if args.prevalences is not None:
+        try:
+            shares = tuple(float(x) for x in args.prevalences.split(","))
+        except ValueError:
+            raise PowerError(f"--prevalences {args.prevalences!r} is not three numbers a,b,tie such as 0.45,0.45,0.1") from None
+        return shares, "given"
+    try:
+        m = CALIBRATION.read(args.root)
+    except MissingArtifact:
+        raise PowerError(f"--prevalences not given and {CALIBRATION.relpath()} not found "
+                         "(fix: give --prevalences a,b,tie, e.g. 0.45,0.45,0.1, or run `dvc repro calibrate`)") from None
+    counts = [sum(m.confusion.get(label, {}).values()) for label in ("a", "b", "tie")]
+    if min(counts) == 0:
+        raise PowerError(f"{CALIBRATION.relpath()} has human labels a, b, tie {counts[0]}, {counts[1]}, {counts[2]}; a label "
+                         "never seen has no share to plan with (fix: give --prevalences a,b,tie)")
+    return tuple(c / sum(counts) for c in counts), f"human labels in {CALIBRATION.relpath()}: {counts[0]}, {counts[1]}, {counts[2]}"
+
+
 def run_kappa(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from assay.core.params import load_section
     from assay.judge.params import JudgeParams
-    from assay.stats.power import kappa_pairs
+    from assay.stats.power import KappaRule, kappa_pairs
 
+    judge = load_section("judge", JudgeParams, Path(args.root) / "params.yaml")
     min_kappa, source = args.min_kappa, "given"
     if min_kappa is None:
-        min_kappa = load_section("judge", JudgeParams, Path(args.root) / "params.yaml").min_kappa
-        source = "params.yaml judge.min_kappa"
-    r = kappa_pairs(args.expected, min_kappa, args.pass_rate, args.power, args.level, args.judge_pass_rate,
-                    reps=args.reps, seed=args.seed)
-    return _answer(args, r, [("pairs needed", f"{r.n} (seeded simulation: {r.reps} label sets per size, seed {r.seed})"),
-                         ("large-sample", f"{r.n_large_sample} (the normal formula; optimistic)"),
-                         ("probability", f"{r.power:.3f} that kappa's {r.level:.0%} lower bound clears {r.min_kappa:g} "
-                                         f"(target {r.target:g})"),
+        min_kappa, source = judge.min_kappa, "params.yaml judge.min_kappa"
+    rule = KappaRule(min_kappa, judge.min_pairs, judge.max_invalid_share, judge.usability == "conservative")
+    prevalences, prevalence_source = _prevalences(args)
+    r = kappa_pairs(args.expected, rule, prevalences, args.invalid_rate, args.power, reps=args.reps, seed=args.seed)
+    bound = "kappa's 95% lower bound" if rule.conservative else "kappa"
+    return _answer(args, r, [("pairs needed", f"{r.n} (seeded simulation of the rule: {r.reps} label sets per size, seed {r.seed})"),
+                         ("Wald formula", f"{r.n_wald} (the large-sample size for the Wald bound alone; optimistic)"),
+                         ("probability", f"{r.power:.3f} that the rule passes (target {r.target:g})"),
+                         ("rule", f"at least {rule.min_pairs} pairs, at most {rule.max_invalid_share:g} without a verdict, "
+                                  f"{bound} at least {rule.min_kappa:g}"),
                          ("expected kappa", f"{r.expected:g}"),
-                         ("min_kappa", f"{r.min_kappa:g} ({source})"),
-                         ("pass rates", f"{r.pass_rate:g} (people), {r.judge_pass_rate:g} (judge)")], min_kappa_source=source)
+                         ("min_kappa", f"{r.rule.min_kappa:g} ({source})"),
+                         ("prevalences", f"a {r.prevalences[0]:.3f}, b {r.prevalences[1]:.3f}, tie {r.prevalences[2]:.3f} "
+                                         f"({prevalence_source})"),
+                         ("invalid rate", f"{r.invalid_rate:g}")],
+                   min_kappa_source=source, prevalence_source=prevalence_source)
 
 
 def run_ppi(args: argparse.Namespace) -> int:

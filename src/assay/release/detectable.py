@@ -1,12 +1,12 @@
 """Can the holdout tell a blocking metric's threshold from its current value? (:func:`assay.stats.power.threshold_check`)
 
 For every blocking plan metric that is a share of holdout cases (every family but latency; not the
-judge-corrected figures, which are not holdout shares), the smallest paired change the candidate's
-holdout detects with 80% power at the 95% level, and a warning when the threshold sits closer to
-the candidate's current value than that: a pass or a fail there says more about which cases landed
-in the holdout than about the version. The discordance (share of cases two versions score
-differently) is not measured per metric, so it is taken as ``2 p (1 - p)`` at the current value,
-which errs towards warning.
+judge-corrected figures, which are not holdout shares), the smallest distance past the threshold at
+which the candidate's holdout passes a one-sided exact binomial test at 0.05 with 80% power, and a
+warning when the threshold sits closer to the candidate's current value than that: a pass or a
+fail there says more about which cases landed in the holdout than about the version. A threshold
+check is one-sample (one version's share against a fixed number), so no discordance enters; the
+paired framing used before gave changes about 1.36 times too large.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from assay.artifacts.rag import RagMetrics
 from assay.data.plan import Plan
 from assay.stats.power import ThresholdCheck
 
-POWER, LEVEL = 0.8, 0.95
+POWER, ALPHA = 0.8, 0.05
 
 
 def threshold_checks(plan: Plan, candidate: RagMetrics | None) -> list[ThresholdCheck]:
@@ -36,7 +36,7 @@ def threshold_checks(plan: Plan, candidate: RagMetrics | None) -> list[Threshold
         estimate = getattr(candidate.holdout, m.name)
         if estimate.value is None or estimate.n < 1:
             continue
-        out.append(threshold_check(m.name, estimate.n, estimate.value, m.threshold, power=POWER, level=LEVEL))
+        out.append(threshold_check(m.name, estimate.n, estimate.value, m.threshold, m.direction, power=POWER, alpha=ALPHA))
     return out
 
 
@@ -45,9 +45,9 @@ def markdown(checks: list[ThresholdCheck]) -> list[str]:
     from assay.core.fmt import md_words, num
 
     out = ["## What the holdout can detect", "",
-           f"The smallest paired change in each blocking metric the holdout detects with {POWER:.0%} power at the "
-           f"{LEVEL:.0%} level (discordance assumed 2 p (1 - p) at the current value), beside the threshold's distance "
-           "from the candidate's current value.", ""]
+           "For each blocking metric, how far past its threshold a version must truly be for the holdout to show it "
+           f"with {POWER:.0%} power (one-sided exact binomial test at {ALPHA:g}: a threshold check is one-sample), beside "
+           "the threshold's distance from the candidate's current value.", ""]
     if not checks:
         return out + ["No blocking share metric has a holdout value yet.", ""]
     out += ["| metric | n | current | threshold | distance | detectable change |", "|---|---:|---:|---:|---:|---:|"]

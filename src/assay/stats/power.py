@@ -30,8 +30,11 @@ Three questions an evaluation lead asks before labelling, each answered from a f
   clipped at 1); the smallest ``n`` reaching the width is found by bisection on the exact
   expression with clipping.
 
-:func:`threshold_check` puts (a) to a plan's blocking metric: the smallest change its holdout
-detects, and a warning when the threshold sits closer to the current value than that.
+- :func:`threshold_power` / :func:`threshold_size` / :func:`threshold_detectable`: one share against a
+  fixed threshold (a plan's blocking metric): the one-sided exact binomial test by default, the
+  one-sample z-test as ``"normal"``. :func:`threshold_check` puts it to a plan's metric: the
+  smallest distance past the threshold its holdout detects, and a warning when the current value
+  sits closer to the threshold than that.
 
 Sizes come back as frozen dataclasses; bad inputs raise :class:`PowerError` naming the
 argument, its value and the valid range.
@@ -222,13 +225,16 @@ class DetectableChange:
 
 
 def detectable_change(n: int, discordance: float, power: float = 0.8, level: float = 0.95,
-                      method: Method = "normal") -> DetectableChange:
+                      method: Method = "exact") -> DetectableChange:
     """The smallest ``|change|`` that ``n`` paired cases detect with probability ``power``.
 
     ``None`` is not returned: when even a change equal to the discordance is not detected,
-    :class:`PowerError` says so. Found by bisection on the (monotone in change) power to 1e-6.
+    :class:`PowerError` says so. Found by bisection on the (monotone in change) power to 1e-6; the
+    change returned always reaches ``power`` under ``method``. The default is the exact test the
+    pipeline runs: the normal approximation's change has an exact power of 0.76-0.78 for a
+    stated 0.80 on small holdouts (tests/test_power.py).
 
-    >>> round(detectable_change(155, 0.2).change, 3)  # the inverse of holdout_size's doctest
+    >>> round(detectable_change(155, 0.2, method="normal").change, 3)  # the inverse of holdout_size's doctest
     0.1
     """
     _check("discordance", discordance, 0.0, 1.0, (False, True))
@@ -248,105 +254,215 @@ def detectable_change(n: int, discordance: float, power: float = 0.8, level: flo
     return DetectableChange(change=hi, n=n, discordance=discordance, power=power, level=level, method=method)
 
 
+# ---------------------------------------------------------------------------------------------
+# (a') one share against a threshold
+
+Direction = Literal["higher", "lower"]
+
+
+def _threshold_args(threshold: float, alpha: float, direction: str) -> tuple[float, float]:
+    """The threshold and alpha checked; a lower-is-better metric is turned into a higher-is-better one by ``1 - p``."""
+    _check("threshold", threshold, 0.0, 1.0)
+    _check("alpha", alpha, 0.0, 1.0)
+    if direction not in ("higher", "lower"):
+        raise PowerError(f"direction {direction!r} is not one of higher, lower")
+    return (threshold, alpha) if direction == "higher" else (1 - threshold, alpha)
+
+
+def _critical_count(n: int, threshold: float, alpha: float) -> int:
+    """The fewest passes out of ``n`` with ``P(X >= c | threshold) <= alpha`` (the exact one-sided binomial test's
+    rejection region, ``X >= c``); ``n + 1`` when even ``n`` of ``n`` is not enough."""
+    from scipy.stats import binom
+
+    c = int(binom.isf(alpha, n, threshold)) + 1  # P(X > isf) <= alpha: X >= isf + 1
+    while c > 0 and binom.sf(c - 2, n, threshold) <= alpha * (1 + 1e-12):  # isf may round up: step down while it holds
+        c -= 1
+    while c <= n and binom.sf(c - 1, n, threshold) > alpha * (1 + 1e-12):
+        c += 1
+    return c
+
+
+def threshold_power(n: int, value: float, threshold: float, alpha: float = 0.05, direction: Direction = "higher",
+                    method: Method = "exact") -> float:
+    """Probability that ``n`` cases of a metric whose true share is ``value`` pass a one-sided test against ``threshold``.
+
+    A threshold check is one-sample: one version's share of ``n`` holdout cases against a fixed
+    number, not a paired change. ``"exact"`` (default): the exact binomial test of ``p <= threshold``
+    at ``alpha`` (pass when ``P(X >= x | threshold) <= alpha``; the same as the one-sided
+    Clopper-Pearson lower bound at ``1 - alpha`` clearing the threshold), its power summed exactly.
+    ``"normal"``: the one-sample z-test, ``Phi((sqrt(n) (value - threshold) - z_alpha sqrt(t (1 - t))) / sqrt(value (1 - value)))``.
+    ``direction="lower"`` (lower is better, the check an upper bound): the same with ``1 - share``.
+
+    Raises:
+        PowerError: ``n < 1``; value outside [0, 1]; threshold or alpha outside (0, 1); an unknown
+            direction or method.
+
+    >>> round(threshold_power(58, 0.95, 0.85), 3)  # 58 cases, a candidate truly 0.10 above 0.85
+    0.67
+    """
+    t, alpha = _threshold_args(threshold, alpha, direction)
+    p = _check("value", value, 0.0, 1.0, (True, True))
+    p = p if direction == "higher" else 1 - p
+    if not isinstance(n, int) or n < 1:
+        raise PowerError(f"n {n!r} must be a whole number of cases, at least 1")
+    if method == "exact":
+        from scipy.stats import binom
+
+        c = _critical_count(n, t, alpha)
+        return float(binom.sf(c - 1, n, p)) if c <= n else 0.0
+    if method == "normal":
+        shift = math.sqrt(n) * (p - t) - _N.inv_cdf(1 - alpha) * math.sqrt(t * (1 - t))
+        sd = math.sqrt(p * (1 - p))
+        return _N.cdf(shift / sd) if sd > 0 else float(shift > 0)
+    raise PowerError(f"method {method!r} is not one of {', '.join(METHODS)}")
+
+
+@dataclass(frozen=True)
+class ThresholdPower:
+    """Holdout cases for a share truly ``change`` past ``threshold`` to pass the one-sided test with ``target`` power.
+
+    ``n`` reaches the power and ``n - 1`` does not (the exact power is saw-toothed in n: a few sizes
+    below may reach it and some just above may not); ``power`` is the power at ``n``.
+    """
+
+    n: int
+    power: float
+    change: float
+    threshold: float
+    direction: str
+    target: float
+    alpha: float
+    method: str
+
+
+def threshold_size(change: float, threshold: float, power: float = 0.8, alpha: float = 0.05,
+                   direction: Direction = "higher", method: Method = "exact") -> ThresholdPower:
+    """The holdout size on which a share truly ``change`` better than ``threshold`` passes with probability ``power``.
+
+    The normal size ``((z_alpha sqrt(t (1 - t)) + z_power sqrt(p (1 - p))) / change)**2`` starts the
+    exact search (bracketing and bisection, as :func:`holdout_size`).
+
+    Raises:
+        PowerError: change not positive or past 0 or 1; as :func:`threshold_power`; more than
+            1,000,000 cases.
+
+    >>> threshold_size(0.05, 0.85, method="normal").n  # ((1.645 sqrt(.1275) + 0.8416 sqrt(.09)) / .05)**2 = 282.1
+    283
+    """
+    t, a = _threshold_args(threshold, alpha, direction)
+    _check("power", power, 0.0, 1.0)
+    if not (isinstance(change, (int, float)) and 0 < change <= 1 - t):
+        raise PowerError(f"change {change!r} must be positive and keep the share within [0, 1] "
+                         f"(at most {1 - t:.3f} {'above' if direction == 'higher' else 'below'} the threshold {threshold:g})")
+    if method not in METHODS:
+        raise PowerError(f"method {method!r} is not one of {', '.join(METHODS)}")
+    p = t + change
+    value = p if direction == "higher" else 1 - p
+    z = _N.inv_cdf(1 - a) * math.sqrt(t * (1 - t)) + _N.inv_cdf(power) * math.sqrt(p * (1 - p))
+    n = max(1, math.ceil((z / change) ** 2 - 1e-9))
+    if n > MAX_N:
+        raise PowerError(f"a change of {change} past the threshold {threshold} needs more than {MAX_N:,} cases")
+    if method == "exact":
+        n = _first_reaching(lambda k: threshold_power(k, value, threshold, alpha, direction) >= power, n)
+    return ThresholdPower(n=n, power=threshold_power(n, value, threshold, alpha, direction, method), change=change,
+                          threshold=threshold, direction=direction, target=power, alpha=alpha, method=method)
+
+
+def threshold_detectable(n: int, threshold: float, power: float = 0.8, alpha: float = 0.05,
+                         direction: Direction = "higher", method: Method = "exact") -> float | None:
+    """The smallest true distance past ``threshold`` at which ``n`` cases pass the one-sided test with ``power``.
+
+    None when none does: even a share of 1 (0, lower is better) passes less often, as when
+    ``threshold**n > alpha`` (no count of ``n`` is evidence enough). Bisection to 1e-6 on the power,
+    which rises with the true share for a fixed test.
+    """
+    t, _ = _threshold_args(threshold, alpha, direction)
+    _check("power", power, 0.0, 1.0)
+
+    def ok(d: float) -> bool:
+        value = t + d if direction == "higher" else 1 - t - d
+        return threshold_power(n, min(1.0, max(0.0, value)), threshold, alpha, direction, method) >= power
+
+    if not ok(1 - t):
+        return None
+    lo, hi = 0.0, 1 - t
+    while hi - lo > 1e-6:
+        mid = (lo + hi) / 2
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return hi
+
+
 @dataclass(frozen=True)
 class ThresholdCheck:
-    """Whether a holdout can tell a metric's threshold from its current value.
+    """Whether a holdout can tell a metric's threshold from its current value, in the one-sample framing.
 
     Attributes:
         name: the metric.
         n: holdout cases.
         value, threshold: the current value (a share of cases) and the plan's threshold.
-        discordance: the share of cases two versions score differently, observed or assumed.
-        discordance_source: ``"observed"`` or ``"assumed: 2 p (1 - p)"`` (independent outcomes at the current value).
-        detectable: the smallest paired change detected with ``power``; None when none is.
-        margin: ``|value - threshold|``; None when either is missing.
+        direction: ``"higher"`` or ``"lower"`` is better.
+        detectable: the smallest true distance past the threshold at which the one-sided test at
+            ``alpha`` passes with ``power`` (:func:`threshold_detectable`); None when none does.
+        margin: ``|value - threshold|``; None without a value.
         warning: why the threshold is not testable on this holdout, or None.
-        power, level, method: as for :func:`detectable_change`.
+        power, alpha, method: as for :func:`threshold_power`.
     """
 
     name: str
     n: int
     value: float | None
-    threshold: float | None
-    discordance: float | None
-    discordance_source: str
+    threshold: float
+    direction: str
     detectable: float | None
     margin: float | None
     warning: str | None
     power: float
-    level: float
+    alpha: float
     method: str
 
 
-def threshold_check(name: str, n: int, value: float | None, threshold: float | None, discordance: float | None = None,
-                    power: float = 0.8, level: float = 0.95, method: Method = "exact") -> ThresholdCheck:
-    """The smallest change a holdout of ``n`` cases detects on a share metric, and a warning when the
-    plan's threshold sits closer to the current value than that.
+def threshold_check(name: str, n: int, value: float | None, threshold: float, direction: Direction = "higher",
+                    power: float = 0.8, alpha: float = 0.05, method: Method = "exact") -> ThresholdCheck:
+    """The smallest distance past ``threshold`` a holdout of ``n`` cases detects, and a warning when the
+    candidate's current value sits closer to the threshold than that.
 
-    ``discordance`` is the share of cases the versions score differently on this metric, when it has
-    been observed; without it the two versions' outcomes are taken as independent at the current
-    value, ``2 p (1 - p)`` (versions that agree case by case more often than that have a lower
-    discordance and detect smaller changes: this errs on the side of warning). Meant for the plan
-    stage, once per blocking metric.
+    One-sample: the plan's threshold is a fixed number, so its check is a one-sided test of one
+    share (:func:`threshold_power`), not a paired change between two versions (the paired framing
+    needs a discordance and gave sizes about 1.36 times too large). Meant for the plan and summary,
+    once per blocking share metric.
 
-    Edge cases: no current value (nothing measured yet) gives ``detectable`` from the assumed
-    discordance at the threshold, and no margin or warning; a value of exactly 0 or 1 with no
-    observed discordance has discordance 0, so no change is detectable: a warning says so.
+    Edge cases: no current value gives ``detectable`` and no margin or warning; a holdout on which
+    no true share passes with ``power`` (``detectable`` None) warns, value or not; a threshold at the
+    end of the scale (1 for higher is better, 0 for lower) has no share past it, so ``detectable``
+    is None and the warning says the threshold can be met only by every case.
 
     >>> c = threshold_check("answer_correct", 66, 0.80, 0.75)
-    >>> round(c.discordance, 2), c.warning is not None
-    (0.32, True)
+    >>> round(c.detectable, 3), c.warning is not None
+    (0.125, True)
     """
-    for label, x in (("value", value), ("threshold", threshold)):
-        if x is not None:
-            _check(label, x, 0.0, 1.0, (True, True))
-    if discordance is not None:
-        source = "observed"
-    else:
-        p = value if value is not None else threshold
-        if p is None:
-            raise PowerError(f"{name}: neither a current value nor a threshold to plan with; give one")
-        discordance, source = 2 * p * (1 - p), "assumed: 2 p (1 - p)"
-    margin = abs(value - threshold) if value is not None and threshold is not None else None
-    detectable: float | None
-    if discordance == 0:
-        detectable, why = None, f"{name}: discordance 0 ({source}): with no case scored differently no change is detectable"
-    else:
-        try:
-            detectable, why = detectable_change(n, discordance, power, level, method).change, None
-        except PowerError:
-            detectable, why = None, (f"{name}: {n} holdout cases detect no change with power {power:g} "
-                                     f"(discordance {discordance:.3f})")
-    warning = why if value is not None else None
-    if detectable is not None and margin is not None and margin < detectable:
+    if value is not None:
+        _check("value", value, 0.0, 1.0, (True, True))
+    _check("threshold", threshold, 0.0, 1.0, (True, True))
+    margin = abs(value - threshold) if value is not None else None
+    if threshold == (1.0 if direction == "higher" else 0.0):
+        return ThresholdCheck(name=name, n=n, value=value, threshold=threshold, direction=direction, detectable=None,
+                              margin=margin, power=power, alpha=alpha, method=method,
+                              warning=(f"{name}: threshold {threshold:g} is the end of the scale: only every case meeting it "
+                                       "meets it, and no sample size shows it with a one-sided bound"))
+    detectable = threshold_detectable(n, threshold, power, alpha, direction, method)
+    warning = None
+    if detectable is None:
+        warning = (f"{name}: {n} holdout cases cannot show the threshold {threshold:g} is met with power {power:g} "
+                   f"(one-sided exact binomial test at {alpha:g}): add cases")
+    elif margin is not None and margin < detectable:
         warning = (f"{name}: threshold {threshold:g} is {margin:.3f} from the current value {value:.3f}, closer than "
-                   f"the {detectable:.3f} change {n} holdout cases detect with power {power:g}")
-    return ThresholdCheck(name=name, n=n, value=value, threshold=threshold, discordance=discordance,
-                          discordance_source=source, detectable=detectable, margin=margin, warning=warning,
-                          power=power, level=level, method=method)
+                   f"the {detectable:.3f} past it that {n} holdout cases detect with power {power:g}")
+    return ThresholdCheck(name=name, n=n, value=value, threshold=threshold, direction=direction, detectable=detectable,
+                          margin=margin, warning=warning, power=power, alpha=alpha, method=method)
 
 
 # ---------------------------------------------------------------------------------------------
-# (b) kappa's lower bound
-
-
-def kappa_table(expected: float, pass_rate: float, judge_pass_rate: float | None = None) -> np.ndarray:
-    """The 2x2 table of probabilities (rows human pass/fail, columns judge pass/fail) with Cohen's kappa ``expected``.
-
-    With margins ``p`` (human) and ``q`` (judge, default ``p``) the chance agreement is
-    ``pe = p q + (1 - p)(1 - q)`` and the pass-pass cell ``p q + expected * (1 - pe) / 2``.
-
-    Raises:
-        PowerError: a cell that would be negative (kappa not reachable with those margins).
-    """
-    p = _check("pass_rate", pass_rate, 0.0, 1.0)
-    q = p if judge_pass_rate is None else _check("judge_pass_rate", judge_pass_rate, 0.0, 1.0)
-    pe = p * q + (1 - p) * (1 - q)
-    shift = expected * (1 - pe) / 2
-    table = np.array([[p * q + shift, p * (1 - q) - shift], [(1 - p) * q - shift, (1 - p) * (1 - q) + shift]])
-    if (table < -1e-12).any():
-        raise PowerError(f"expected kappa {expected} cannot occur with pass rates {p} (human) and {q} (judge)")
-    return np.clip(table, 0.0, 1.0)
+# (b) pairs for the judge usability rule
 
 
 def kappa_variance(table: np.ndarray) -> np.ndarray:
@@ -369,104 +485,166 @@ def kappa_variance(table: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class KappaRule:
+    """What the judge usability rule (:mod:`assay.judge.usability`) reads that a label count decides.
+
+    Build it from the ``judge`` params section (a :class:`~assay.judge.usability.UsabilityRule`):
+    ``KappaRule(rule.min_kappa, rule.min_pairs, rule.max_invalid_share, rule.usability == "conservative")``.
+    ``conservative``: kappa's 95% union interval's lower bound must reach ``min_kappa``; else kappa itself.
+    """
+
+    min_kappa: float
+    min_pairs: int = 30
+    max_invalid_share: float = 0.05
+    conservative: bool = True
+
+
+#: The calibration's human labels and the judge's (a, b, tie), plus the judge's column for a pair without a verdict.
+RULE_LABELS = 3
+RULE_LEVEL = 0.95  # the calibration's interval level (assay.judge.calibration.LEVEL)
+
+
+def rule_table(expected: float, prevalences: tuple[float, ...], invalid_rate: float = 0.0) -> np.ndarray:
+    """The 4x4 table of cell shares (human a/b/tie/none by judge a/b/tie/invalid) whose Cohen's kappa is ``expected``.
+
+    The judge gives no verdict on ``invalid_rate`` of the pairs (any human label); otherwise it copies
+    the human label with probability ``r`` and else draws a label from ``prevalences`` (so its label
+    shares are the people's). The human row "none" is empty, as in the calibration's table. Kappa of
+    that table is ``(1 - v) r (1 - pe) / (1 - (1 - v) pe)`` with ``pe = sum(prevalences**2)`` and
+    ``v = invalid_rate``, solved for ``r``.
+
+    Raises:
+        PowerError: prevalences that are not three shares summing to 1, an invalid rate outside
+            [0, 1), a kappa that this judge cannot reach (``r`` above 1) or below 0.
+    """
+    pi = np.asarray(prevalences, dtype=float)
+    if pi.shape != (RULE_LABELS,) or not np.isfinite(pi).all() or (pi <= 0).any() or abs(pi.sum() - 1) > 1e-9:
+        raise PowerError(f"prevalences {tuple(prevalences)!r} must be three positive shares (a, b, tie) summing to 1")
+    v = _check("invalid_rate", invalid_rate, 0.0, 1.0, (True, False))
+    _check("expected kappa", expected, 0.0, 1.0, (True, True))
+    pe = float(pi @ pi)
+    r = expected * (1 - (1 - v) * pe) / ((1 - v) * (1 - pe))
+    if r > 1 + 1e-12:
+        highest = (1 - v) * (1 - pe) / (1 - (1 - v) * pe)
+        raise PowerError(f"expected kappa {expected} cannot occur with invalid_rate {v}: the highest is {highest:.3f}")
+    judge = (1 - v) * (min(r, 1.0) * np.eye(RULE_LABELS) + (1 - min(r, 1.0)) * pi[None, :])
+    table = np.zeros((RULE_LABELS + 1, RULE_LABELS + 1))
+    table[:RULE_LABELS, :RULE_LABELS] = pi[:, None] * judge
+    table[:RULE_LABELS, RULE_LABELS] = pi * v
+    return table
+
+
+def _wilson_low(k: np.ndarray, n: int, z: float) -> np.ndarray:
+    """The Wilson score interval's lower end for ``k`` of ``n`` (vectorised; :func:`assay.stats.proportion.proportion_ci`'s)."""
+    q = k / n
+    centre = (q + z * z / (2 * n)) / (1 + z * z / n)
+    return centre - z * np.sqrt(q * (1 - q) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+
+
+def rule_pass_rate(n: int, table: np.ndarray, rule: KappaRule, reps: int = 20_000, seed: int = 0) -> float:
+    """Simulated probability that a calibration of ``n`` pairs drawn from ``table`` passes the rule's count checks.
+
+    ``reps`` tables of ``n`` pairs are drawn with the seed ``(seed, n)``. A draw passes when ``n``
+    reaches ``min_pairs``, the invalid share is at most ``max_invalid_share``, kappa is defined,
+    and (conservative) the lower end of kappa's union interval (the Wald interval with the
+    large-sample se, and Wilson's interval of observed agreement mapped through kappa:
+    :meth:`assay.stats.agreement.Contingency.kappa_ci`'s ``"hybrid"``) reaches ``min_kappa``;
+    with ``conservative`` False, kappa itself. Order flips and slice agreement are not simulated
+    (a flip is a tie, already in the judge's labels; slices need a model of the pairs' kinds).
+    """
+    if n < rule.min_pairs:
+        return 0.0
+    rng = np.random.default_rng([seed, n])
+    size = table.shape[-1]
+    counts = rng.multinomial(n, np.asarray(table, dtype=float).ravel(), size=reps).reshape(reps, size, size)
+    shares = counts / n
+    rows, cols = shares.sum(axis=2), shares.sum(axis=1)
+    po = np.trace(shares, axis1=1, axis2=2)
+    pe = (rows * cols).sum(axis=1)
+    undefined = (rows.max(axis=1) == 1) & (cols.max(axis=1) == 1) & (rows.argmax(axis=1) == cols.argmax(axis=1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kap = (po - pe) / (1 - pe)
+        z = _z_two(RULE_LEVEL)
+        low = kap
+        if rule.conservative:
+            wald = kap - z * np.sqrt(np.maximum(kappa_variance(counts.astype(float)), 0.0) / n)
+            wilson = (_wilson_low(po * n, n, z) - pe) / (1 - pe)
+            low = np.maximum(-1.0, np.minimum(wald, wilson))
+        ok = ~undefined & (counts[:, :, RULE_LABELS].sum(axis=1) / n <= rule.max_invalid_share) & (low >= rule.min_kappa)
+    return float(np.count_nonzero(ok) / reps)
+
+
+@dataclass(frozen=True)
 class KappaPairs:
-    """Labelled pairs for kappa's lower bound to clear ``min_kappa``.
+    """Labelled pairs for a judge of a given kappa to pass the usability rule.
 
     Attributes:
-        n: pairs needed (by simulation).
-        power: the simulated probability that the lower bound clears the bar at ``n``.
-        n_large_sample: the large-sample answer, which is optimistic (see :func:`kappa_pairs`).
-        expected, min_kappa: the kappa expected and the bar its lower bound must clear.
-        pass_rate, judge_pass_rate: the two raters' pass rates assumed.
-        se_at_n: kappa's large-sample standard error at ``n`` pairs.
-        target, level: the probability asked for and the interval's level.
+        n: pairs needed (by simulation of the rule).
+        power: the simulated probability that the rule passes at ``n``.
+        n_wald: the old answer, the large-sample formula for the Wald bound alone, which is optimistic
+            (see :func:`kappa_pairs`).
+        expected: the judge's kappa (of the table with the invalid column, what calibration measures).
+        rule: the rule simulated.
+        prevalences: the human labels' shares (a, b, tie); the judge's valid labels have the same.
+        invalid_rate: the share of pairs the judge gives no verdict on.
+        target: the probability asked for.
         reps, seed: the simulation's size and seed.
     """
 
     n: int
     power: float
-    n_large_sample: int
+    n_wald: int
     expected: float
-    min_kappa: float
-    pass_rate: float
-    judge_pass_rate: float
-    se_at_n: float
+    rule: KappaRule
+    prevalences: tuple[float, ...]
+    invalid_rate: float
     target: float
-    level: float
     reps: int
     seed: int
 
 
-def kappa_power(n: int, table: np.ndarray, min_kappa: float, level: float = 0.95, reps: int = 20_000,
-                seed: int = 0) -> float:
-    """Simulated probability that ``kappa - z * se`` (the pipeline's interval) exceeds ``min_kappa`` on ``n`` pairs.
+def kappa_pairs(expected: float, rule: KappaRule, prevalences: tuple[float, ...], invalid_rate: float = 0.0,
+                power: float = 0.8, reps: int = 20_000, seed: int = 0) -> KappaPairs:
+    """Pairs needed so that a judge whose true kappa is ``expected`` passes the usability rule with probability ``power``.
 
-    ``reps`` label sets of ``n`` pairs are drawn from ``table`` (cell shares) with the seed
-    ``(seed, n)``; kappa and its se are those of :func:`kappa_variance`. A set with perfect
-    agreement has se 0 and a bound of 1 (as the pipeline reports it); one whose kappa is
-    undefined (both raters constant) does not clear the bar.
-    """
-    rng = np.random.default_rng([seed, n])
-    k = table.shape[-1]
-    tables = rng.multinomial(n, np.asarray(table, dtype=float).ravel(), size=reps).reshape(reps, k, k).astype(float)
-    shares = tables / n
-    po = np.trace(shares, axis1=1, axis2=2)
-    pe = (shares.sum(axis=2) * shares.sum(axis=1)).sum(axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        kap = (po - pe) / (1 - pe)
-        low = kap - _z_two(level) * np.sqrt(np.maximum(kappa_variance(tables), 0.0) / n)
-    return float(np.count_nonzero(low > min_kappa) / reps)
-
-
-def kappa_pairs(expected: float, min_kappa: float, pass_rate: float, power: float = 0.8, level: float = 0.95,
-                judge_pass_rate: float | None = None, reps: int = 20_000, seed: int = 0) -> KappaPairs:
-    """Pairs needed so that ``kappa - z * se`` (two-sided ``level``) exceeds ``min_kappa`` with probability ``power``.
-
-    Found by seeded simulation (:func:`kappa_power`, ``reps`` label sets per size, the smallest n
-    whose simulated probability reaches ``power``, by doubling and bisection). The large-sample
-    answer is reported beside it: with kappa-hat normal around ``expected`` with variance
-    ``v / n`` (``v`` of :func:`kappa_variance` at the expected table) and the bound using the same
-    se, ``n = v * (z_level + z_power)**2 / (expected - min_kappa)**2``. It is optimistic: at 0.8,
-    0.6, pass rate 0.7 it gives 85 pairs, whose simulated probability is about 0.74 (kappa-hat
-    is skewed and its estimated se is larger when it comes out low); the simulation gives 103.
-    The simulated probability has a standard error of about ``0.4 / sqrt(reps)``; the size
-    found is exact for the seed, not for the truth.
+    Simulates the rule itself (:func:`rule_pass_rate` on :func:`rule_table`): the minimum pairs,
+    the invalid share and kappa's union interval, with three human labels at ``prevalences``. The
+    smallest n (at least ``min_pairs``) whose simulated pass rate reaches ``power`` is found by
+    doubling and bisection from the large-sample size of the Wald bound alone,
+    ``n = v (z_0.975 + z_power)**2 / (expected - min_kappa)**2`` (``v`` of :func:`kappa_variance`),
+    which is reported as ``n_wald``: the rule's union interval is wider, so that size passes less
+    often than asked (0.42-0.72 instead of 0.80 in the audit of issue 32). The simulated rate has a
+    standard error of about ``0.4 / sqrt(reps)``; the size is exact for the seed, not for the truth,
+    and the rate is saw-toothed in n (Wilson's bound moves in whole agreements), so a few sizes
+    above ``n`` may fall just short.
 
     Raises:
-        PowerError: ``expected <= min_kappa`` (no sample size helps), ``expected`` above 1 or not
-            reachable with the pass rates, a rate, level or power outside (0, 1), more than
+        PowerError: ``expected <= min_kappa`` (no sample size helps), bad prevalences or invalid
+            rate (:func:`rule_table`), an invalid rate above ``max_invalid_share`` (the rule fails
+            more often as n grows), power outside (0, 1), fewer than 100 reps, more than
             1,000,000 pairs.
     """
-    _check("expected kappa", expected, -1.0, 1.0, (False, False))
-    _check("min_kappa", min_kappa, -1.0, 1.0, (True, False))
+    _check("min_kappa", rule.min_kappa, -1.0, 1.0, (True, False))
     _check("power", power, 0.0, 1.0)
-    _check("level", level, 0.0, 1.0)
-    if expected <= min_kappa:
-        raise PowerError(f"expected kappa {expected} must be above min_kappa {min_kappa}: a judge expected at or "
+    if expected <= rule.min_kappa:
+        raise PowerError(f"expected kappa {expected} must be above min_kappa {rule.min_kappa}: a judge expected at or "
                          "below the bar does not clear it with any number of pairs")
     if not isinstance(reps, int) or reps < 100:
         raise PowerError(f"reps {reps!r} must be a whole number, at least 100")
-    table = kappa_table(expected, pass_rate, judge_pass_rate)
+    table = rule_table(expected, prevalences, invalid_rate)
+    if invalid_rate >= rule.max_invalid_share and invalid_rate > 0:
+        raise PowerError(f"invalid_rate {invalid_rate} is not below max_invalid_share {rule.max_invalid_share}: "
+                         "more pairs make the rule fail more often, not less; fix the judge's replies first")
     v = float(kappa_variance(table))
-    z_a, z_b = _z_two(level), _N.inv_cdf(power)
-    large = max(2, math.ceil(v * (z_a + z_b) ** 2 / (expected - min_kappa) ** 2 - 1e-9))
+    wald = max(2, math.ceil(v * (_z_two(RULE_LEVEL) + _N.inv_cdf(power)) ** 2 / (expected - rule.min_kappa) ** 2 - 1e-9))
 
     def ok(n: int) -> bool:
-        return kappa_power(n, table, min_kappa, level, reps, seed) >= power
+        return rule_pass_rate(n, table, rule, reps, seed) >= power
 
-    lo, hi = 1, large  # when the large-sample size already has the power, bisect below it
-    while not ok(hi):
-        lo, hi = hi, hi * 2
-        if hi > MAX_N:
-            raise PowerError(f"kappa {expected} against min_kappa {min_kappa} needs more than {MAX_N:,} pairs")
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
-    n = max(2, hi)
-    q = pass_rate if judge_pass_rate is None else judge_pass_rate
-    return KappaPairs(n=n, power=kappa_power(n, table, min_kappa, level, reps, seed), n_large_sample=large,
-                      expected=expected, min_kappa=min_kappa, pass_rate=pass_rate, judge_pass_rate=q,
-                      se_at_n=math.sqrt(v / n), target=power, level=level, reps=reps, seed=seed)
+    n = _first_reaching(ok, max(wald, rule.min_pairs))
+    return KappaPairs(n=n, power=rule_pass_rate(n, table, rule, reps, seed), n_wald=wald, expected=expected, rule=rule,
+                      prevalences=tuple(float(p) for p in prevalences), invalid_rate=float(invalid_rate), target=power,
+                      reps=reps, seed=seed)
 
 
 # ---------------------------------------------------------------------------------------------
