@@ -16,7 +16,7 @@ chooses another):
 Also public: :func:`ppi_mean_ci` (prediction-powered means, PPI++ with the power-tuned lambda, and
 its helpers :func:`win_values` and :func:`rubric_values`), and sample sizes and power
 (:func:`holdout_size`, :func:`detectable_change`, :func:`paired_power`, :func:`kappa_pairs`,
-:func:`ppi_labels`, :func:`threshold_check`).
+:func:`ppi_labels`, :func:`threshold_check`, :func:`threshold_power`, :func:`threshold_size`).
 
 They are imported on first use (PEP 562, no import at module level), so ``import
 assay.stats.proportion`` does not pay for numpy and a stage's dependency list holds only the
@@ -33,7 +33,8 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "assay.stats.paired": ["paired_diff_ci"],
     "assay.stats.proportion": ["proportion_ci"],
     "assay.stats.ppi": ["PPIEstimate", "PPIError", "ppi_mean_ci", "rubric_values", "win_values"],
-    "assay.stats.power": ["DetectableChange", "HoldoutPower", "JudgeMoments", "KappaPairs", "PPILabels", "PowerError",
-                          "ThresholdCheck", "detectable_change", "holdout_size", "kappa_pairs", "paired_power",
-                          "ppi_labels", "threshold_check"],
+    "assay.stats.power": ["DetectableChange", "HoldoutPower", "JudgeMoments", "KappaPairs", "KappaRule", "PPILabels",
+                          "PowerError", "ThresholdCheck", "ThresholdPower", "detectable_change", "holdout_size",
+                          "kappa_pairs", "paired_power", "ppi_labels", "threshold_check", "threshold_detectable",
+                          "threshold_power", "threshold_size"],
 })

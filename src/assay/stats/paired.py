@@ -67,10 +67,13 @@ def paired_diff_ci(both: int, only_first: int, only_second: int, neither: int,
     import on the compare stage's path). Only the discordant counts enter. With no discordant case
     the limits are ``-/+ z^2 / (n + z^2)`` (solve ``n d = z^2 (1 - d)``), never zero width.
 
-    Coverage, by exact enumeration over the discordant counts (tests/test_paired.py: n 20, 57 and
-    200; improvements only, regressions only and mixed; 0-20% discordant in steps of 0.25%; the
-    concordant split, p_first, does not enter): worst 0.932 (n = 57, 9.75% improving and none
-    regressing). Newcombe's interval covers 0.908 at n = 200 with 2% improving and none regressing:
+    Coverage, by exact enumeration over the discordant counts (the concordant split, p_first, does
+    not enter) for every n from 10 to 300, improvements only and mixed (regressions only mirror
+    improvements), 0.25-20% discordant in steps of 0.25% (benchmarks/bench_tango.py; the worst cells
+    re-enumerated in tests/test_paired.py): worst two-sided 0.926 (n = 122, 4.5% improving and none
+    regressing), worst lower bound 0.946 (n = 204, 2% improving and none regressing; it should be
+    0.975). It dips below 0.93 between the sizes a coarser grid sees (0.932 at n = 57): read a
+    lower bound near 0 with :func:`mcnemar_exact` beside it. Newcombe's interval covers 0.908 at n = 200 with 2% improving and none regressing:
     a candidate that fixes a few cases and breaks none is the common case, so it is not the default.
     Tango's interval inverts the asymptotic McNemar score test (``T(0)`` is McNemar's
     ``(b - c) / sqrt(b + c)``), so with a handful of discordant cases it can exclude 0 where the

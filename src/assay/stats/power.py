@@ -1,4 +1,4 @@
-"""How many cases or labels a decision needs: power of the paired test, kappa's lower bound, PPI's width.
+"""How many cases or labels a decision needs: power of the paired test and of a threshold check, the judge usability rule, PPI's width.
 
 Three questions an evaluation lead asks before labelling, each answered from a few rates:
 
@@ -16,12 +16,13 @@ Three questions an evaluation lead asks before labelling, each answered from a f
     statsmodels' ``normal_power_het`` with those two standard deviations, and its sample size
     ``((z_a sqrt(psi) + z_b sqrt(psi - d**2)) / d)**2``.
 
-- :func:`kappa_pairs`: labelled pairs needed for Cohen's kappa's lower bound (the pipeline's
-  ``kappa - z * se`` with the large-sample se of Fleiss, Cohen and Everitt 1969) to clear
-  ``min_kappa`` with a given probability, when the true kappa is ``expected``, for two pass/fail
-  raters. By seeded simulation of that bound; the large-sample formula
-  ``n = v * (z_level + z_power)**2 / (expected - min_kappa)**2`` is reported beside it and is
-  optimistic (about 0.74 instead of 0.8 at the size it gives for kappa 0.8 against 0.6).
+- :func:`kappa_pairs`: labelled pairs needed for a judge whose true kappa is ``expected`` to pass
+  the usability rule (:mod:`assay.judge.usability`: ``min_pairs``, ``max_invalid_share``, and the
+  lower bound of kappa's union interval at ``min_kappa``) with a given probability, with three
+  human labels (a, b, tie) at given prevalences and an invalid rate (:class:`KappaRule`,
+  :func:`rule_table`, :func:`rule_pass_rate`). By seeded simulation of that rule; the Wald
+  bound's large-sample size is reported beside it and is optimistic (at kappa 0.8 against 0.6,
+  balanced labels: 52 pairs, where the rule passes 0.60 of the time; the rule needs 78).
 
 - :func:`ppi_labels`: human labels PPI++ needs for a target interval width, given the judge's
   moments (:class:`JudgeMoments`: from its TPR/FPR, its agreement, or a correlation) and the
