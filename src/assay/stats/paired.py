@@ -73,8 +73,9 @@ def paired_diff_ci(both: int, only_first: int, only_second: int, neither: int,
     re-enumerated in tests/test_paired.py): worst two-sided 0.926 (n = 122, 4.5% improving and none
     regressing), worst lower bound 0.946 (n = 204, 2% improving and none regressing; it should be
     0.975). It dips below 0.93 between the sizes a coarser grid sees (0.932 at n = 57): read a
-    lower bound near 0 with :func:`mcnemar_exact` beside it. Newcombe's interval covers 0.908 at n = 200 with 2% improving and none regressing:
-    a candidate that fixes a few cases and breaks none is the common case, so it is not the default.
+    lower bound near 0 with :func:`mcnemar_exact` beside it. Newcombe's interval covers 0.908 at
+    n = 200 with 2% improving and none regressing: a candidate that fixes a few cases and breaks
+    none is the common case, so it is not the default.
     Tango's interval inverts the asymptotic McNemar score test (``T(0)`` is McNemar's
     ``(b - c) / sqrt(b + c)``), so with a handful of discordant cases it can exclude 0 where the
     exact test does not: 4 better and none worse of 200 give a lower limit 0.0008 and an exact
