@@ -25,11 +25,11 @@ DEMO_CHECKS = {
     "judge calibration": "fail",
     # data/plan.yaml asks for 0.6 on the lower bound; the demo queue has 9 of 11 decided (bound 0.523)
     "judge vs reviewers (demo)": "fail",
-    # threshold_check: 14 abstention cases detect no change; a value of 1 with an assumed discordance detects none
+    # threshold_check (one-sample, exact binomial at 0.05): no count of 14 abstention cases shows 0.9 (14 of 14: p
+    # 0.23), nor of 72 format cases 0.99; a threshold of 1 is the end of the scale. citation_support (48 of 48 against
+    # 0.9) is 0.100 from its threshold, farther than the 0.083 its holdout shows: no warning
     "detectable change in abstain_correct": "warn",
-    "detectable change in citation_support": "warn",
     "detectable change in format_ok": "warn",
-    # 6 holdout tool cases detect no change
     "detectable change in tool_permission": "warn",
 }
 # data/derived/ is not committed (DVC rebuilds it), so the outputs that recorded the split table or a
