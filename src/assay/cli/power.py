@@ -29,11 +29,14 @@ ROOT_HELP = "repository root holding metrics/ and params.yaml (default: the curr
 JSON_HELP = "print the answer as JSON"
 
 
-def _common(p: argparse.ArgumentParser, power: bool = True) -> None:
-    if power:
-        p.add_argument("--power", type=float, default=0.8, help=POWER_HELP)
-    p.add_argument("--level", type=float, default=0.95, help=LEVEL_HELP)
-    p.add_argument("--root", default=".", help=ROOT_HELP)
+def _common(p: argparse.ArgumentParser, power: str | None = POWER_HELP, level: bool = True, root: bool = True) -> None:
+    """The options most questions share: --power (with its help text; None: none), --level, --root, --json."""
+    if power is not None:
+        p.add_argument("--power", type=float, default=0.8, help=power)
+    if level:
+        p.add_argument("--level", type=float, default=0.95, help=LEVEL_HELP)
+    if root:
+        p.add_argument("--root", default=".", help=ROOT_HELP)
     p.add_argument("--json", action="store_true", help=JSON_HELP)
 
 
@@ -89,8 +92,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="the one-sided test's error rate: a share exactly at the threshold passes at most this often (default: 0.05)")
     t.add_argument("--method", choices=["exact", "normal"], default="exact",
                    help="exact: the exact binomial test, its power summed exactly (default); normal: the one-sample z-test")
-    t.add_argument("--power", type=float, default=0.8, help=POWER_HELP)
-    t.add_argument("--json", action="store_true", help=JSON_HELP)
+    _common(t, level=False, root=False)
     t.set_defaults(func=run_threshold)
 
     k = ps.add_parser("kappa", help="labelled pairs for a judge to pass the usability rule",
@@ -108,9 +110,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="share of pairs the judge gives no verdict on, below max_invalid_share (default: 0)")
     k.add_argument("--reps", type=int, default=20_000, help="simulated label sets per size (default: 20000)")
     k.add_argument("--seed", type=int, default=0, help="the simulation's seed (default: 0)")
-    k.add_argument("--power", type=float, default=0.8, help="probability that the rule passes, in (0, 1) (default: 0.8)")
-    k.add_argument("--root", default=".", help=ROOT_HELP)
-    k.add_argument("--json", action="store_true", help=JSON_HELP)
+    _common(k, power="probability that the rule passes, in (0, 1) (default: 0.8)", level=False)
     k.set_defaults(func=run_kappa)
 
     q = ps.add_parser("ppi", help="human labels PPI++ needs for an interval of a given width",
@@ -127,7 +127,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--correlation", type=float, help="correlation of the judge's and people's values, in [-1, 1]")
     q.add_argument("--interval", choices=["t", "z"], default="t",
                    help="t: the small-sample interval ppi_mean_ci uses by default; z: ppi-python's (default: t)")
-    _common(q, power=False)
+    _common(q, power=None)
     q.set_defaults(func=run_ppi)
 
 
