@@ -1,6 +1,6 @@
 """DVC stage `agreement`: the two annotators' agreement on the labelled pairs, and their disagreements.
 
-Reads params ``agreement.weights`` and ``inputs.pairs``/``inputs.guidelines``; writes
+Reads params ``agreement.weights``, ``agreement.kinds`` and ``inputs.pairs``/``inputs.guidelines``; writes
 metrics/agreement.json, reports/disagreements.jsonl (for adjudication, sorted by id) and
 reports/plots/confusion_annotators.csv (one row per pair, for `dvc plots` with the confusion template).
 """

@@ -1,6 +1,6 @@
 """DVC stage `calibrate`: the configured judge against the final human labels.
 
-Reads params ``judge.*`` (every key of the section), ``inputs.pairs`` and ``inputs.prompts``, and only
+Reads params ``judge.*`` (every key of the section), ``inputs.pairs`` (kinds: ``agreement.kinds``) and ``inputs.prompts``, and only
 the prompt file of the version in use.
 Writes metrics/calibration.json (numbers: totals, slices, error shape, usable as 1/0),
 reports/provenance/calibrate.json (prompt, judge, labels and settings hashes; usability reasons),

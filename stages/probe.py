@@ -1,7 +1,7 @@
 """DVC stage `probe`: bias probes (first_pick, order_flip, longer_wins, self_wins) for the configured judge.
 
 Reads params ``judge.kind``, ``judge.preset``, ``judge.openai``, ``judge.prompt_version``,
-``inputs.pairs`` and ``inputs.prompts``; reads only the prompt file of the version in use. Writes
+``inputs.pairs`` (kinds: ``agreement.kinds``) and ``inputs.prompts``; reads only the prompt file of the version in use. Writes
 metrics/bias.json (the configured judge's probe shares and counts), reports/provenance/probe.json
 (judge identity, prompt, label hash) and reports/bias.md (a table for every fake preset, plus the
 configured judge when it is not a fake).
