@@ -18,13 +18,13 @@ abstaining when fewer than two question words match.
 
 from __future__ import annotations
 
-import re
-
-WORD = re.compile(r"[\w\u0980-\u09ff]+")
+from assay.data.tokens import UNSPACED, normal_form, tokens
 
 
 def _words(text: str) -> set[str]:
-    return {w for w in WORD.findall(text.lower()) if len(w) > 2}
+    """assay's tokens of ``text`` (any script), NFKC and case-folded, longer than two characters or of an
+    unspaced script (Chinese, Japanese and Thai give character bigrams, which are all kept)."""
+    return {w for w in tokens(normal_form(text)) if len(w) > 2 or UNSPACED.match(w)}
 
 
 def answer(request) -> dict:

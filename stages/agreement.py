@@ -1,6 +1,6 @@
 """DVC stage `agreement`: the two annotators' agreement on the labelled pairs, and their disagreements.
 
-Reads params ``agreement.weights`` and ``inputs.pairs``/``inputs.guidelines``; writes
+Reads params ``agreement.weights``, ``agreement.kinds`` and ``inputs.pairs``/``inputs.guidelines``; writes
 metrics/agreement.json, reports/disagreements.jsonl (for adjudication, sorted by id) and
 reports/plots/confusion_annotators.csv (one row per pair, for `dvc plots` with the confusion template).
 """
@@ -19,7 +19,7 @@ from assay.stats.agreement import agreement_report
 def main() -> None:
     params = load_section("agreement", AgreementParams)
     paths = input_paths()
-    pairs = sorted(load_pairs(paths.pairs), key=lambda p: p.id)
+    pairs = sorted(load_pairs(paths.pairs, params.kinds), key=lambda p: p.id)
     report, disagreeing = agreement_report([p.id for p in pairs], [p.ann1 for p in pairs], [p.ann2 for p in pairs],
                                            params.weights, labels=LABELS, names=("ann1", "ann2"))
     details = {"weights": report.pop("weights"), "undefined": report.pop("undefined")}

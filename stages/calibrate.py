@@ -1,6 +1,6 @@
 """DVC stage `calibrate`: the configured judge against the final human labels.
 
-Reads params ``judge.*`` (every key of the section), ``inputs.pairs`` and ``inputs.prompts``, and only
+Reads params ``judge.*`` (every key of the section), ``inputs.pairs`` (kinds: ``agreement.kinds``) and ``inputs.prompts``, and only
 the prompt file of the version in use.
 Writes metrics/calibration.json (numbers: totals, slices, error shape, usable as 1/0),
 reports/provenance/calibrate.json (prompt, judge, labels and settings hashes; usability reasons),
@@ -14,7 +14,7 @@ def main() -> None:
     from assay.artifacts.registry import CALIBRATION, CALIBRATION_PAGE, CONFUSION_JUDGE, JUDGE_DIMENSIONS, write_record
     from assay.core.params import load_section
     from assay.core.paths import input_paths
-    from assay.data.pairs import load_pairs
+    from assay.data.pairs import load_pairs, pair_kinds
     from assay.judge.calibration import calibration_run, outputs, pair_rows
     from assay.judge.calibration_report import report_markdown
     from assay.judge.params import JudgeParams
@@ -23,7 +23,7 @@ def main() -> None:
 
     params = load_section("judge", JudgeParams)
     paths = input_paths()
-    pairs = sorted(load_pairs(paths.pairs), key=lambda p: p.id)
+    pairs = sorted(load_pairs(paths.pairs, pair_kinds()), key=lambda p: p.id)
     prompt = load_prompt(params.prompt_file(paths.prompts))
     run = calibration_run(pairs, ReplayJudge.open(pairs=pairs), prompt, swap=params.swap, rule=params.rule)
     write_record(CALIBRATION, *outputs(run.record))

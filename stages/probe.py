@@ -1,7 +1,7 @@
 """DVC stage `probe`: bias probes (first_pick, order_flip, longer_wins, self_wins) for the configured judge.
 
 Reads params ``judge.kind``, ``judge.preset``, ``judge.openai``, ``judge.prompt_version``,
-``inputs.pairs`` and ``inputs.prompts``; reads only the prompt file of the version in use. Writes
+``inputs.pairs`` (kinds: ``agreement.kinds``) and ``inputs.prompts``; reads only the prompt file of the version in use. Writes
 metrics/bias.json (the configured judge's probe shares and counts), reports/provenance/probe.json
 (judge identity, prompt, label hash) and reports/bias.md (a table for every fake preset, plus the
 configured judge when it is not a fake).
@@ -13,7 +13,7 @@ def main() -> None:
     from assay.artifacts.registry import BIAS, BIAS_PAGE, write_record
     from assay.core.params import load_section
     from assay.core.paths import input_paths
-    from assay.data.pairs import load_pairs
+    from assay.data.pairs import load_pairs, pair_kinds
     from assay.judge.calibration import labels_hash
     from assay.judge.params import JudgeParams
     from assay.judge.replay import ReplayJudge
@@ -22,7 +22,7 @@ def main() -> None:
 
     params = load_section("judge", JudgeParams)
     paths = input_paths()
-    pairs = load_pairs(paths.pairs)
+    pairs = load_pairs(paths.pairs, pair_kinds())
     prompt = load_prompt(params.prompt_file(paths.prompts))
     judge = ReplayJudge.open(pairs=pairs)
     probes = bias_probes(judge, pairs, prompt)

@@ -9,7 +9,7 @@ def main() -> None:
     from assay.core.io import sha256_file
     from assay.core.params import load_section
     from assay.core.paths import input_paths
-    from assay.data.pairs import load_pairs
+    from assay.data.pairs import load_pairs, pair_kinds
     from assay.judge.params import JudgeParams
     from assay.judge.replay import ReplayJudge
     from assay.judge.prompts import load_prompt
@@ -17,7 +17,7 @@ def main() -> None:
 
     params = load_section("judge", JudgeParams)
     paths = input_paths()
-    pairs = sorted(load_pairs(paths.pairs), key=lambda p: p.id)
+    pairs = sorted(load_pairs(paths.pairs, pair_kinds()), key=lambda p: p.id)
     a, b = (load_prompt(params.prompt_file(paths.prompts, v)) for v in params.sensitivity_versions)
     report = wording_sensitivity(ReplayJudge.open(pairs=pairs), pairs, a, b, swap=params.swap)
     write_record(SENSITIVITY, *outputs(report, pairs=sha256_file(paths.pairs)))

@@ -30,10 +30,12 @@ def test_validate_good_cases(tmp_path, tiny_corpus, capsys):
 
 
 def test_validate_bad_cases_exits_non_zero_with_one_line_per_row(tmp_path, tiny_corpus, capsys):
-    path = write_jsonl(tmp_path / "cases.jsonl", [case("g01", lang="fr"), case("g02", doc_ids=["missing"])])
+    path = write_jsonl(tmp_path / "cases.jsonl", [case("g01", lang="français"), case("g02", doc_ids=["missing"])])
     assert main(["validate", str(path), "--corpus", str(tiny_corpus)]) == 1
     err = capsys.readouterr().err
-    assert err == (f"assay validate: {path}:1: field 'lang': 'fr' is not one of en, bn (fix: use one of en, bn)\n"
+    assert err == (f"assay validate: {path}:1: field 'lang': 'français' is not a BCP 47 language tag (fix: write a language "
+                   "tag such as en, es, de, pt-BR, zh-Hans, ja, th, ar, hi (language, then optional script and region, "
+                   "joined by '-'))\n"
                    f"{path}:2: field 'doc_ids': 'missing' is not a document in the corpus (fix: name a file in data/corpus/ without .md)\n")
 
 

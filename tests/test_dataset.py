@@ -68,7 +68,7 @@ def test_bad_bytes_deep_nesting_and_nan_are_one_problem_each(tmp_path, tiny_corp
     bad_utf8 = json.dumps(case("g02")).encode().replace(b"trial", b"tri\xffal", 1)
     deep = b"[" * 100_000 + b"]" * 100_000
     nan = json.dumps(case("g04")).encode()[:-1] + b', "score": NaN}'
-    path.write_bytes(b"\n".join([good, bad_utf8, deep, nan, json.dumps(case("g05", lang="fr")).encode()]) + b"\n")
+    path.write_bytes(b"\n".join([good, bad_utf8, deep, nan, json.dumps(case("g05", lang="french")).encode()]) + b"\n")
     with pytest.raises(InputError) as err:
         load_cases(path, load_corpus(tiny_corpus))
     column = bad_utf8.index(b"\xff") + 1  # 1-based byte column of the bad byte within its line
@@ -77,7 +77,8 @@ def test_bad_bytes_deep_nesting_and_nan_are_one_problem_each(tmp_path, tiny_corp
         "(fix: save the file as UTF-8 (for example `iconv -f latin1 -t utf-8`), or remove the byte)",
         f"{path}:3: not valid JSON here: nested too deeply to read (fix: write one JSON object per line)",
         f"{path}:4: NaN is not valid JSON (fix: write one JSON object per line)",
-        f"{path}:5: field 'lang': 'fr' is not one of en, bn (fix: use one of en, bn)",
+        f"{path}:5: field 'lang': 'french' is not a BCP 47 language tag (fix: write a language tag such as en, es, "
+        "de, pt-BR, zh-Hans, ja, th, ar, hi (language, then optional script and region, joined by '-'))",
     ]
 
 

@@ -23,7 +23,9 @@ def summary_lines(root: Path) -> list[str]:
     if (d := DATASET.read_optional(root)) is not None:
         prov = PROVENANCE.read_optional(root, stage="validate")
         digest = str(prov.details.get("dataset_hash", ""))[:12] if prov else ""
-        lines.append(f"cases        {d.cases} ({d.by_lang.get('en', 0)} en, {d.by_lang.get('bn', 0)} bn), "
+        # every language of the data, most cases first (ties by tag): "194 (134 en, 60 bn)"
+        langs = ", ".join(f"{n} {lang}" for lang, n in sorted(d.by_lang.items(), key=lambda kv: (-kv[1], kv[0])))
+        lines.append(f"cases        {d.cases} ({langs or 'no language'}), "
                      f"{d.gaps} thin coverage cell(s), {d.empty_cells} empty, hash {digest}")
     if (s := SPLIT.read_optional(root)) is not None:
         lines.append(f"split        dev {s.dev}, holdout {s.holdout}")

@@ -75,9 +75,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"{path}: {len(load_catalogue(path).tools)} valid tools")
         return 0
     if kind == "pairs":
-        from assay.data.pairs import load_pairs
+        from assay.data.pairs import DEFAULT_KINDS, load_pairs, pair_kinds
 
-        print(f"{path}: {len(load_pairs(path))} valid pairs")
+        # the kinds declared in params.yaml (agreement.kinds) when run where it is, else the default six
+        kinds = pair_kinds() if Path("params.yaml").is_file() else DEFAULT_KINDS
+        print(f"{path}: {len(load_pairs(path, kinds))} valid pairs")
         return 0
     from assay.data.cases import coverage, dataset_hash
     from assay.data.corpus import load_dataset

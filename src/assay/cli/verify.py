@@ -45,7 +45,7 @@ def _rejudge(root: str, n: int, seed: int) -> Rejudged:
 
     from assay.core.params import load_section
     from assay.core.paths import input_paths
-    from assay.data.pairs import load_pairs
+    from assay.data.pairs import load_pairs, pair_kinds
     from assay.judge.audit import rejudge
     from assay.judge.factory import make_judge
     from assay.judge.params import JudgeParams
@@ -59,7 +59,7 @@ def _rejudge(root: str, n: int, seed: int) -> Rejudged:
     try:
         params = load_section("judge", JudgeParams)
         paths = input_paths()
-        pairs = sorted(load_pairs(paths.pairs), key=lambda p: p.id)
+        pairs = sorted(load_pairs(paths.pairs, pair_kinds()), key=lambda p: p.id)
         prompt = load_prompt(params.prompt_file(paths.prompts))
         stored = ReplayJudge.open(REPLIES_DIR, pairs)
         return rejudge(pairs, prompt, stored, make_judge(params), n, seed, params.swap, params.rejudge_tolerance)

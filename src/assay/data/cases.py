@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -27,6 +28,7 @@ from assay.core.errors import Problem, raise_problems
 from assay.core.io import scan_jsonl
 from assay.core.records import NonBlank, check_rows
 from assay.core.records import InputModel
+from assay.data.langtag import LangTag
 from assay.data.tools import CATALOGUE_PATH, ExpectedCall, ToolCatalogue, tool_problems
 
 if TYPE_CHECKING:
@@ -36,7 +38,6 @@ if TYPE_CHECKING:
 
 TASKS = ("lookup", "exact_term", "paraphrase", "multi_fact", "unanswerable")
 SETS = ("golden", "adversarial", "production_like")
-LANGS = ("en", "bn")
 
 
 class CaseRecord(InputModel):
@@ -47,7 +48,7 @@ class CaseRecord(InputModel):
     question: NonBlank
     task: Literal["lookup", "exact_term", "paraphrase", "multi_fact", "unanswerable"]
     set: Literal["golden", "adversarial", "production_like"]
-    lang: Literal["en", "bn"]
+    lang: LangTag
     expect: Literal["answer", "abstain"]
     doc_ids: list[NonBlank] = []
     facts: list[NonBlank] = []
@@ -164,15 +165,22 @@ def coverage(cases: Iterable[CaseRecord], min_cases: int = 2) -> dict:
 
     Returns ``{"matrix": {task: {set: n}}, "gaps": [(task, set, n)], "empty": [(task, set)],
     "by_lang": {lang: n}, "tools": {"set": {set: n}, "lang": {lang: n}}}``; gaps include empty
-    cells; ``tools`` counts the tool cases (see :attr:`CaseRecord.tool_case`). Every task, set and
-    language appears, even at zero.
+    cells; ``tools`` counts the tool cases (see :attr:`CaseRecord.tool_case`). Every task and set
+    appears, even at zero; the languages are those of the cases (any BCP 47 tag), most cases first,
+    ties by tag, and ``tools["lang"]`` lists each of them, even at zero.
+
+    >>> a = CaseRecord(id="x1", question="¿Qué?", task="unanswerable", set="golden", lang="es", expect="abstain", why="not covered")
+    >>> coverage([a, a.model_copy(update={"id": "x2"}), a.model_copy(update={"id": "x3", "lang": "de"})])["by_lang"]
+    {'es': 2, 'de': 1}
     """
+    cases = list(cases)
+    counts = Counter(c.lang for c in cases)
+    langs = sorted(counts, key=lambda lang: (-counts[lang], lang))
     matrix = {t: {s: 0 for s in SETS} for t in TASKS}
-    by_lang = {lang: 0 for lang in LANGS}
-    tools = {"set": {s: 0 for s in SETS}, "lang": {lang: 0 for lang in LANGS}}
+    by_lang = {lang: counts[lang] for lang in langs}
+    tools = {"set": {s: 0 for s in SETS}, "lang": {lang: 0 for lang in langs}}
     for c in cases:
         matrix[c.task][c.set] += 1
-        by_lang[c.lang] += 1
         if c.tool_case:
             tools["set"][c.set] += 1
             tools["lang"][c.lang] += 1

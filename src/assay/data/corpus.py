@@ -4,7 +4,7 @@ File ``data/corpus/<doc_id>.md``::
 
     ---
     title: Refunds and the cooling-off period (2024 policy)
-    lang: en                 # en or bn
+    lang: en                 # any BCP 47 tag: en, bn, es, pt-BR, zh-Hans, ...
     updated: 2024-02-01
     superseded_by: kb-refunds-v2   # optional: a newer document replaces this one
     ---
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -27,11 +27,11 @@ from assay.core.confinement import confined_file
 from assay.core.errors import InputError, Problem, raise_problems
 from assay.core.io import decode_utf8, unique_key_loader
 from assay.core.records import id_key, problems_from
+from assay.data.langtag import LangTag
 
 if TYPE_CHECKING:
     from yaml import SafeLoader
 
-LANGS = ("en", "bn")
 
 
 class DocumentHeader(BaseModel):
@@ -39,7 +39,7 @@ class DocumentHeader(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     title: str = Field(min_length=1)
-    lang: Literal["en", "bn"]
+    lang: LangTag
     updated: dt.date
     superseded_by: str | None = None
 
@@ -50,7 +50,7 @@ class Document(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     id: str
     title: str
-    lang: Literal["en", "bn"]
+    lang: LangTag
     updated: dt.date
     superseded_by: str | None = None
     text: str

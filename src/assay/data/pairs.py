@@ -5,24 +5,33 @@ One line of ``data/pairs.jsonl``::
     {"id": "clear-1", "case_question": "...", "facts": ["30 days"], "a": "...", "b": "...",
      "kind": "clear", "lang": "en", "ann1": "a", "ann2": "a", "final": "a"}
 
-Kinds (the slices calibration reports): clear (right vs wrong), verbose_tie (same facts, one
-padded), padded_wrong (long wrong vs short right), cite (with vs without a source id), tie (two
-wordings), self (a plain cited answer vs one in the judge's own house style).
+Kinds (the slices calibration reports) are declared in params.yaml, ``agreement.kinds``; by default
+the seed's six (:data:`DEFAULT_KINDS`): clear (right vs wrong), verbose_tie (same facts, one padded),
+padded_wrong (long wrong vs short right), cite (with vs without a source id), tie (two wordings),
+self (a plain cited answer vs one in the judge's own house style). A project that labels other kinds
+of pairs (``refusal``, ``tone``, ...) lists its own; a pair whose kind is not declared is an error
+naming the declared list. ``lang`` is any BCP 47 tag (:mod:`assay.data.langtag`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
 
 from assay.core.errors import Problem, raise_problems
 from assay.core.io import scan_jsonl
 from assay.core.records import NonBlank, check_rows
 from assay.core.records import InputModel
+from assay.data.langtag import LangTag
 
 LABELS = ("a", "b", "tie")
+
+#: The pair kinds of assay's seed data: what ``agreement.kinds`` is when params.yaml does not set it.
+DEFAULT_KINDS = ("clear", "verbose_tie", "padded_wrong", "cite", "tie", "self")
 
 Label = Literal["a", "b", "tie"]
 
@@ -36,8 +45,8 @@ class Pair(InputModel):
     facts: list[NonBlank]
     a: NonBlank
     b: NonBlank
-    kind: Literal["clear", "verbose_tie", "padded_wrong", "cite", "tie", "self"]
-    lang: Literal["en", "bn"]
+    kind: NonBlank  # one of the declared kinds (checked by load_pairs: the list lives in params.yaml)
+    lang: LangTag
     ann1: Label
     ann2: Label
     final: Label
@@ -48,28 +57,56 @@ class AgreementParams(InputModel):
     """params.yaml section ``agreement``.
 
     ``weights``: None for Cohen's kappa on unordered labels (a/b/tie); ``linear`` or ``quadratic``
-    only for ordered labels (relevance grades, 1-5 scores). The pairs and the guidelines the
-    annotators followed are ``inputs.pairs`` and ``inputs.guidelines``.
+    only for ordered labels (relevance grades, 1-5 scores). ``kinds``: the pair kinds a labelled
+    pair may have (default :data:`DEFAULT_KINDS`; at least one, no repeats). The pairs and the
+    guidelines the annotators followed are ``inputs.pairs`` and ``inputs.guidelines``.
     """
 
     model_config = ConfigDict(extra="forbid")
     weights: Literal["linear", "quadratic"] | None = None
+    kinds: list[NonBlank] = Field(default_factory=lambda: list(DEFAULT_KINDS), min_length=1)
+
+    @field_validator("kinds")
+    @classmethod
+    def _distinct(cls, kinds: list[str]) -> list[str]:
+        repeated = sorted({k for k in kinds if kinds.count(k) > 1})
+        if repeated:
+            raise PydanticCustomError("repeated_kind", "lists {repeated} more than once",
+                                      {"repeated": ", ".join(repeated), "fix": "name each kind once"})
+        return kinds
 
 
-def load_pairs(path: str | Path) -> list[Pair]:
-    """Read and validate a pairs JSONL file.
+def pair_kinds(params_file: str | Path = "params.yaml") -> tuple[str, ...]:
+    """The declared pair kinds: ``agreement.kinds`` of ``params_file`` (:data:`DEFAULT_KINDS` when unset).
+
+    Raises:
+        InputError: a bad ``agreement`` section (an empty or repeated list, an unknown key).
+    """
+    from assay.core.params import load_section
+
+    return tuple(load_section("agreement", AgreementParams, params_file).kinds)
+
+
+def load_pairs(path: str | Path, kinds: Sequence[str] = DEFAULT_KINDS) -> list[Pair]:
+    """Read and validate a pairs JSONL file; every pair's ``kind`` must be one of ``kinds``
+    (the project's declared list, :func:`pair_kinds`).
 
     Every line is checked in one run: a line that is not UTF-8 or not JSON is one Problem and the
     other rows are still validated.
 
     Raises:
         InputError: one Problem per bad row (bad UTF-8 or JSON, wrong type, unknown field, blank
-            text, bad label, duplicate id, two answers of the same text), naming file, line, field and fix; or a whole-file
-            Problem when the file holds no pairs.
+            text, bad label, a kind not declared, a lang that is not a BCP 47 tag, duplicate id, two
+            answers of the same text), naming file, line, field and fix; or a whole-file Problem
+            when the file holds no pairs.
     """
     rows, problems = scan_jsonl(path)
     good, found = check_rows(str(path), rows, Pair)
     problems += found
+    declared = ", ".join(kinds)
+    problems += [Problem(str(path), line, "kind", f"{p.kind!r} is not a declared pair kind ({declared})",
+                         f"use one of {declared}, or add {p.kind!r} to agreement.kinds in params.yaml")
+                 for line, p in good if p.kind not in kinds]
     problems += [Problem(str(path), line, "b", "is the same text as answer a (blanks aside): a labelled pair compares "
                          "two different answers", "write two different answers, or remove the pair")
                  for line, p in good if " ".join(p.a.split()) == " ".join(p.b.split())]

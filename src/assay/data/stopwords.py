@@ -1,4 +1,12 @@
-"""English stop words for word-level scoring: scikit-learn's ``ENGLISH_STOP_WORDS`` list, held here.
+"""Stop words by language: English has a list (scikit-learn's ``ENGLISH_STOP_WORDS``, held here); every other
+language has none.
+
+:func:`stop_words` takes a BCP 47 tag: ``en`` and any ``en-*`` tag get the English list; any other
+tag, known or not (``es``, ``bn``, ``zh-Hans``, ``tlh``), gets the empty set, never an error. A
+language without a list simply keeps its function words: they are frequent, so TF-IDF and BM25
+weigh them down, and leakage's Jaccard counts them on both sides alike. Text whose language is not
+known (source lines, relevance queries) is scored with the English list, which removes no content
+word of another language.
 
 The list is copied (318 words, scikit-learn 1.9.1) rather than imported because importing
 ``sklearn`` costs about 0.9 s, which the retrieve stages paid at start-up only for this frozenset.
@@ -34,3 +42,15 @@ whereupon wherever whether which while whither who whoever whole whom whose why 
 without would yet you your yours yourself yourselves
 """
 ENGLISH_STOP_WORDS = frozenset(_WORDS.split())
+
+_BY_LANGUAGE = {"en": ENGLISH_STOP_WORDS}
+
+
+def stop_words(lang: str) -> frozenset[str]:
+    """The stop words of the language of BCP 47 tag ``lang`` (its primary subtag, case-insensitive); empty when
+    assay keeps no list for it.
+
+    >>> len(stop_words("en-GB")), len(stop_words("es")), len(stop_words("not a tag"))
+    (318, 0, 0)
+    """
+    return _BY_LANGUAGE.get(lang.split("-")[0].strip().lower(), frozenset())

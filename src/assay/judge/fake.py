@@ -2,7 +2,7 @@
 
 Score of an answer (the FakeJudge of the evaluation-design notes)::
 
-    base  = share of the listed facts it contains (case-insensitive) + 0.15 if it cites a source id
+    base  = share of the listed facts it contains (NFKC, case-folded) + 0.15 if it cites a source id
     score = base + verbosity * min(words / 60, 1)      # length bonus, capped at 60 words
                  + self_pref * (starts with SELF_MARK)  # the judge's own house style
                  + position * (shown first)
@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from assay.core.errors import InputError, Problem
+from assay.data.tokens import UNSPACED, fold, tokens
 from assay.judge.base import JudgeIdentity, JudgeItem, Verdict
 
 SELF_MARK = "Certainly! Here is a clear answer:"
@@ -41,8 +42,17 @@ _BANGLA = re.compile(r"[\u0980-\u09FF]")
 
 
 def n_words(text: str) -> int:
-    """Whitespace-separated words (a citation marker counts as its words)."""
-    return len(text.split())
+    """Words: whitespace-separated pieces (a citation marker counts as its words), where a piece holding
+    Chinese, Japanese or Thai counts as its tokens (:func:`assay.data.tokens.tokens`: one per character
+    bigram, so a 10-character Chinese sentence is 9 words, near its count of characters; at least 1).
+
+    >>> n_words("one two  three"), n_words("退货期限是多少天"), n_words("返品は 30 日以内")
+    (3, 7, 5)
+    """
+    pieces = text.split()
+    if UNSPACED.search(text) is None:
+        return len(pieces)
+    return sum(max(len(tokens(p)), 1) if UNSPACED.search(p) else 1 for p in pieces)
 
 
 def cited(text: str) -> bool:
@@ -61,11 +71,16 @@ def own_style(text: str) -> bool:
 
 
 def fact_share(text: str, facts: tuple[str, ...] | list[str]) -> float:
-    """Share of ``facts`` found in ``text``, case-insensitive; 0.0 when ``facts`` is empty."""
+    """Share of ``facts`` found in ``text``, both in :func:`assay.data.tokens.fold` form (NFKC, case-folded,
+    blanks as one space: the rule every fact match uses); 0.0 when ``facts`` is empty.
+
+    >>> fact_share("Devolución en ３０ DÍAS", ["30 días", "gratis"])
+    0.5
+    """
     if not facts:
         return 0.0
-    low = text.lower()
-    return sum(f.lower() in low for f in facts) / len(facts)
+    folded = fold(text)
+    return sum(fold(f) in folded for f in facts) / len(facts)
 
 
 _VERDICTS = {1: Verdict("first"), -1: Verdict("second"), 0: Verdict("tie")}  # shared, treat as immutable

@@ -76,9 +76,9 @@ def from_jsonl(path: str | Path) -> list[SourceItem]:
 
 def from_calibration(root: Path) -> list[SourceItem]:
     """Judged pairs from the calibrate stage's outputs (see the module docstring)."""
-    from assay.data.pairs import load_pairs
+    from assay.data.pairs import load_pairs, pair_kinds
 
-    pairs = load_pairs(root / input_paths(root / "params.yaml").pairs)
+    pairs = load_pairs(root / input_paths(root / "params.yaml").pairs, pair_kinds(root / "params.yaml"))
     path = JUDGE_DIMENSIONS.path(root)
     if not path.exists():
         raise InputError([Problem(str(path), None, None, "not found", f"run `dvc repro {JUDGE_DIMENSIONS.stage}` first")])

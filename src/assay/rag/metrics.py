@@ -24,7 +24,7 @@ import numpy as np
 from assay.artifacts.base import finite
 from assay.artifacts.estimate import Estimate
 from assay.artifacts.rag import RagMetrics, SideMetrics, ToolSlices
-from assay.data.cases import LANGS, SETS, TASKS
+from assay.data.cases import SETS, TASKS
 from assay.data.split import SIDES
 from assay.stats.mean import mean_ci
 from assay.stats.proportion import IntervalMethod, proportion_ci
@@ -100,17 +100,33 @@ def tool_rates(rows: Sequence[Mapping], method: IntervalMethod) -> dict[str, Est
             "tool_permission": rate([r.get("tool_permission") for r in rows], method)}
 
 
-def tool_slices(rows: Sequence[Mapping], method: IntervalMethod) -> ToolSlices:
-    """:func:`tool_rates` by task, set and language (every value listed, even without a tool case)."""
+def tool_slices(rows: Sequence[Mapping], method: IntervalMethod, langs: Sequence[str] | None = None) -> ToolSlices:
+    """:func:`tool_rates` by task, set and language (every value listed, even without a tool case).
+
+    ``langs``: the languages to list (default: those of ``rows``, sorted).
+    """
     def sliced(key: str, names: Sequence[str]) -> dict[str, dict[str, Estimate]]:
         per = {name: tool_rates([r for r in rows if r[key] == name], method) for name in names}
         return {metric: {name: per[name][metric] for name in names} for metric in TOOL_METRICS}
 
-    return ToolSlices(by_task=sliced("task", TASKS), by_set=sliced("set", SETS), by_lang=sliced("lang", LANGS))
+    return ToolSlices(by_task=sliced("task", TASKS), by_set=sliced("set", SETS),
+                      by_lang=sliced("lang", row_langs(rows) if langs is None else langs))
 
 
-def side_metrics(rows: Sequence[Mapping], method: IntervalMethod) -> SideMetrics:
-    """Every estimate over ``rows`` (run-table rows as dicts); slices list every taxonomy value."""
+def row_langs(rows: Iterable[Mapping]) -> list[str]:
+    """The distinct ``lang`` values of ``rows``, sorted: the language slices a dataset has.
+
+    >>> row_langs([{"lang": "es"}, {"lang": "de"}, {"lang": "es"}])
+    ['de', 'es']
+    """
+    return sorted({r["lang"] for r in rows})
+
+
+def side_metrics(rows: Sequence[Mapping], method: IntervalMethod, langs: Sequence[str] | None = None) -> SideMetrics:
+    """Every estimate over ``rows`` (run-table rows as dicts); slices list every task and set, and every
+    language of ``langs`` (default: the languages of ``rows``), even at n = 0."""
+    langs = row_langs(rows) if langs is None else langs
+
     def col(name: str) -> list[Any]:
         return [r[name] for r in rows]
 
@@ -121,8 +137,8 @@ def side_metrics(rows: Sequence[Mapping], method: IntervalMethod) -> SideMetrics
         n=len(rows), pass_rate=rate(col("passed"), method), recall_at_k=mean_estimate(col("recall_at_k")),
         **{family: rate(col(family), method) for family in BINARY_FAMILIES},
         latency_p95_ms=p95(col("latency_ms")), **tool_rates(rows, method),
-        by_task=sliced("task", TASKS), by_set=sliced("set", SETS), by_lang=sliced("lang", LANGS),
-        tools=tool_slices(rows, method))
+        by_task=sliced("task", TASKS), by_set=sliced("set", SETS), by_lang=sliced("lang", langs),
+        tools=tool_slices(rows, method, langs))
 
 
 def version_metrics(rows: Sequence[Mapping], sides: Mapping[str, str], method: IntervalMethod) -> RagMetrics:
@@ -132,4 +148,5 @@ def version_metrics(rows: Sequence[Mapping], sides: Mapping[str, str], method: I
         KeyError: a case id absent from ``sides`` (the split and the run were made on different cases).
     """
     by_side = {side: [r for r in rows if sides[r["id"]] == side] for side in SIDES}
-    return RagMetrics(n=len(rows), **{side: side_metrics(by_side[side], method) for side in SIDES})
+    langs = row_langs(rows)  # both sides list every language of the run, even one a side lacks
+    return RagMetrics(n=len(rows), **{side: side_metrics(by_side[side], method, langs) for side in SIDES})

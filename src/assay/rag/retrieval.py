@@ -1,12 +1,14 @@
 """Chunking the corpus and a lexical (TF-IDF) retriever over the chunks.
 
 Chunking is ``"paragraph"`` (:meth:`assay.data.corpus.Document.paragraphs`) or ``"sentence"`` (each
-paragraph split after ``.``, ``?``, ``!`` or the Bangla danda ``।`` when whitespace follows). Every
+paragraph split after ``.``, ``?``, ``!``, the danda ``।`` or Arabic ``؟`` ``۔`` when whitespace
+follows, and after Chinese and Japanese ``。`` ``！`` ``？`` whether or not it does). Every
 chunk keeps its document id and its position in that document.
 
-The retriever is scikit-learn's ``TfidfVectorizer`` fitted on the chunks, with the token pattern of
-:mod:`assay.data.tokens` (it keeps Bangla words whole, where the default pattern would cut
-``বিক্রি`` into pieces), and cosine similarity (the rows are L2-normalised, so a dot product).
+The retriever is scikit-learn's ``TfidfVectorizer`` fitted on the chunks, with the tokens of
+:func:`assay.data.tokens.tokens` in :func:`~assay.data.tokens.normal_form` (it keeps Bangla and
+Hindi words whole, where the default pattern would cut ``বিক্রি`` into pieces, and indexes Chinese,
+Japanese and Thai by character bigrams), and cosine similarity (the rows are L2-normalised, so a dot product).
 
 Ranking rule (deterministic): score descending, then document id, then chunk index. Chunks that
 share no term with the question score 0 and are never returned, so a question with no known word
@@ -27,13 +29,14 @@ from typing import Literal
 import numpy as np
 
 from assay.data.corpus import Document
-from assay.data.tokens import TOKEN_PATTERN
+from assay.data.tokens import normal_form, tokens
 from assay.core.errors import AssayError
 
 Chunking = Literal["paragraph", "sentence"]
 CHUNKINGS = ("paragraph", "sentence")
 
-_SENTENCE_END = re.compile(r"(?<=[.?!\u0964])\s+")
+# a full stop, ? or ! (Latin, the danda, Arabic ؟ and ۔) before blanks; Chinese and Japanese 。！？ need none
+_SENTENCE_END = re.compile(r"(?<=[.?!\u0964\u061f\u06d4])\s+|(?<=[\u3002\uff01\uff1f])\s*")
 
 #: Rows scored per sparse product; 512 x 50,000 chunks of float64 is about 200 MB at worst.
 BLOCK = 512
@@ -132,7 +135,8 @@ class LexicalIndex:
         doc_ids = [c.doc_id for c in self.chunks]
         #: first chunk position of each document's run (chunks come grouped by document)
         self.doc_starts = np.flatnonzero([i == 0 or doc_ids[i] != doc_ids[i - 1] for i in range(len(doc_ids))])
-        self.vectorizer = TfidfVectorizer(token_pattern=TOKEN_PATTERN, lowercase=True, dtype=np.float64)
+        self.vectorizer = TfidfVectorizer(preprocessor=normal_form, tokenizer=tokens, token_pattern=None,
+                                          lowercase=False, dtype=np.float64)
         try:
             self.matrix_t = self.vectorizer.fit_transform([c.text for c in self.chunks]).T.tocsr()
         except ValueError as error:  # scikit-learn: "empty vocabulary"

@@ -1,7 +1,7 @@
 """The reference system's tool routing: deterministic, from the question's words to the catalogue's tools.
 
 A tool is called when one of its ``triggers`` occurs in the question (both in the normalised form
-of :func:`assay.rag.runner.normalize`: NFC, case-folded, one space per blank run; a plain substring
+of :func:`assay.data.tokens.fold`: NFKC, case-folded, one space per blank run; a plain substring
 test, so ``bill`` also occurs in ``billing``). Tools are called in catalogue order, each at most once.
 An argument with ``allowed`` values takes the first value (catalogue order) that occurs in the
 question, itself or one of its ``words``; a number argument without allowed values takes the first
@@ -25,11 +25,11 @@ _BANGLA_DIGITS = str.maketrans("০১২৩৪৫৬৭৮৯", "0123456789")
 
 
 def _fill(argument: ToolArgument, text: str) -> Scalar | None:
-    from assay.rag.runner import normalize
+    from assay.data.tokens import fold
 
     if argument.allowed is not None:
         for value in argument.allowed:
-            if any(normalize(w) in text for w in (str(value), *argument.words.get(str(value), ()))):
+            if any(fold(w) in text for w in (str(value), *argument.words.get(str(value), ()))):
                 return value
         return None
     if argument.type in ("number", "integer"):
@@ -50,13 +50,13 @@ def route(question: str, catalogue: ToolCatalogue, permissions: Iterable[str] = 
     >>> route("A refund please", cat), route("A refund please", cat, check_permissions=False)
     ((), (ToolCall(name='refund', arguments={}),))
     """
-    from assay.rag.runner import normalize
+    from assay.data.tokens import fold
 
-    text = normalize(question)
+    text = fold(question)
     held = set(permissions)
     calls = []
     for tool in catalogue.tools:
-        if not any(normalize(t) in text for t in tool.triggers):
+        if not any(fold(t) in text for t in tool.triggers):
             continue
         args = {a.name: v for a in tool.arguments if (v := _fill(a, text)) is not None}
         if check_permissions and tool.needs_permission(args) and tool.permission not in held:

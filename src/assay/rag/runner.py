@@ -11,7 +11,7 @@ Per-case rules (each column of the run table; ``None`` means "not defined for th
 * ``citation_support``: ``None`` when the reply does not parse or abstained (no claim was made).
   Otherwise true when (1) it cites at least one document, (2) every cited id is a corpus document
   and, when the system reports retrieval, among the first ``k`` retrieved ids, and (3) every fact
-  of the case that the answer states (normalised substring, see :func:`normalize`) appears in the
+  of the case that the answer states (NFKC, case-folded substring, see :func:`assay.data.tokens.fold`) appears in the
   text of at least one cited document. Only the case's facts can be checked: an answer stating
   none of them passes (3) and is caught by correctness instead.
 * ``correct``: answer case: the reply parses, does not abstain and holds every fact (normalised,
@@ -30,7 +30,6 @@ Per-case rules (each column of the run table; ``None`` means "not defined for th
 from __future__ import annotations
 
 import json
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -40,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, Valida
 
 from assay.data.corpus import Document
 from assay.data.cases import CaseRecord
+from assay.data.tokens import fold
 from assay.core.confinement import PlainName, ProjectPath
 from assay.core.errors import InputError, Problem
 from assay.stats.proportion import IntervalMethod
@@ -170,15 +170,6 @@ def parse_reply(text: str) -> Reply | None:
         return None
 
 
-def normalize(text: str) -> str:
-    """NFC, casefold, and every whitespace run as one space: the form facts are matched in.
-
-    >>> normalize("Thirty  DAYS\\n")
-    'thirty days'
-    """
-    return " ".join(unicodedata.normalize("NFC", text).casefold().split())
-
-
 @dataclass(frozen=True)
 class CaseResult:
     """One row of a run table (see the module docstring for every rule)."""
@@ -225,16 +216,16 @@ def score_case(case: CaseRecord, output: SystemOutput, corpus: Mapping[str, Docu
     recall = None
     if case.expect == "answer" and top_k is not None:
         recall = sum(d in top_k for d in case.doc_ids) / len(case.doc_ids)
-    answer = normalize(reply.answer) if reply is not None else ""
-    stated = [f for f in case.facts if normalize(f) in answer]
+    answer = fold(reply.answer) if reply is not None else ""
+    stated = [f for f in case.facts if fold(f) in answer]
     support = None
     if reply is not None and not reply.abstained:
         cited_ok = bool(reply.citations) and all(d in corpus and (top_k is None or d in top_k) for d in reply.citations)
         if cited_ok:
             for d in reply.citations:
                 if d not in texts:
-                    texts[d] = normalize(corpus[d].text)
-        support = cited_ok and all(any(normalize(f) in texts[d] for d in reply.citations) for f in stated)
+                    texts[d] = fold(corpus[d].text)
+        support = cited_ok and all(any(fold(f) in texts[d] for d in reply.citations) for f in stated)
     if case.expect == "answer":
         correct = reply is not None and not reply.abstained and len(stated) == len(case.facts)
     else:

@@ -53,10 +53,10 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
         return load_section("judge", JudgeParams, base / params_file)  # InputError when the section is bad
 
     def labels() -> str:
-        from assay.data.pairs import load_pairs
+        from assay.data.pairs import load_pairs, pair_kinds
         from assay.judge.calibration import labels_hash
 
-        return labels_hash(load_pairs(base / paths.pairs))
+        return labels_hash(load_pairs(base / paths.pairs, pair_kinds(base / params_file)))
 
     def prompt() -> str:
         from assay.judge.prompts import load_prompt

@@ -29,7 +29,7 @@ def current_state(root: str | Path = ".",
     """
     from assay.core.params import load_section
     from assay.core.paths import input_paths
-    from assay.data.pairs import load_pairs
+    from assay.data.pairs import load_pairs, pair_kinds
     from assay.judge.calibration import judge_settings, labels_hash
     from assay.judge.factory import JudgeParams, judge_identity
     from assay.judge.prompts import load_prompt
@@ -40,7 +40,7 @@ def current_state(root: str | Path = ".",
     paths = input_paths(where)
     prompt = load_prompt(params.prompt_file(base / paths.prompts))
     settings = judge_settings(judge_identity(params, where=str(where)), swap=params.swap, rule=params.rule)
-    return prompt, settings, labels_hash(load_pairs(base / paths.pairs))
+    return prompt, settings, labels_hash(load_pairs(base / paths.pairs, pair_kinds(where)))
 
 
 def current_staleness(record: CalibrationIdentity, root: str | Path = ".", params_file: str | Path = "params.yaml") -> list[str]:

@@ -1,8 +1,10 @@
 """Word sets: what the exact leakage detector compares, and their encoding as sorted token-id arrays.
 
-A text's word set is its lower-cased tokens (:data:`assay.data.tokens.TOKEN`: letters and digits, Bangla
-vowel signs kept inside words), minus a short list of English function words ("how", "do", "i", "to", "a", ...). Two texts
-leak when ``|A & B| / |A | B| >= threshold``.
+A text's word set is its tokens (:func:`assay.data.tokens.tokens`: letters and digits of any script,
+combining marks kept inside words, character bigrams for Chinese, Japanese and Thai) in
+:func:`~assay.data.tokens.normal_form` (NFKC, case-folded), minus a short list of English function
+words ("how", "do", "i", "to", "a", ...; the source lines carry no language, and other languages
+get no stop words, :mod:`assay.data.stopwords`). Two texts leak when ``|A & B| / |A | B| >= threshold``.
 
 :func:`encode` turns many texts into one compressed array (CSR: ``indptr``, ``ids``) in a few
 vectorised passes, which is what lets the join run on millions of lines: one regular-expression
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from assay.data.tokens import TOKEN, TOKEN_PATTERN
+from assay.data.tokens import TOKEN_PATTERN, UNSPACED, normal_form, split_run, tokens
 
 _TOKEN_OR_NEWLINE = re.compile(TOKEN_PATTERN + r"|\n")
 STOPWORDS = frozenset(
@@ -38,8 +40,10 @@ def words(text: str) -> frozenset[str]:
 
     >>> sorted(words("How do I return a router?"))
     ['return', 'router']
+    >>> sorted(words("¿Cómo devuelvo el router?"))
+    ['cómo', 'devuelvo', 'el', 'router']
     """
-    return frozenset(set(TOKEN.findall(text.lower())) - STOPWORDS)
+    return frozenset(set(tokens(normal_form(text))) - STOPWORDS)
 
 
 def jaccard(a: str, b: str) -> float:
@@ -83,9 +87,12 @@ def _distinct(texts: Sequence[str]) -> tuple[np.ndarray, list[str], np.ndarray]:
         # a text with its own newline: a newline is a non-word character like a space, so this
         # changes no word set and keeps one text per line
         joined = "\n".join(t.replace("\n", " ") for t in texts)
-    tokens = _TOKEN_OR_NEWLINE.findall(joined.lower())
+    joined = normal_form(joined)
+    found = _TOKEN_OR_NEWLINE.findall(joined)
+    if UNSPACED.search(joined) is not None:  # Chinese, Japanese, Thai...: their runs become bigrams
+        found = [t for run in found for t in (split_run(run) if run != "\n" else (run,))]
     first: dict[str, int] = {}
-    sparse = np.fromiter(map(first.setdefault, tokens, itertools.count()), dtype=np.int64, count=len(tokens))
+    sparse = np.fromiter(map(first.setdefault, found, itertools.count()), dtype=np.int64, count=len(found))
     strings = list(first)
     starts = np.fromiter(first.values(), dtype=np.int64, count=len(first))  # ascending: first occurrence
     kind = np.zeros(len(strings), dtype=np.int8)

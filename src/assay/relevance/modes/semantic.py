@@ -1,7 +1,7 @@
 """Semantic mode: cosine similarity of dense vectors.
 
 The offline default is latent semantic analysis: TF-IDF (scikit-learn, sublinear tf, English stop
-words, Bangla-aware words from :data:`assay.data.tokens.WORD_PATTERN`) reduced by ``TruncatedSVD``
+words, the words of :func:`assay.data.tokens.words` in any script) reduced by ``TruncatedSVD``
 to ``components`` dimensions with a fixed ``seed``, named "LSA over
 TF-IDF" in every report. Components beyond the corpus's numerical rank (a small corpus of
 near-duplicates can have fewer independent directions than ``components``) are dropped: their
@@ -55,9 +55,10 @@ class Semantic:
         from sklearn.decomposition import TruncatedSVD
         from sklearn.feature_extraction.text import TfidfVectorizer
 
-        from assay.data.tokens import WORD_PATTERN
+        from assay.data.tokens import words
 
-        self.tfidf = TfidfVectorizer(sublinear_tf=True, stop_words="english", token_pattern=WORD_PATTERN)
+        self.tfidf = TfidfVectorizer(sublinear_tf=True, stop_words="english", tokenizer=words, token_pattern=None,
+                                     lowercase=False)
         matrix = self.tfidf.fit_transform(texts)
         components = min(self.params.components, matrix.shape[1] - 1, matrix.shape[0] - 1)
         self.svd = TruncatedSVD(n_components=components, random_state=self.params.seed, algorithm="randomized", n_iter=7)

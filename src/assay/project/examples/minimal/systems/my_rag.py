@@ -6,7 +6,9 @@ the reply contract back: ``answer`` (text), ``citations`` (document ids), ``abst
 the optional ``retrieved`` (document ids, best first) for retrieval metrics.
 
 This stand-in ranks whole documents by the question words they contain and answers with the best
-document's first sentence that holds one of those words; with no word in common it abstains.
+document's first sentence that holds one of those words; with no word in common it abstains. Its
+words come from assay's tokeniser (``assay.data.tokens``), which reads any script: marks stay inside
+Hindi, Bangla and Arabic words, and Chinese, Japanese and Thai give character bigrams.
 """
 
 from __future__ import annotations
@@ -14,24 +16,32 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from assay.data.tokens import UNSPACED, normal_form, tokens
+
 if TYPE_CHECKING:
     from assay.rag.systems import SystemRequest
 
-TOKEN = re.compile(r"[^\W_]+")
+# a sentence ends at . ! ? (Latin, Arabic ؟, the danda ।) before blanks, or at Chinese and Japanese 。！？
+SENTENCE_END = re.compile(r"(?<=[.!?\u061f\u0964])\s+|(?<=[\u3002\uff01\uff1f])")
+
+
+def words(text: str) -> set[str]:
+    """The words of ``text`` worth matching: longer than three characters, or a bigram of an unspaced script."""
+    return {t for t in tokens(normal_form(text)) if len(t) > 3 or UNSPACED.match(t)}
 
 
 def answer(request: SystemRequest) -> dict[str, object]:
     """Answer one case from ``request.corpus``; abstain when no document shares a word with the question."""
-    asked = {t for t in TOKEN.findall(request.question.lower()) if len(t) > 3}
+    asked = words(request.question)
     ranking = []
     for doc_id, document in request.corpus.items():
-        found = asked & set(TOKEN.findall(document.text.lower()))
+        found = asked & words(document.text)
         ranking.append((-len(found), doc_id))
     ranking.sort()
     retrieved = [doc_id for _, doc_id in ranking[: request.k]]
     if not ranking or ranking[0][0] == 0:
         return {"answer": "", "citations": [], "abstained": True, "retrieved": retrieved}
     best = ranking[0][1]
-    sentences = re.split(r"(?<=[.!?।])\s+", request.corpus[best].text.strip())
-    reply = next((s for s in sentences if asked & set(TOKEN.findall(s.lower()))), sentences[0])
+    sentences = [s for s in SENTENCE_END.split(request.corpus[best].text.strip()) if s]
+    reply = next((s for s in sentences if asked & words(s)), sentences[0])
     return {"answer": reply, "citations": [best], "abstained": False, "retrieved": retrieved}
