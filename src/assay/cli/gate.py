@@ -1,4 +1,4 @@
-"""`assay gate`: the CI command. Prints the verdict table; exits 0 pass, 1 threshold unmet, 2 stale or missing."""
+"""`assay gate`: the CI command. Prints the verdict table; exits 0 pass, 1 threshold unmet, 2 stale or missing, 3 internal error."""
 
 from __future__ import annotations
 
@@ -10,12 +10,16 @@ import sys
 from pathlib import Path
 
 
+from assay.core.errors import exits_on_internal_error
+
+
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("gate", help="enforce the release gate in CI (exit 0 pass, 1 fail, 2 stale or missing)",
+    p = sub.add_parser("gate", help="enforce the release gate in CI (exit 0 pass, 1 fail, 2 stale or missing, 3 internal error)",
                        description="Check every blocking plan metric for the candidate, no-regression rules, judge "
                                    "usability, human agreement and that every metrics file matches its current inputs. "
                                    "Exit 0 when all pass, 1 when a threshold is unmet, 2 when the pipeline is stale "
-                                   "(`dvc status` not clean or a recorded hash differs) or a metrics file is missing.")
+                                   "(`dvc status` not clean or a recorded hash differs) or a metrics file is missing, 3 on an error "
+                                   "in assay itself (one line on stderr, no traceback).")
     p.add_argument("--root", default=".", help="repository root (default: .)")
     p.add_argument("--skip-dvc-status", action="store_true",
                    help="do not run `dvc status` (the recorded-hash checks and the missing-file checks still run); "
@@ -23,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.epilog = ("With CI=true the gate passes (exit 0) only after `assay verify` recomputed the committed outputs in "
                 "the same workspace (its record .assay/verified.json matches the tracked files); otherwise exit 2.")
     p.add_argument("--json", action="store_true", help="print the checks as JSON")
-    p.set_defaults(func=run)
+    p.set_defaults(func=exits_on_internal_error("gate", run))
 
 
 def dvc_status(root: Path) -> dict | None:
