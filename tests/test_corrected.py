@@ -172,6 +172,7 @@ def test_the_ppi_stage_needs_both_the_judge_and_the_queue_part(parts, stages):
 def test_the_ppi_stage_declares_the_calibration_it_reads(tmp_path):
     # issue 31: ppi read metrics/calibration.json undeclared, so a judge-rule change left it stale and verify
     # failed an honest change; now dvc re-runs it, and the gate sees a recorded calibration hash go stale
+    import hashlib
     import shutil
 
     import yaml
@@ -186,8 +187,6 @@ def test_the_ppi_stage_declares_the_calibration_it_reads(tmp_path):
     shutil.copy(ROOT / "params.yaml", tmp_path / "params.yaml")
     CALIBRATION.path(tmp_path).parent.mkdir()
     CALIBRATION.path(tmp_path).write_text('{"usable": 1}\n')
-    import hashlib
-
     recorded = hashlib.sha256(b'{"usable": 1}\n').hexdigest()
     assert freshness_checks({"ppi": {CALIBRATION.relpath(): recorded}}, current_inputs(tmp_path))[0].status == "pass"
     CALIBRATION.path(tmp_path).write_text('{"usable": 0}\n')  # the judge's rule changed its verdict
