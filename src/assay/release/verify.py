@@ -17,10 +17,10 @@ they are *right*: a hand-edited metrics file followed by ``dvc commit -f`` looks
    under ``metrics/`` and ``reports/`` with its recomputed version
    (:mod:`assay.release.difference` says how a difference is named).
 
-No API, key or network is needed. With the fake judge the ``judge`` stage is recomputed like any
-other; with a real judge (``judge.kind`` other than ``fake``) its committed replies are taken as
-inputs, since they are what the judge said (calibrate, probe and sensitivity are recomputed from
-them). Outputs kept in the DVC cache (Parquet tables) are recomputed as inputs of later stages but
+No API, key or network is needed. With the fake judge the stages that ask it are recomputed like any
+other; with a real judge (``judge.kind`` other than ``fake``) the committed replies of every stage
+that asks it (``judge`` and ``judge_compare``, :func:`replayed_stages`) are taken as inputs, since
+they are what the judge said (calibrate, probe, sensitivity and ppi are recomputed from them). Outputs kept in the DVC cache (Parquet tables) are recomputed as inputs of later stages but
 not compared: git does not hold them.
 """
 
@@ -39,7 +39,7 @@ from typing import Any
 from assay.core.errors import AssayError
 from assay.core.params import load_section
 from assay.judge.params import JudgeParams
-from assay.judge.replies import STAGE as JUDGE_STAGE
+from assay.judge.replay import ASKING_STAGES
 from assay.release.difference import first_difference
 from assay.release.ledger import LEDGER
 
@@ -192,15 +192,23 @@ def _remove(path: Path) -> None:
 def replayed_stages(root: Path) -> dict[str, str]:
     """Stages whose committed outputs are inputs to verification, with the reason.
 
-    The ``judge`` stage, unless the configured judge is the deterministic fake (or there is no
-    params.yaml). A repository without a ``judge`` stage is unaffected.
+    Every stage that asks the judge (:data:`assay.judge.replay.ASKING_STAGES`: ``judge`` and
+    ``judge_compare``), unless the configured judge is the deterministic fake (or there is no
+    params.yaml, or no ``judge`` section: a project without the judge part). The stages after them
+    replay the stored replies, so verification needs no key and sends no request; a stored reply
+    missing for the current inputs fails the replaying stage, naming the case. A stage the pipeline
+    does not have is ignored.
     """
-    if not (root / "params.yaml").is_file():
+    from assay.core.io import read_yaml
+
+    params_file = root / "params.yaml"
+    if not params_file.is_file() or "judge" not in (read_yaml(params_file) or {}):
         return {}
-    params = load_section("judge", JudgeParams, root / "params.yaml")
+    params = load_section("judge", JudgeParams, params_file)
     if params.kind == "fake":
         return {}
-    return {JUDGE_STAGE: f"judge.kind {params.kind}: its replies are what the judge said, taken as committed"}
+    return {stage: f"judge.kind {params.kind}: its replies are what the judge said, taken as committed"
+            for stage in ASKING_STAGES}
 
 
 @dataclass(frozen=True)
