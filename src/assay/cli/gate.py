@@ -18,7 +18,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Check every blocking plan metric for the candidate, no-regression rules, judge "
                                    "usability, human agreement and that every metrics file matches its current inputs. "
                                    "Exit 0 when all pass, 1 when a threshold is unmet, 2 when the pipeline is stale "
-                                   "(`dvc status` not clean or a recorded hash differs) or a metrics file is missing, 3 on an error "
+                                   "(`dvc status` not clean: dvc.lock does not match the workspace; or a recorded hash "
+                                   "differs), a metrics file is missing, or a file under metrics/ or reports/ is "
+                                   "written by no stage any more (named, with the command that deletes it), 3 on an error "
                                    "in assay itself (one line on stderr, no traceback).")
     p.add_argument("--root", default=".", help="repository root (default: .)")
     p.add_argument("--skip-dvc-status", action="store_true",
@@ -58,6 +60,20 @@ def _recorded(root: Path, checks: list) -> list:
     return recorded_verdict_checks(recorded, checks)
 
 
+def _undeclared(root: Path) -> list:
+    """One ``stale`` check naming every file under metrics/ or reports/ that no stage writes any more; [] when none."""
+    from dvc.exceptions import DvcException
+
+    from assay.release.checks import Check
+    from assay.release.undeclared import undeclared_message, undeclared_outputs
+
+    try:
+        left = undeclared_outputs(root)
+    except DvcException as error:
+        return [Check("undeclared outputs", "missing", f"cannot read the stages of dvc.yaml: {error}")]
+    return [Check("undeclared outputs", "stale", undeclared_message(left))] if left else []
+
+
 def in_ci() -> bool:
     """Whether the environment variable ``CI`` is set to true (``true``, ``1`` or ``yes``, any case), as CI services set it."""
     import os
@@ -94,9 +110,11 @@ def _gate(args: argparse.Namespace) -> int:
         if status is None:
             checks.append(Check("dvc status", "missing", "dvc or dvc.yaml not found: cannot tell whether the pipeline is current"))
         elif status:
-            checks.append(Check("dvc status", "stale", "changed: " + ", ".join(sorted(status))))
+            checks.append(Check("dvc status", "stale", "dvc.lock does not match the workspace; changed: "
+                                + ", ".join(sorted(status)) + " (fix: run `dvc repro` and commit dvc.lock and the outputs)"))
         else:
             checks.append(Check("dvc status", "pass", "pipeline up to date"))
+    checks += _undeclared(root)
     found = gather(root)[0]
     checks += found + _recorded(root, found)
     if in_ci() and exit_code(checks) == 0:  # in CI a pass needs proof the outputs were recomputed here

@@ -42,6 +42,7 @@ from assay.judge.params import JudgeParams
 from assay.judge.replay import ASKING_STAGES
 from assay.release.difference import first_difference
 from assay.release.ledger import LEDGER
+from assay.release.undeclared import undeclared_detail, undeclared_outputs
 
 COMPARED_FOLDERS = ("metrics", "reports")
 #: Outputs that are logs: kept in the scratch copy, not recomputed from nothing.
@@ -285,7 +286,9 @@ def verify(root: str | Path = ".", scratch: str | Path | None = None) -> Verific
             folder that is deleted.
 
     Returns:
-        A :class:`Verification`; ``ok`` only when every compared file matches.
+        A :class:`Verification`; ``ok`` only when every compared file matches. A tracked file under
+        metrics/ or reports/ that no stage declares any more is a difference named by the check
+        ``assay gate`` runs (:func:`assay.release.undeclared.undeclared_outputs`).
 
     Raises:
         RecomputeFailed: not a git work tree, or a stage failed in the scratch copy (the message
@@ -341,8 +344,11 @@ def _verify(root: Path, scratch: Path, tracked: list[str], skip: dict[str, str])
         names |= {t for t in tracked if _under(t, [out])} | _files_under(scratch, out)
     result = Verification(stages=plan.order, replayed={s: skip[s] for s in plan.skipped}, compared=sorted(names),
                           uncommitted=uncommitted_files(root))
+    left = set(undeclared_outputs(root, tracked))  # the gate's check: no stage writes or reads them
     for rel in result.compared:
-        if (found := _compare_file(root, scratch, rel, tracked_set)) is not None:
+        if rel in left:
+            result.differences.append(Difference(rel, undeclared_detail(rel)))
+        elif (found := _compare_file(root, scratch, rel, tracked_set)) is not None:
             result.differences.append(found)
     for rel in APPEND_ONLY:
         result.differences += append_only_differences(root, rel)
