@@ -63,17 +63,18 @@ def undeclared_outputs(root: str | Path, files: Iterable[str] | None = None) -> 
 def undeclared_detail(rel: str) -> str:
     """What ``assay verify`` says of one such file, with the command that deletes it.
 
-    >>> undeclared_detail("metrics/review/demo.json")
-    'no stage in dvc.yaml writes this file any more, so nothing vouches for it (fix: delete it, `git rm -q -- metrics/review/demo.json`, and commit)'
+    >>> undeclared_detail("metrics/review/demo.json").split("(fix: ")[1]
+    'delete it, `git rm -q -- metrics/review/demo.json`, and commit)'
     """
-    return f"no stage in dvc.yaml writes this file any more, so nothing vouches for it (fix: delete it, `git rm -q -- {shlex.quote(rel)}`, and commit)"
+    return (f"no stage in dvc.yaml writes this file any more, so nothing vouches for it (fix: delete it, "
+            f"`git rm -q -- {shlex.quote(rel)}`, and commit)")
 
 
 def undeclared_message(files: list[str]) -> str:
     """The problem and its fix, naming every file and the command that deletes them.
 
-    >>> undeclared_message(["metrics/rag/mine.json"])
-    "1 file(s) under metrics/ or reports/ that no stage in dvc.yaml writes any more (left by a renamed version or a replaced snapshot; CI's recomputation would refuse them): metrics/rag/mine.json (fix: delete them, `rm -f -- metrics/rag/mine.json`, and commit the deletion)"
+    >>> undeclared_message(["metrics/rag/mine.json", "reports/a b.md"]).split("refuse them): ")[1]
+    "metrics/rag/mine.json, reports/a b.md (fix: delete them, `rm -f -- metrics/rag/mine.json 'reports/a b.md'`, and commit the deletion)"
     """
     shown = ", ".join(files)
     return (f"{len(files)} file(s) under metrics/ or reports/ that no stage in dvc.yaml writes any more (left by a "

@@ -20,8 +20,9 @@ they are *right*: a hand-edited metrics file followed by ``dvc commit -f`` looks
 No API, key or network is needed. With the fake judge the stages that ask it are recomputed like any
 other; with a real judge (``judge.kind`` other than ``fake``) the committed replies of every stage
 that asks it (``judge`` and ``judge_compare``, :func:`replayed_stages`) are taken as inputs, since
-they are what the judge said (calibrate, probe, sensitivity and ppi are recomputed from them). Outputs kept in the DVC cache (Parquet tables) are recomputed as inputs of later stages but
-not compared: git does not hold them.
+they are what the judge said (calibrate, probe, sensitivity and ppi are recomputed from them).
+Outputs kept in the DVC cache (Parquet tables) are recomputed as inputs of later stages but not
+compared: git does not hold them.
 """
 
 from __future__ import annotations
