@@ -33,7 +33,7 @@ def declared_paths(root: str | Path) -> tuple[set[str], set[str]]:
     from dvc.repo import Repo
 
     base = Path(root).resolve()
-    with Repo(str(base)) as repo, warnings.catch_warnings():
+    with Repo(str(base), uninitialized=True) as repo, warnings.catch_warnings():  # dvc.yaml alone suffices
         warnings.simplefilter("ignore", DeprecationWarning)  # DVC's own, about its trie library
 
         def rel(path: str) -> str:
