@@ -1,4 +1,4 @@
-"""DVC stage `plan`: validate data/plan.yaml and report what it leaves unguarded."""
+"""DVC stage `plan`: validate data/plan.yaml whole (against params ``parts``) and report what it leaves unguarded."""
 
 from assay.artifacts.data import PlanMetrics
 from assay.artifacts.provenance import provenance
@@ -9,12 +9,13 @@ from assay.core.params import load_section
 from assay.core.paths import input_paths
 from assay.core.stage import run_stage
 from assay.data.plan import PlanParams, load_plan, plan_markdown, plan_problems
+from assay.pipeline.parts import project_parts
 
 
 def main() -> None:
     params = load_section("plan", PlanParams)
     path = input_paths().plan
-    plan = load_plan(path)
+    plan = load_plan(path, project_parts())
     problems = plan_problems(plan)
     if params.strict and problems:
         raise PlanProblems(f"{path}: {len(problems)} problem(s) and plan.strict is true:\n- " + "\n- ".join(problems))

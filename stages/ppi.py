@@ -4,7 +4,8 @@ Reads params ``ppi.reviews``, ``ppi.min_labelled``, ``ppi.level``, ``judge.promp
 ``compare.baseline``, ``compare.candidate``, ``inputs.cases`` and ``inputs.prompts``; the two run
 tables; the judge_compare stage's stored replies (replayed: no server); the review snapshots named
 in ``ppi.reviews`` (each a random fill of ``--from compare``; a hard fill is refused); and, when it
-exists, metrics/calibration.json (only to say whether the judge is usable). Writes metrics/ppi.json,
+exists, metrics/calibration.json (a declared dependency, its hash recorded in provenance: only to say
+whether the judge is usable, but a judge-rule change must re-run this stage). Writes metrics/ppi.json,
 reports/ppi.md, reports/plots/ppi_win_rate.csv and reports/provenance/ppi.json.
 """
 
@@ -42,7 +43,8 @@ def main() -> None:
     usable = None if calibration is None else calibration.usable == 1
     inputs = {"cases_file": sha256_file(paths.cases), "prompt": prompt.sha, JUDGE_COMPARE_INPUT: sha256_tree(REPLIES_DIR),
               **{f"run_{k}": sha256_file(v) for k, v in runs.items()},
-              **{f"review_{n}:snapshot": sha256_file(p) for n, (p, _) in zip(params.reviews, snapshots, strict=True)}}
+              **{f"review_{n}:snapshot": sha256_file(p) for n, (p, _) in zip(params.reviews, snapshots, strict=True)},
+              **({CALIBRATION.relpath(): sha256_file(CALIBRATION.path())} if calibration is not None else {})}
     write_record(CORRECTED, metrics, provenance(settings={"judge": judge.identity, **params.model_dump(),
                                                           "baseline": names.baseline, "candidate": names.candidate},
                                                 details={"judge_usable": usable}, **inputs))

@@ -114,3 +114,25 @@ def test_the_expression_emulator(expression, failed, value):
 def test_an_unknown_expression_is_refused():
     with pytest.raises(ValueError, match="not emulated"):
         evaluate("contains(github.ref, 'x')", {}, False)
+
+
+def test_the_job_summary_shows_verify_s_error_text(tmp_path):
+    # issue 30: verify's error goes to stderr and the step kept stdout only, so the summary showed an empty block
+    import subprocess
+
+    import yaml
+
+    steps = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))["jobs"]["evaluate"]["steps"]
+    script = next(s["run"] for s in steps if s.get("id") == "verify")
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    error = "assay verify: verify: `dvc repro` failed in the scratch copy: stage judge_compare needs the key"
+    (tools / "assay").write_text(f"#!/bin/sh\necho 'assay verify: recomputing ...' >&2\necho '{error}' >&2\nexit 2\n")
+    (tools / "assay").chmod(0o755)
+    summary = tmp_path / "summary.md"
+    proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], cwd=tmp_path,
+                          env={"PATH": f"{tools}{os.pathsep}{os.environ['PATH']}", "GITHUB_STEP_SUMMARY": str(summary)},
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    text = summary.read_text(encoding="utf-8")
+    assert "## assay verify did not pass (exit 2)" in text and error in text

@@ -170,6 +170,31 @@ def test_the_ppi_stage_needs_both_the_judge_and_the_queue_part(parts, stages):
     assert found == stages
 
 
+def test_the_ppi_stage_declares_the_calibration_it_reads(tmp_path):
+    # issue 31: ppi read metrics/calibration.json undeclared, so a judge-rule change left it stale and verify
+    # failed an honest change; now dvc re-runs it, and the gate sees a recorded calibration hash go stale
+    import hashlib
+    import shutil
+
+    import yaml
+
+    from assay.artifacts.registry import CALIBRATION
+    from assay.pipeline.generate import dvc_yaml
+    from assay.release.checks import freshness_checks
+    from assay.release.input_hashes import current_inputs
+
+    ppi = yaml.safe_load(dvc_yaml(("core", "judge", "queue"), "source"))["stages"]["ppi"]
+    assert CALIBRATION.relpath() in ppi["deps"]
+    shutil.copy(ROOT / "params.yaml", tmp_path / "params.yaml")
+    CALIBRATION.path(tmp_path).parent.mkdir()
+    CALIBRATION.path(tmp_path).write_text('{"usable": 1}\n')
+    recorded = hashlib.sha256(b'{"usable": 1}\n').hexdigest()
+    assert freshness_checks({"ppi": {CALIBRATION.relpath(): recorded}}, current_inputs(tmp_path))[0].status == "pass"
+    CALIBRATION.path(tmp_path).write_text('{"usable": 0}\n')  # the judge's rule changed its verdict
+    check = freshness_checks({"ppi": {CALIBRATION.relpath(): recorded}}, current_inputs(tmp_path))[0]
+    assert (check.status, check.detail) == ("stale", "changed since the last run: metrics/calibration.json")
+
+
 def test_the_report_says_the_labels_are_synthetic_and_what_the_judge_alone_claimed():
     # a judge that always says the candidate wins (1.0) while the reviewers give it half the cases
     cases = [_case(i, "lookup", 1.0, float(i % 2) if i < 20 else None) for i in range(60)]

@@ -49,8 +49,8 @@ def test_hashes_restated_and_as_the_committed_stages_recorded_them(committed_rep
     assert set(inputs) == {"plan", "cases_file", "corpus", "sources", "pairs", "guidelines", "tools", "split", "cases",
                            "labels", "prompt", "run_baseline", "run_candidate", "evaluate_baseline:source",
                            "evaluate_candidate:source", "review_demo:snapshot", "review_compare_demo:snapshot",
-                           "judge_compare:replies"}
-    expected = {"plan": file_sha(data / "plan.yaml"), "cases_file": file_sha(data / "cases.jsonl"),
+                           "judge_compare:replies", "metrics/calibration.json"}
+    expected = {"plan": file_sha(data / "plan.yaml"), "metrics/calibration.json": file_sha(committed_repo / "metrics/calibration.json"), "cases_file": file_sha(data / "cases.jsonl"),
                 "review_demo:snapshot": file_sha(data / "reviews" / "demo.jsonl"),
                 "corpus": tree_sha(data / "corpus"), "sources": tree_sha(data / "sources"),
                 "pairs": file_sha(data / "pairs.jsonl"), "guidelines": file_sha(data / "guidelines.md"),

@@ -1,3 +1,6 @@
+import subprocess
+import sys
+
 import pytest
 import yaml
 
@@ -5,6 +8,7 @@ from assay.core.errors import InputError
 from pydantic import ValidationError
 
 from assay.data.plan import Metric, Plan, load_plan, plan_problems
+from conftest import ROOT
 
 GOOD = {
     "task": "Answer customers' questions from the help centre.",
@@ -119,3 +123,63 @@ def test_review_agreement_is_optional_conservative_by_default_and_validated(tmp_
         load_plan(path)
     fields = [line.split("field '")[1].split("'")[0] for line in str(err.value).splitlines()]
     assert fields == ["review_agreement.queues", "review_agreement.min_agreement", "review_agreement.use"]
+
+
+# --- the plan checked whole, on a team's project made by `assay init` (parts core, judge) ---------------
+
+@pytest.fixture
+def team_project(tmp_path, monkeypatch):
+    from assay.project.init import init_project
+
+    root = init_project(tmp_path / "p", ["judge"], "minimal", setup=False).root
+    monkeypatch.chdir(root)
+    monkeypatch.delenv("CI", raising=False)
+    return root
+
+
+def _add_metric(root, **metric) -> int:
+    """Append a metric to the project's plan; return the line of its ``name``."""
+    path = root / "data/plan.yaml"
+    plan = yaml.safe_load(path.read_text(encoding="utf-8"))
+    plan["metrics"].append({"name": metric.pop("name"), "family": "correctness", "gate": "block", **metric})
+    text = yaml.safe_dump(plan, sort_keys=False, allow_unicode=True, width=200)
+    path.write_text(text, encoding="utf-8")
+    lines = text.splitlines()
+    return max(i for i, line in enumerate(lines, 1) if line == f"- name: {plan['metrics'][-1]['name']}")
+
+
+@pytest.mark.parametrize(("metric", "field", "message"), [
+    ({"name": "answer_corect", "threshold": 0.8}, "name",
+     "blocking metric 'answer_corect' is computed by no stage, so the gate could never decide it (did you mean "
+     "answer_correct?) (fix: name one of pass_rate, recall_at_k, citation_support, answer_correct, abstain_correct, "
+     "format_ok, latency_p95_ms, tool_selection, tool_arguments, tool_permission, ppi_win_rate, ppi_score, or make it "
+     "gate: report)"),
+    ({"name": "ppi_win_rate", "threshold": 0.5}, "name",
+     "metric ppi_win_rate is computed by the ppi stage, which the project's parts (core, judge) do not run (fix: add "
+     "the parts it needs (core, judge, queue: `assay add queue`), or remove the metric from the plan)"),
+    ({"name": "recall_at_k", "family": "latency", "threshold": 5, "gate": "report"}, "threshold",
+     "threshold 5 is outside the range of recall_at_k, [0, 1] (fix: give a threshold in [0, 1]: one outside it is met "
+     "by every value, or by none)"),
+])
+def test_a_plan_the_gate_could_never_decide_is_refused_before_anything_runs(team_project, capsys, metric, field, message):
+    from assay.cli import main
+
+    line = _add_metric(team_project, **metric) + (3 if field == "threshold" else 0)  # name, family, gate, threshold
+    index = len(yaml.safe_load((team_project / "data/plan.yaml").read_text())["metrics"]) - 1
+    assert main(["validate", "data/plan.yaml"]) == 1
+    err = capsys.readouterr().err
+    assert err == f"assay validate: data/plan.yaml:{line}: field 'metrics.{index}.{field}': {message}\n"
+    # the plan stage refuses it the same way (exit 1, one line, no traceback)
+    stage = subprocess.run([sys.executable, str(ROOT / "stages/plan.py")], cwd=team_project, capture_output=True, text=True)
+    assert (stage.returncode, stage.stderr) == (1, f"stage plan: data/plan.yaml:{line}: field 'metrics.{index}.{field}': {message}\n")
+    # and the gate never meets it: exit 2 (an input problem), not 1 ("threshold unmet") and no traceback
+    assert main(["gate", "--skip-dvc-status"]) == 2
+    out = capsys.readouterr()
+    assert "params or plan unusable" in out.out and f"data/plan.yaml:{line}" in out.out and "Traceback" not in out.err
+
+
+def test_the_init_projects_plan_is_valid_for_its_parts(team_project, capsys):
+    from assay.cli import main
+
+    assert main(["validate", "data/plan.yaml"]) == 0
+    assert capsys.readouterr().out.startswith("data/plan.yaml: valid plan")

@@ -25,9 +25,10 @@ def study_in(tmp_path, monkeypatch, split="development"):
     (repo / "data").mkdir(parents=True)
     monkeypatch.chdir(repo)
     (repo / "data/corpus.jsonl").write_text('{"doc_id": "pol-1"}\n')
-    shutil.copy(THRESHOLDS, repo / "data/thresholds.yaml")
+    (repo / "data/relevance").mkdir()
+    shutil.copy(THRESHOLDS, repo / "data/relevance/thresholds.yaml")  # registered where a project without a study file has it
     root = make_split(tmp_path / "root", split)
-    adjudicate(root, split, "data/corpus.jsonl", str(repo / "data/thresholds.yaml"))
+    adjudicate(root, split, "data/corpus.jsonl", str(repo / "data/relevance/thresholds.yaml"))
     return root, repo
 
 
@@ -89,10 +90,40 @@ def test_sealed_manifest_is_refused_without_the_flag_and_before_opening(tmp_path
     with pytest.raises(HoldoutRefused, match="has not been opened"):
         validate_manifest(manifest, allow_sealed=True, repo=repo)
     assert not (root.path / "access.log").exists()
-    open_holdout(root, "CRD-01", "release candidate frozen", repo / "data/thresholds.yaml")
+    open_holdout(root, "CRD-01", "release candidate frozen", repo / "data/relevance/thresholds.yaml")
     assert validate_manifest(manifest, allow_sealed=True, repo=repo)
     log = [json.loads(line) for line in (root.path / "access.log").read_text().splitlines()]
     assert [(e["by"], e["file"]) for e in log] == [("open-holdout", "opening.json"),
                                                    ("validate --allow-sealed", "sealed_holdout/manifest.json")]
     validate_manifest(manifest, allow_sealed=True, repo=repo)
     assert len((root.path / "access.log").read_text().splitlines()) == 3  # appended, never rewritten
+
+
+@pytest.mark.parametrize(("edit", "named"), [
+    ({"thresholds": {"recall_at_10": 0.1}}, "thresholds.recall_at_10: 0.1 is not the registered 0.8"),
+    ({"thresholds": {"p95_latency_ms": "900"}}, "thresholds.p95_latency_ms: '900' is not the registered"),
+    ({"status": "draft"}, "status 'draft' is not 'adjudicated'"),
+    ({"thresholds_sha256": "0" * 64}, "thresholds_sha256 '0000000000000000'... is not the SHA-256 of the registered"),
+])
+def test_a_manifest_with_other_thresholds_or_status_is_refused(tmp_path, monkeypatch, edit, named):
+    # each of these printed "valid" before the manifest's values were checked (issue 31)
+    root, repo = study_in(tmp_path, monkeypatch)
+    path = root.file("development", "manifest.json")
+    manifest = json.loads(path.read_text())
+    for key, value in edit.items():
+        manifest[key] = {**manifest[key], **value} if isinstance(value, dict) else value
+    write_json(path, manifest)
+    with pytest.raises(ManifestBroken) as err:
+        validate_manifest(path, repo=repo)
+    assert named in str(err.value) and err.value.exit_code == 2
+
+
+def test_the_registered_thresholds_are_the_study_files(tmp_path, monkeypatch):
+    # a study file naming another thresholds file: the manifest is checked against that one
+    root, repo = study_in(tmp_path, monkeypatch)
+    path = root.file("development", "manifest.json")
+    other = repo / "data/relevance/other.yaml"
+    other.write_text((repo / "data/relevance/thresholds.yaml").read_text().replace("value: 0.80", "value: 0.85"))
+    with pytest.raises(ManifestBroken, match="recall_at_10: 0.8 is not the registered 0.85"):
+        validate_manifest(path, repo=repo, thresholds=other)
+    assert validate_manifest(path, repo=repo, thresholds=repo / "data/relevance/thresholds.yaml")

@@ -154,7 +154,8 @@ def test_missing_committed_output_and_a_file_no_stage_writes_are_exit_2(project,
     assert code == 2
     assert ("DIFFERS   reports/summary.md: committed file missing (not committed to git); "
             "the pipeline writes it (fix: run `dvc repro` and commit its outputs)") in out
-    assert "DIFFERS   metrics/extra.json: no stage writes this file, so nothing vouches for it" in out
+    assert ("DIFFERS   metrics/extra.json: no stage in dvc.yaml writes this file any more, so nothing vouches for it "
+            "(fix: delete it, `git rm -q -- metrics/extra.json`, and commit)") in out
 
 
 def test_an_output_deleted_from_the_working_tree_is_named(project, capsys):

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from assay.artifacts.base import Metrics
 from assay.artifacts.estimate import Estimate
+from assay.artifacts.gateable import Gateable
 
 #: Plan metric names that gate on a corrected figure, by the figure's field in :class:`CorrectedMetrics`: the
 #: gate compares the PPI interval's lower bound (upper bound for ``direction: lower``) overall with the threshold.
@@ -67,5 +70,5 @@ class CorrectedMetrics(Metrics):
     labelled_unmatched: int
     labelled_changed: int = 0
     synthetic_labels: int = 0
-    win_rate: CorrectedFigure
-    score: CorrectedFigure | None
+    win_rate: Annotated[CorrectedFigure, Gateable(None)]
+    score: Annotated[CorrectedFigure | None, Gateable(None)]

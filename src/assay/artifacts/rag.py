@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import math
+from typing import Annotated
+
 from assay.artifacts.base import Metrics
 from assay.artifacts.estimate import Estimate
+from assay.artifacts.gateable import Gateable
 
 
 class ToolSlices(Metrics):
@@ -21,21 +25,22 @@ class SideMetrics(Metrics):
     """One side of the split for one version: every gateable metric as an :class:`Estimate`.
 
     The field names of the estimates are the metric names a plan may gate on
-    (:data:`assay.artifacts.registry.METRIC_NAMES`). ``by_task``, ``by_set`` and ``by_lang`` are
+    (:data:`assay.artifacts.registry.METRIC_NAMES`), each marked with its plan family and range
+    (:class:`~assay.artifacts.gateable.Gateable`). ``by_task``, ``by_set`` and ``by_lang`` are
     pass rates; ``tools`` slices the three tool-use rates the same ways.
     """
 
     n: int
-    pass_rate: Estimate
-    recall_at_k: Estimate
-    citation_support: Estimate
-    answer_correct: Estimate
-    abstain_correct: Estimate
-    format_ok: Estimate
-    latency_p95_ms: Estimate
-    tool_selection: Estimate
-    tool_arguments: Estimate
-    tool_permission: Estimate
+    pass_rate: Annotated[Estimate, Gateable("correctness")]
+    recall_at_k: Annotated[Estimate, Gateable("retrieval")]
+    citation_support: Annotated[Estimate, Gateable("groundedness")]
+    answer_correct: Annotated[Estimate, Gateable("correctness")]
+    abstain_correct: Annotated[Estimate, Gateable("correctness")]
+    format_ok: Annotated[Estimate, Gateable("format")]
+    latency_p95_ms: Annotated[Estimate, Gateable("latency", 0.0, math.inf)]  # milliseconds
+    tool_selection: Annotated[Estimate, Gateable("tool_use")]
+    tool_arguments: Annotated[Estimate, Gateable("tool_use")]
+    tool_permission: Annotated[Estimate, Gateable("tool_use")]
     by_task: dict[str, Estimate]
     by_set: dict[str, Estimate]
     by_lang: dict[str, Estimate]

@@ -12,6 +12,8 @@ path under ``metrics/``, ``reports/`` or ``data/derived/`` spelled outside the r
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from assay.artifacts.base import M, Artifact
 from assay.artifacts import outputs
 from assay.artifacts.outputs import (  # noqa: F401 (re-exported: the registry is the one import point)
@@ -29,6 +31,7 @@ from assay.artifacts.corrected import GATED, CorrectedMetrics
 from assay.artifacts.data import DatasetMetrics, LeakageMetrics, PlanMetrics, SplitMetrics
 from assay.artifacts.estimate import Estimate
 from assay.artifacts.files import FILE_KINDS
+from assay.artifacts.gateable import Gateable, gateable_fields
 from assay.artifacts.judge import (AgreementMetrics, BiasMetrics, CalibrationMetrics, JudgeClientMetrics, JudgeRunMetrics,
                                    SensitivityMetrics)
 from assay.artifacts.provenance import Provenance
@@ -79,9 +82,32 @@ DECLARED: tuple = (*(value for value in globals().values() if isinstance(value, 
 #: The estimates of one side of a version's run (what the summary tabulates per version).
 METRIC_NAMES: tuple[str, ...] = tuple(name for name, field in SideMetrics.model_fields.items()
                                       if field.annotation is Estimate)
-#: Metric names a plan may gate on: :data:`METRIC_NAMES` and the judge-corrected figures of metrics/ppi.json
-#: (:data:`assay.artifacts.corrected.GATED`).
-PLAN_METRIC_NAMES: tuple[str, ...] = (*METRIC_NAMES, *GATED)
+
+
+@dataclass(frozen=True)
+class PlanMetric:
+    """A metric a plan may name: its :class:`~assay.artifacts.gateable.Gateable` mark (family, range) and
+    the metrics file that holds it, whose ``stage`` computes it (``evaluate`` for a version's figures)."""
+
+    name: str
+    mark: Gateable
+    artifact: Artifact
+
+    @property
+    def stage(self) -> str:
+        """The stage that computes it, without a ``foreach`` key (``evaluate@{version}`` -> ``evaluate``)."""
+        return self.artifact.stage.split("@")[0]
+
+
+#: Every metric a plan may name, from the marks on the fields that hold them: a version's estimates
+#: (:class:`SideMetrics`, metrics/rag/<version>.json) and the judge-corrected figures of metrics/ppi.json
+#: (:data:`assay.artifacts.corrected.GATED`, plan name -> field).
+PLAN_METRICS: dict[str, PlanMetric] = {
+    **{name: PlanMetric(name, mark, RAG) for name, mark in gateable_fields(SideMetrics).items()},
+    **{name: PlanMetric(name, gateable_fields(CorrectedMetrics)[field], CORRECTED) for name, field in GATED.items()},
+}
+#: Metric names a plan may gate on: :data:`METRIC_NAMES` and the judge-corrected figures of metrics/ppi.json.
+PLAN_METRIC_NAMES: tuple[str, ...] = tuple(PLAN_METRICS)
 
 
 def provenance_stage(artifact: Artifact, **fields: str) -> str:

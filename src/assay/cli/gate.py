@@ -1,4 +1,4 @@
-"""`assay gate`: the CI command. Prints the verdict table; exits 0 pass, 1 threshold unmet, 2 stale or missing."""
+"""`assay gate`: the CI command. Prints the verdict table; exits 0 pass, 1 threshold unmet, 2 stale or missing, 3 internal error."""
 
 from __future__ import annotations
 
@@ -10,12 +10,18 @@ import sys
 from pathlib import Path
 
 
+from assay.core.errors import exits_on_internal_error
+
+
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("gate", help="enforce the release gate in CI (exit 0 pass, 1 fail, 2 stale or missing)",
+    p = sub.add_parser("gate", help="enforce the release gate in CI (exit 0 pass, 1 fail, 2 stale or missing, 3 internal error)",
                        description="Check every blocking plan metric for the candidate, no-regression rules, judge "
                                    "usability, human agreement and that every metrics file matches its current inputs. "
                                    "Exit 0 when all pass, 1 when a threshold is unmet, 2 when the pipeline is stale "
-                                   "(`dvc status` not clean or a recorded hash differs) or a metrics file is missing.")
+                                   "(`dvc status` not clean: dvc.lock does not match the workspace; or a recorded hash "
+                                   "differs), a metrics file is missing, or a file under metrics/ or reports/ is "
+                                   "written by no stage any more (named, with the command that deletes it), 3 on an error "
+                                   "in assay itself (one line on stderr, no traceback).")
     p.add_argument("--root", default=".", help="repository root (default: .)")
     p.add_argument("--skip-dvc-status", action="store_true",
                    help="do not run `dvc status` (the recorded-hash checks and the missing-file checks still run); "
@@ -23,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.epilog = ("With CI=true the gate passes (exit 0) only after `assay verify` recomputed the committed outputs in "
                 "the same workspace (its record .assay/verified.json matches the tracked files); otherwise exit 2.")
     p.add_argument("--json", action="store_true", help="print the checks as JSON")
-    p.set_defaults(func=run)
+    p.set_defaults(func=exits_on_internal_error("gate", run))
 
 
 def dvc_status(root: Path) -> dict | None:
@@ -52,6 +58,20 @@ def _recorded(root: Path, checks: list) -> list:
     except AssayError as error:
         return [Check("gate record", "missing", f"{GATE.relpath()} cannot be read: {error}")]
     return recorded_verdict_checks(recorded, checks)
+
+
+def _undeclared(root: Path) -> list:
+    """One ``stale`` check naming every file under metrics/ or reports/ that no stage writes any more; [] when none."""
+    from dvc.exceptions import DvcException
+
+    from assay.release.checks import Check
+    from assay.release.undeclared import undeclared_message, undeclared_outputs
+
+    try:
+        left = undeclared_outputs(root)
+    except DvcException as error:
+        return [Check("undeclared outputs", "missing", f"cannot read the stages of dvc.yaml: {error}")]
+    return [Check("undeclared outputs", "stale", undeclared_message(left))] if left else []
 
 
 def in_ci() -> bool:
@@ -90,9 +110,11 @@ def _gate(args: argparse.Namespace) -> int:
         if status is None:
             checks.append(Check("dvc status", "missing", "dvc or dvc.yaml not found: cannot tell whether the pipeline is current"))
         elif status:
-            checks.append(Check("dvc status", "stale", "changed: " + ", ".join(sorted(status))))
+            checks.append(Check("dvc status", "stale", "dvc.lock does not match the workspace; changed: "
+                                + ", ".join(sorted(status)) + " (fix: run `dvc repro` and commit dvc.lock and the outputs)"))
         else:
             checks.append(Check("dvc status", "pass", "pipeline up to date"))
+    checks += _undeclared(root)
     found = gather(root)[0]
     checks += found + _recorded(root, found)
     if in_ci() and exit_code(checks) == 0:  # in CI a pass needs proof the outputs were recomputed here

@@ -14,7 +14,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Run the pipeline's input checks on one file without DVC and report every problem "
                                    "in one run. The kind is taken from the name unless --kind is given: a folder is a "
                                    "corpus; params.yaml: params (every section against its stage's model); tools.yaml: "
-                                   "the tool catalogue; other .yaml/.yml: plan; <name>_v<N>.md: prompt; pairs*.jsonl: "
+                                   "the tool catalogue; other .yaml/.yml: plan (checked whole against the parts of "
+                                   "./params.yaml: a metric the gate reads must be computed by one of its stages, and "
+                                   "a threshold must lie in its metric's range); <name>_v<N>.md: prompt; pairs*.jsonl: "
                                    "pairs; other files: cases.")
     p.add_argument("file", help="the file (or corpus folder) to check")
     p.add_argument("--kind", choices=KINDS, help="what the file holds")
@@ -44,8 +46,10 @@ def run(args: argparse.Namespace) -> int:
     kind = args.kind or kind_of(path)
     if kind == "plan":
         from assay.data.plan import load_plan, plan_problems
+        from assay.pipeline.parts import project_parts
 
-        plan = load_plan(path)
+        params = Path("params.yaml")  # the project's parts decide which metrics a stage computes
+        plan = load_plan(path, project_parts(params) if params.is_file() else None)
         problems = plan_problems(plan)
         print(f"{path}: valid plan, {len(plan.failures)} failures, {len(plan.metrics)} metrics, {len(problems)} problem(s)")
         for p in problems:

@@ -6,7 +6,7 @@ is fresh but not right). Needs no API key and no network: a real judge's replies
 the `judge` stage and replayed. On success it leaves ``.assay/verified.json`` (not committed), the
 record without which ``assay gate`` under ``CI=true`` refuses to pass (:mod:`assay.release.witness`).
 Exit 0 when every committed output matches its recomputation,
-2 when one differs, is missing or cannot be recomputed.
+2 when one differs, is missing or cannot be recomputed, 3 on an error in assay itself (one line, no traceback).
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 import sys
 from typing import TYPE_CHECKING
+
+from assay.core.errors import exits_on_internal_error
 
 if TYPE_CHECKING:
     from assay.judge.audit import Rejudged
@@ -25,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "(a real judge's stored replies are used, never the API), and compare every "
                                    "committed metrics/ and reports/ file and every git-stored DVC output byte for "
                                    "byte with its recomputation. Exit 0 when all match, 2 when any differs, is "
-                                   "missing or cannot be recomputed.")
+                                   "missing or cannot be recomputed, 3 on an error in assay itself.")
     p.add_argument("--root", default=".", help="repository root (default: .)")
     p.add_argument("--scratch", default=None, metavar="DIR",
                    help="work in DIR (empty or new) and keep it, to inspect the recomputed files "
@@ -35,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "endpoint and key needed) and fail (exit 2) when more than judge.rejudge_tolerance of the "
                         "verdicts differ from the stored ones, naming them")
     p.add_argument("--seed", type=int, default=0, help="seed of the --rejudge sample (default 0)")
-    p.set_defaults(func=run)
+    p.set_defaults(func=exits_on_internal_error("verify", run))
 
 
 def _rejudge(root: str, n: int, seed: int) -> Rejudged:

@@ -9,13 +9,20 @@ file, line, field, the bad value and the fix::
 
 from __future__ import annotations
 
+import argparse
+import sys
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 MAX_PROBLEMS = 20
 # exit code and message of a run stopped with ctrl-c (128 + SIGINT, what shells report); every file is
 # written through a temporary file and renamed, so an interruption leaves no output half-written
 INTERRUPTED_EXIT = 130
 INTERRUPTED = "interrupted (ctrl-c); no file is left half-written; run the command again to finish"
+#: exit code of a command that stopped on an error assay did not raise on purpose (a bug), where the
+#: command's own codes must keep their meaning (``assay gate``: 1 is "threshold unmet", 2 "input problem")
+INTERNAL_EXIT = 3
 
 
 class AssayError(Exception):
@@ -81,3 +88,44 @@ class MissingArtifact(AssayError):
     """A metrics or report file the command needs does not exist; run ``dvc repro`` first."""
 
     exit_code = 2
+
+
+def internal_error_line(command: str, error: BaseException) -> str:
+    """One line naming an unexpected error: its type, message and the assay frame it came from.
+
+    >>> internal_error_line("gate", KeyError("x"))
+    "assay gate: internal error: KeyError: 'x' (a bug in assay, not in your inputs: report this line; exit 3)"
+    """
+    frames = []
+    tb = error.__traceback__
+    while tb is not None:
+        frames.append(tb)
+        tb = tb.tb_next
+    where = ""
+    for frame in reversed(frames):  # the innermost frame in assay's own code
+        parts = Path(frame.tb_frame.f_code.co_filename).parts
+        if "assay" in parts:
+            where = f" at {'/'.join(parts[parts.index('assay'):])}:{frame.tb_lineno}"
+            break
+    message = " ".join(str(error).split())[:300]
+    return (f"assay {command}: internal error: {type(error).__name__}: {message}{where} "
+            f"(a bug in assay, not in your inputs: report this line; exit {INTERNAL_EXIT})")
+
+
+def exits_on_internal_error(command: str, run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """``run`` with every exception that is not an :class:`AssayError` printed as one line on stderr
+    (:func:`internal_error_line`, no traceback) and turned into exit :data:`INTERNAL_EXIT`.
+
+    An :class:`AssayError` passes through (the CLI prints it with its own exit code), and so do
+    ``KeyboardInterrupt`` and ``SystemExit``.
+    """
+    def guarded(args: argparse.Namespace) -> int:
+        try:
+            return run(args)
+        except AssayError:
+            raise
+        except Exception as error:  # noqa: BLE001 (the point: no traceback, a code of its own)
+            print(internal_error_line(command, error), file=sys.stderr)
+            return INTERNAL_EXIT
+    guarded.__doc__ = run.__doc__
+    return guarded

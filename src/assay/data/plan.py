@@ -10,17 +10,23 @@ dataset reference and the release rule in words. :func:`plan_problems` lists wha
 - a failure that names a metric the plan does not define;
 - no correctness metric, or no groundedness metric;
 - a high-cost failure that no blocking metric guards.
+
+:func:`plan_errors` (run by :func:`load_plan`) refuses what the gate could never decide: a blocking or
+no-regression metric no stage computes, a metric of a part the project does not use, a threshold
+outside its metric's range.
 """
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
+from collections.abc import Iterable
 from typing import Any, Literal, TypeVar
 
 from pydantic import ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from assay.artifacts.registry import PLAN_METRICS
 from assay.core.fmt import md_code, md_paragraphs, md_words
 from assay.core.confinement import PlainName, ProjectPath
 from assay.core.errors import InputError, Problem
@@ -38,13 +44,10 @@ FAMILY_RANGES: dict[str, tuple[float, float]] = {
 
 
 #: The family each measured metric belongs to: a plan filing ``tool_permission`` under ``format``
-#: (or ``format_ok`` under ``tool_use``) would read the wrong family as guarded.
-METRIC_FAMILIES: dict[str, str] = {
-    "pass_rate": "correctness", "answer_correct": "correctness", "abstain_correct": "correctness",
-    "recall_at_k": "retrieval", "citation_support": "groundedness", "format_ok": "format",
-    "latency_p95_ms": "latency",
-    "tool_selection": "tool_use", "tool_arguments": "tool_use", "tool_permission": "tool_use",
-}
+#: (or ``format_ok`` under ``tool_use``) would read the wrong family as guarded. Read from the marks on
+#: the fields that hold them (:data:`assay.artifacts.registry.PLAN_METRICS`); a figure of any family
+#: (the judge-corrected ones) is not listed.
+METRIC_FAMILIES: dict[str, str] = {name: m.mark.family for name, m in PLAN_METRICS.items() if m.mark.family}
 
 
 class Failure(InputModel):
@@ -183,15 +186,13 @@ def plan_problems(plan: Plan) -> list[str]:
     """
     from difflib import get_close_matches
 
-    from assay.artifacts.registry import PLAN_METRIC_NAMES as METRIC_NAMES
-
     problems = []
     names = {m.name: m for m in plan.metrics}
     for m in plan.metrics:
-        if m.name not in METRIC_NAMES:
-            close = get_close_matches(m.name, METRIC_NAMES, n=1)
+        if m.name not in PLAN_METRICS:
+            close = get_close_matches(m.name, PLAN_METRICS, n=1)
             hint = f"did you mean {close[0]}? " if close else ""
-            problems.append(f"metric {m.name} is not one the pipeline measures ({hint}known: {', '.join(METRIC_NAMES)})")
+            problems.append(f"metric {m.name} is not one the pipeline measures ({hint}known: {', '.join(PLAN_METRICS)})")
     problems += [f"metric {m.name} is a {METRIC_FAMILIES[m.name]} metric, not {m.family} (fix its family in the plan)"
                  for m in plan.metrics if METRIC_FAMILIES.get(m.name, m.family) != m.family]
     for m in plan.metrics:
@@ -211,15 +212,73 @@ def plan_problems(plan: Plan) -> list[str]:
     return problems
 
 
-def load_plan(path: str | Path) -> Plan:
-    """Read and validate a plan YAML file.
+def plan_errors(plan: Plan, path: str | Path, parts: Iterable[str] | None = None) -> list[Problem]:
+    """What makes a valid plan one the gate could never decide on, checked whole before anything runs.
+
+    For each metric (:data:`assay.artifacts.registry.PLAN_METRICS` says which exist, their range and
+    the stage that computes them):
+
+    - one the gate reads (``gate: block`` or ``no_regression``) that no stage computes;
+    - one computed by a stage the project's ``parts`` do not have (``ppi_win_rate`` without the
+      ``queue`` part): the fix names the parts it needs;
+    - a threshold outside the metric's own range (a rate above 1, a negative latency), whatever
+      family the plan files it under.
+
+    A report-only metric no stage computes stays a :func:`plan_problems` warning. ``parts``: the
+    project's (params ``parts``); ``None`` checks against every part. Each problem names ``path``,
+    the line of its field and the fix.
+    """
+    from difflib import get_close_matches
+
+    from assay.pipeline.generate import parts_for_stage, pipeline_stages
+    from assay.pipeline.parts import PARTS
+
+    chosen = tuple(PARTS if parts is None else parts)
+    stages = set(pipeline_stages(chosen))
+    problems = []
+    for i, m in enumerate(plan.metrics):
+        known = PLAN_METRICS.get(m.name)
+        if known is None:
+            if m.gate == "block" or m.no_regression:
+                close = get_close_matches(m.name, PLAN_METRICS, n=1)
+                rule = "blocking" if m.gate == "block" else "no_regression"
+                problems.append(Problem(str(path), None, f"metrics.{i}.name",
+                                        f"{rule} metric {m.name!r} is computed by no stage, so the gate could never decide it"
+                                        + (f" (did you mean {close[0]}?)" if close else ""),
+                                        f"name one of {', '.join(PLAN_METRICS)}, or make it gate: report"))
+            continue
+        if known.stage not in stages:
+            needed = parts_for_stage(known.stage) or ()
+            adds = " ".join(f"`assay add {p}`" for p in needed if p not in chosen)
+            problems.append(Problem(str(path), None, f"metrics.{i}.name",
+                                    f"metric {m.name} is computed by the {known.stage} stage, which the project's parts "
+                                    f"({', '.join(chosen)}) do not run",
+                                    f"add the parts it needs ({', '.join(needed)}: {adds}), or remove the metric from "
+                                    "the plan"))
+        if m.threshold is not None and not known.mark.holds(m.threshold):
+            span = known.mark.span()
+            problems.append(Problem(str(path), None, f"metrics.{i}.threshold",
+                                    f"threshold {m.threshold:g} is outside the range of {m.name}, {span}",
+                                    f"give a threshold in {span}: one outside it is met by every value, or by none"))
+    return [locate(p, Path(path)) for p in problems]
+
+
+def load_plan(path: str | Path, parts: Iterable[str] | None = None) -> Plan:
+    """Read and validate a plan YAML file, whole: its fields, then :func:`plan_errors` against ``parts``.
+
+    ``parts``: the project's parts (params ``parts``); ``None`` checks against every part.
 
     Raises:
-        InputError: YAML syntax errors, unknown keys, wrong types or values, each naming the file,
-            the line of the offending key where it can be found, and the dotted field path.
+        InputError: YAML syntax errors, unknown keys, wrong types or values, a metric the gate reads
+            that no stage (or no stage of ``parts``) computes, a threshold outside its metric's range;
+            each naming the file, the line of the offending key where it can be found, the dotted
+            field path and the fix.
     """
-    return load_yaml_model(path, Plan, "expected a mapping with task, dataset, failures, metrics, release_rule",
+    plan = load_yaml_model(path, Plan, "expected a mapping with task, dataset, failures, metrics, release_rule",
                            "see data/plan.yaml in the README")
+    if problems := plan_errors(plan, path, parts):
+        raise InputError(problems)
+    return plan
 
 
 M = TypeVar("M", bound=InputModel)

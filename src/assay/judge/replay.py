@@ -26,11 +26,17 @@ from assay.core.io import read_jsonl
 from assay.core.records import validate_rows
 from assay.judge.base import JudgeIdentity, JudgeItem, Verdict
 from assay.judge.orders import AnswerPair
+from assay.judge.matchup import STAGE as COMPARE_STAGE
 from assay.judge.replies import IDENTITY_FILE, REPLIES_DIR, STAGE, StoredReply, replies_file, reply_key
 
 if TYPE_CHECKING:
     from assay.judge.prompts import PromptVersion
 
+#: Every stage that asks a judge: each stores its replies (committed, ``cache: false``) and everything
+#: after it replays them (``judge`` for calibrate, probe and sensitivity; ``judge_compare`` for ppi and the
+#: queue's compare source). Verifying a real judge's run takes these stages' outputs as committed, so it
+#: needs no key and sends no request (:func:`assay.release.verify.replayed_stages`).
+ASKING_STAGES: tuple[str, ...] = (STAGE, COMPARE_STAGE)
 MAX_NAMED = 5
 _FIX = f"run `dvc repro {STAGE}` to ask the judge, then commit {REPLIES_DIR}/"
 

@@ -66,6 +66,38 @@ def dvc_yaml(parts: Iterable[str], layout: Layout = "installed") -> str:
     return "".join(out)
 
 
+#: a stage's name: a two-space indented key on a line of its own under ``stages:``
+STAGE_LINE = re.compile(r"^  ([a-z_]+):\s*$", re.MULTILINE)
+
+
+def pipeline_stages(parts: Iterable[str]) -> tuple[str, ...]:
+    """The names of the stages the pipeline of ``parts`` has, in template order (``evaluate`` once).
+
+    >>> "ppi" in pipeline_stages(["core", "judge"]), "ppi" in pipeline_stages(["core", "judge", "queue"])
+    (False, True)
+    """
+    return tuple(STAGE_LINE.findall(render(template_text(), parts)))
+
+
+def parts_for_stage(stage: str) -> tuple[str, ...] | None:
+    """The fewest parts (``core`` included) whose pipeline has ``stage``; ``None`` when no choice of parts has it.
+
+    >>> parts_for_stage("ppi"), parts_for_stage("evaluate"), parts_for_stage("nothing")
+    (('core', 'judge', 'queue'), ('core',), None)
+    """
+    from itertools import combinations
+
+    from assay.pipeline.parts import PARTS, resolve_parts
+
+    others = [p for p in PARTS if p != "core"]
+    for size in range(len(others) + 1):
+        for chosen in combinations(others, size):
+            parts = resolve_parts(chosen)
+            if stage in pipeline_stages(parts):
+                return parts
+    return None
+
+
 def write_pipeline(root: str | Path = ".", layout: Layout | None = None, check: bool = False) -> bool:
     """Write ``root/dvc.yaml`` for the parts in ``root/params.yaml``; return whether it changed.
 

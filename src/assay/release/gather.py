@@ -120,7 +120,7 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
         ev.parts = project_parts(params_file)
         ev.params = load_section("gate", GateParams, params_file)
         ev.versions = load_section("compare", Versions, params_file)
-        plan = load_plan(base / input_paths(params_file).plan)
+        plan = load_plan(base / input_paths(params_file).plan, ev.parts)  # checked whole: the gate never meets a metric no stage computes
         rag = load_section("rag", RagParams, params_file)
         if ev.versions.candidate in rag.versions:
             ev.candidate_settings = rag.versions[ev.versions.candidate].settings()

@@ -12,7 +12,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay.artifacts.registry import RUN_TABLE, SPLIT_TABLE
+from assay.artifacts.registry import CALIBRATION, RUN_TABLE, SPLIT_TABLE
 from assay.core.io import read_yaml, sha256_file, sha256_path, sha256_tree
 from assay.core.paths import InputPaths
 from assay.data.tools import CATALOGUE_PATH
@@ -34,7 +34,8 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
     answers file, a callable's module, the reference system's module; see
     :class:`assay.rag.runner.VersionParams`) and ``review_<name>:snapshot`` (each review
     snapshot in ``review.snapshots`` and ``ppi.reviews``, data/reviews/NAME.jsonl) and ``judge_compare:replies``
-    (the tree of the judge_compare stage's stored replies). A missing file raises ``OSError`` or an
+    (the tree of the judge_compare stage's stored replies) and ``metrics/calibration.json`` (that file's
+    SHA-256, which the ``ppi`` stage records: it names whether the judge is usable). A missing file raises ``OSError`` or an
     :class:`~assay.core.errors.AssayError`; the gate counts it as changed.
     """
     base = Path(root)
@@ -75,6 +76,7 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
         "cases": dataset,
         "labels": labels,
         "prompt": prompt,
+        CALIBRATION.relpath(): lambda: sha256_file(CALIBRATION.path(base)),
     }
     versions = (params.get("rag") or {}).get("versions") or {}
     for name, settings in versions.items():

@@ -17,11 +17,12 @@ they are *right*: a hand-edited metrics file followed by ``dvc commit -f`` looks
    under ``metrics/`` and ``reports/`` with its recomputed version
    (:mod:`assay.release.difference` says how a difference is named).
 
-No API, key or network is needed. With the fake judge the ``judge`` stage is recomputed like any
-other; with a real judge (``judge.kind`` other than ``fake``) its committed replies are taken as
-inputs, since they are what the judge said (calibrate, probe and sensitivity are recomputed from
-them). Outputs kept in the DVC cache (Parquet tables) are recomputed as inputs of later stages but
-not compared: git does not hold them.
+No API, key or network is needed. With the fake judge the stages that ask it are recomputed like any
+other; with a real judge (``judge.kind`` other than ``fake``) the committed replies of every stage
+that asks it (``judge`` and ``judge_compare``, :func:`replayed_stages`) are taken as inputs, since
+they are what the judge said (calibrate, probe, sensitivity and ppi are recomputed from them).
+Outputs kept in the DVC cache (Parquet tables) are recomputed as inputs of later stages but not
+compared: git does not hold them.
 """
 
 from __future__ import annotations
@@ -39,9 +40,10 @@ from typing import Any
 from assay.core.errors import AssayError
 from assay.core.params import load_section
 from assay.judge.params import JudgeParams
-from assay.judge.replies import STAGE as JUDGE_STAGE
+from assay.judge.replay import ASKING_STAGES
 from assay.release.difference import first_difference
 from assay.release.ledger import LEDGER
+from assay.release.undeclared import undeclared_detail, undeclared_outputs
 
 COMPARED_FOLDERS = ("metrics", "reports")
 #: Outputs that are logs: kept in the scratch copy, not recomputed from nothing.
@@ -192,15 +194,23 @@ def _remove(path: Path) -> None:
 def replayed_stages(root: Path) -> dict[str, str]:
     """Stages whose committed outputs are inputs to verification, with the reason.
 
-    The ``judge`` stage, unless the configured judge is the deterministic fake (or there is no
-    params.yaml). A repository without a ``judge`` stage is unaffected.
+    Every stage that asks the judge (:data:`assay.judge.replay.ASKING_STAGES`: ``judge`` and
+    ``judge_compare``), unless the configured judge is the deterministic fake (or there is no
+    params.yaml, or no ``judge`` section: a project without the judge part). The stages after them
+    replay the stored replies, so verification needs no key and sends no request; a stored reply
+    missing for the current inputs fails the replaying stage, naming the case. A stage the pipeline
+    does not have is ignored.
     """
-    if not (root / "params.yaml").is_file():
+    from assay.core.io import read_yaml
+
+    params_file = root / "params.yaml"
+    if not params_file.is_file() or "judge" not in (read_yaml(params_file) or {}):
         return {}
-    params = load_section("judge", JudgeParams, root / "params.yaml")
+    params = load_section("judge", JudgeParams, params_file)
     if params.kind == "fake":
         return {}
-    return {JUDGE_STAGE: f"judge.kind {params.kind}: its replies are what the judge said, taken as committed"}
+    return {stage: f"judge.kind {params.kind}: its replies are what the judge said, taken as committed"
+            for stage in ASKING_STAGES}
 
 
 @dataclass(frozen=True)
@@ -277,7 +287,9 @@ def verify(root: str | Path = ".", scratch: str | Path | None = None) -> Verific
             folder that is deleted.
 
     Returns:
-        A :class:`Verification`; ``ok`` only when every compared file matches.
+        A :class:`Verification`; ``ok`` only when every compared file matches. A tracked file under
+        metrics/ or reports/ that no stage declares any more is a difference named by the check
+        ``assay gate`` runs (:func:`assay.release.undeclared.undeclared_outputs`).
 
     Raises:
         RecomputeFailed: not a git work tree, or a stage failed in the scratch copy (the message
@@ -333,8 +345,11 @@ def _verify(root: Path, scratch: Path, tracked: list[str], skip: dict[str, str])
         names |= {t for t in tracked if _under(t, [out])} | _files_under(scratch, out)
     result = Verification(stages=plan.order, replayed={s: skip[s] for s in plan.skipped}, compared=sorted(names),
                           uncommitted=uncommitted_files(root))
+    left = set(undeclared_outputs(root, tracked))  # the gate's check: no stage writes or reads them
     for rel in result.compared:
-        if (found := _compare_file(root, scratch, rel, tracked_set)) is not None:
+        if rel in left:
+            result.differences.append(Difference(rel, undeclared_detail(rel)))
+        elif (found := _compare_file(root, scratch, rel, tracked_set)) is not None:
             result.differences.append(found)
     for rel in APPEND_ONLY:
         result.differences += append_only_differences(root, rel)

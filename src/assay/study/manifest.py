@@ -9,7 +9,8 @@
      "thresholds_sha256", "thresholds": {<the seven keys>: value},
      "runtime": {library: version}, "steps": {<step>: "complete"}}
 
-:func:`validate_manifest` re-hashes every file, checks the seven threshold keys and each step's
+:func:`validate_manifest` re-hashes every file, checks the status, the seven thresholds' values and
+hash against the registered thresholds file, and each step's
 completeness: the two packets are identical bytes; the receipt names the judgment files as they
 are; every disagreement has a decision with a reason; every judged field of every frozen row has a
 final value that is the agreed value or the arbiter's. A sealed-holdout manifest is refused (exit 2) unless ``allow_sealed`` is
@@ -72,19 +73,72 @@ def _read(path: Path, shown: str) -> dict:
     return data
 
 
-def validate_manifest(path: str | Path, allow_sealed: bool = False, repo: str | Path = ".") -> list[str]:
+def registered_thresholds(repo: str | Path = ".") -> Path:
+    """The pre-registered thresholds file of the study in ``repo``: the study file's ``thresholds``
+    (``data/relevance/study.yaml``), or :data:`~assay.relevance.thresholds.DEFAULT_PATH` without a study file.
+
+    Raises:
+        InputError: the study file does not validate.
+    """
+    from assay.relevance.thresholds import DEFAULT_PATH
+    from assay.study.protocol import STUDY_FILE, load_study
+
+    base = Path(repo)
+    if not (base / STUDY_FILE).is_file():
+        return base / DEFAULT_PATH
+    named = Path(load_study(base / STUDY_FILE).thresholds)
+    return named if named.is_absolute() else base / named
+
+
+def threshold_problems(data: dict, thresholds: Path) -> list[str]:
+    """What is wrong with a manifest's ``status``, ``thresholds_sha256`` and ``thresholds`` against
+    the registered thresholds file; ``[]`` when they match.
+
+    The status must be ``adjudicated`` (what :func:`build_manifest` writes once every step is done;
+    ``draft`` or any other word is refused); the hash must be the file's SHA-256 (a zeroed or
+    edited hash is refused); the values must be exactly the seven registered ones (compared as
+    numbers: ``0.5`` and ``0.50`` agree, ``recall_at_10: 0.1`` against a registered 0.5 does not).
+
+    Raises:
+        InputError: the registered thresholds file is missing or invalid.
+    """
+    from assay.relevance.thresholds import FIGURES, load_thresholds
+
+    wrong = []
+    if data.get("status") != "adjudicated":
+        wrong.append(f"status {data.get('status')!r} is not 'adjudicated' (the manifest of a split whose every step "
+                     "is complete)")
+    if data.get("thresholds_sha256") != sha256_file(thresholds):
+        wrong.append(f"thresholds_sha256 {str(data.get('thresholds_sha256'))[:16]!r}... is not the SHA-256 of the "
+                     f"registered thresholds file {thresholds.as_posix()}")
+    given = data["thresholds"] if isinstance(data["thresholds"], dict) else {}
+    if sorted(given) != sorted(FIGURES):
+        wrong.append(f"thresholds: keys {sorted(given)} are not exactly {', '.join(FIGURES)}")
+    registered = {k: t.value for k, t in load_thresholds(thresholds).items()}
+    for key in (k for k in FIGURES if k in given):
+        value = given[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or float(value) != registered[key]:
+            wrong.append(f"thresholds.{key}: {value!r} is not the registered {registered[key]:g}")
+    return wrong
+
+
+def validate_manifest(path: str | Path, allow_sealed: bool = False, repo: str | Path = ".",
+                      thresholds: str | Path | None = None) -> list[str]:
     """Check a split's manifest; return one line per verified item.
 
     The evidence root is the manifest's grandparent (``<root>/<split>/manifest.json``), so messages
-    name files as ``$ASSAY_EVIDENCE_ROOT/...`` whatever the variable holds.
+    name files as ``$ASSAY_EVIDENCE_ROOT/...`` whatever the variable holds. ``thresholds`` is the
+    pre-registered thresholds file (default :func:`registered_thresholds` of ``repo``): the
+    manifest's status, thresholds hash and seven values are checked against it
+    (:func:`threshold_problems`).
 
     Raises:
         HoldoutRefused: a sealed-holdout manifest without ``allow_sealed``, or before the opening.
-        ManifestBroken: a hash differs, a named file is missing, or a field is absent.
-        InputError: a step is incomplete (each problem names file and line where there is one).
+        ManifestBroken: a hash differs, a named file is missing, a field is absent, the status is not
+            ``adjudicated``, or the thresholds (values or hash) are not the registered ones.
+        InputError: the registered thresholds file is missing or invalid, or a step is incomplete
+            (each problem names file and line where there is one).
     """
-    from assay.relevance.thresholds import FIGURES
-
     path = Path(path)
     root = EvidenceRoot(path.resolve().parent.parent)
     path = path.resolve()
@@ -121,8 +175,7 @@ def validate_manifest(path: str | Path, allow_sealed: bool = False, repo: str | 
         wrong.append(f"corpus {data['corpus'].get('path')}: missing or SHA-256 differs from the manifest")
     else:
         lines.append(f"sha256 ok  {data['corpus']['path']}")
-    if sorted(data["thresholds"]) != sorted(FIGURES):
-        wrong.append(f"thresholds: keys {sorted(data['thresholds'])} are not exactly {', '.join(FIGURES)}")
+    wrong += threshold_problems(data, Path(thresholds) if thresholds is not None else registered_thresholds(repo))
     if wrong:
         raise ManifestBroken(f"{shown}: " + "; ".join(wrong) + " (the evidence does not match its manifest: find what "
                              "changed; never edit evidence after submission)")
