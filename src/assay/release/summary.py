@@ -125,13 +125,15 @@ def rule_section(ev: Evidence, checks: list[Check], holdout_looks: int | None = 
             f"passes that check with chance at most {level}. Since a release needs every blocking check, "
             "testing each at that level keeps the chance of passing a candidate that misses any threshold at or below it "
             "(an intersection-union test: to pass wrongly, the check that should fail must pass).", ""]
-    counted = f"this candidate is look {look.index}" + (f" of {holdout_looks}" if holdout_looks is not None else "")
-    out += [f"Error budget: gate.alpha {a} per holdout (dataset hash `{(ev.dataset_hash or 'unknown')[:12]}`). "
-            f"The k-th distinct candidate judged on a holdout runs at {a} / 2^k; {counted} (data/holdout_ledger.jsonl), "
-            f"so it runs at {level}, and the looks so far have spent {look.spent:g} of {a}. "
-            "A new holdout (a changed dataset hash) starts again at look 1."
-            + (f" **More than gate.max_holdout_looks {ev.params.max_holdout_looks} candidates were judged on it: it is "
-               "being tuned on.**" if holdout_looks is not None and holdout_looks > ev.params.max_holdout_looks else ""), ""]
+    if holdout_looks is not None:
+        out += [f"This holdout has judged {holdout_looks} distinct candidate configuration(s) (data/holdout_ledger.jsonl; "
+                f"warning above {ev.params.max_holdout_looks})."
+                + (" **It is being tuned on: its figures overstate how a new candidate will do.**"
+                   if holdout_looks > ev.params.max_holdout_looks else ""), ""]
+    out += [f"Error budget: gate.alpha {a} per holdout (dataset hash `{(ev.dataset_hash or 'unknown')[:12]}`). The k-th "
+            f"distinct candidate judged on a holdout runs at {a} / 2^k, so all of them together spend at most {a}; this "
+            f"candidate is look {look.index}, so it runs at {level}, and the looks so far have spent {look.spent:g} of {a}. "
+            "A new holdout (a changed dataset hash) starts again at look 1.", ""]
     outside = [f"{md_words(d.name)} is decided on its point estimate (plan decide: estimate): outside that guarantee"
                for d in ev.decisions if d.reading == "estimate"]
     outside += [f"{md_words(d.name)} reads the end of its own 95% interval (one-sided level {INTERVAL_LEVEL}), above "
