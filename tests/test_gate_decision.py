@@ -159,10 +159,13 @@ def test_no_regression_with_a_margin_is_an_upper_bound_test():
     assert per_case.regression_test == "per_case"
     assert regression_check(per_case, regressions(1, 200), 0.0125).detail == (
         "1 holdout case(s) went from pass to fail (per-case rule, plan max_regression 0)")
-    # at n 58, a candidate that regresses 5% of cases passes the bound test at most 0.0125 of the time
-    assert binom.cdf(max(w for w in range(59) if regression_check(m, regressions(w, 58), 0.0125).status == "pass")
-                     if any(regression_check(m, regressions(w, 58), 0.0125).status == "pass" for w in range(59)) else -1,
-                     58, 0.05) <= 0.0125
+    # at n 58 not even 0 regressed cases can show 0.05 at 0.0125: 1 - 0.0125 ** (1 / 58) = 0.0727;
+    # log(0.0125) / log(0.95) = 85.4, so 86 paired cases are the least
+    assert regression_check(m, regressions(0, 58), 0.0125).detail.endswith(
+        "even no regressed case could not pass: it needs at least 86 paired cases")
+    # at n 200, a candidate that regresses exactly 5% of cases passes at most 0.0125 of the time (exact binomial)
+    most = max(w for w in range(201) if regression_check(m, regressions(w, 200), 0.0125).status == "pass")
+    assert most == 3 and binom.cdf(most, 200, 0.05) <= 0.0125
 
 
 @pytest.mark.parametrize("fields, words", [

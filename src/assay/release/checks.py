@@ -174,7 +174,7 @@ def regression_check(m: Metric, compare: CompareMetrics | None, level: float) ->
     against ``max_regression``. ``value`` is the count (per case) or the bound. Missing without a count;
     with no paired case the bound rule fails (nothing shows the rate is small) and the per-case rule passes
     (no case got worse)."""
-    from assay.stats.decision import one_sided_bound
+    from assay.stats.decision import least_n, one_sided_bound
 
     name = f"{REGRESSION}{m.name}"
     worse = None if compare is None else compare.regressions.get(m.name)
@@ -189,9 +189,12 @@ def regression_check(m: Metric, compare: CompareMetrics | None, level: float) ->
         return Check(name, "fail", "no paired holdout case to bound the regression rate with", None, m.max_regression)
     bound = one_sided_bound(worse, paired, level, "lower")
     ok = bound <= m.max_regression
+    least = least_n(m.max_regression, level, "lower")
+    never = ("" if ok or (least is not None and least <= paired) else
+             f"; even no regressed case could not pass: it needs at least {least} paired cases")
     return Check(name, "pass" if ok else "fail",
                  f"regression rate {worse} of {paired}: upper bound {exact(bound)} (one-sided Clopper-Pearson at level "
-                 f"{level:g}) {'meets' if ok else 'misses'} <= max_regression {exact(m.max_regression)}",
+                 f"{level:g}) {'meets' if ok else 'misses'} <= max_regression {exact(m.max_regression)}{never}",
                  bound, m.max_regression)
 
 
