@@ -14,7 +14,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from assay.artifacts.corrected import GATED
 from assay.artifacts.estimate import Estimate
-from assay.artifacts.registry import COMPARE, RAG
+from assay.artifacts.registry import RAG
 from assay.core.errors import InputError
 from assay.core.params import load_section
 from assay.data.plan import Metric, load_plan
