@@ -1,8 +1,11 @@
 """reports/summary.md: the one page a person reads after `dvc repro`.
 
 Built from the metrics and provenance files only (so it says exactly what they say): the verdict
-with every reason and warning, dataset and coverage, split, leakage, human agreement, the judge,
-both RAG versions on the holdout (which decides) and on dev (for tuning), the paired comparison and
+with every reason and warning, the release rule (:func:`rule_section`: one-sided bounds at the look's
+level, the intersection-union argument, ``gate.alpha`` and the looks spent, the checks outside the stated
+rate, and per blocking metric the exact chance of passing short of, at and clear of its threshold),
+dataset and coverage, split, leakage, human agreement, the judge, both RAG versions on the holdout
+(which decides) and on dev (for tuning), the paired comparison and
 how many candidates this holdout has judged, and the judge's agreement with the reviewers of the
 review queues the plan names. Each figure carries its n and, where one exists, its
 95% interval. Sections whose metrics file is absent say so instead of disappearing.
