@@ -32,6 +32,7 @@ def test_lenient_plan_and_clean_judge_pass_with_exit_0(repro_copy, monkeypatch):
     text = re.sub(r"threshold: [0-9.]+", "threshold: 0.0", plan.read_text(encoding="utf-8"))
     text = re.sub(r"min_agreement: [0-9.]+", "min_agreement: 0.5", text)  # the demo queue's lower bound is 0.523
     text = text.replace("no_regression: true", "no_regression: false").replace("direction: lower", "direction: higher")
+    text = re.sub(r"\n *max_regression: [0-9.]+", "", text)  # a margin without no_regression is refused
     plan.write_text(text, encoding="utf-8")
     params = repro_copy / "params.yaml"
     params.write_text(params.read_text(encoding="utf-8").replace("preset: mixed", "preset: clean"), encoding="utf-8")

@@ -25,8 +25,9 @@ PLAN = Plan.model_validate({
 
 
 def side(**values) -> SideMetrics:
-    """A side whose named metrics have the given (value, n); every other metric undefined."""
-    est = {name: Estimate(value=v, n=n) for name, (v, n) in values.items()}
+    """A side whose named metrics have the given (value, n) or (value, n, ci_low, ci_high); every other metric undefined."""
+    est = {name: Estimate(value=v[0], n=v[1], ci_low=v[2] if len(v) > 2 else None, ci_high=v[3] if len(v) > 2 else None)
+           for name, v in values.items()}
     blank = Estimate(value=None, n=0)
     fields = {f: est.get(f, blank) for f in METRIC_NAMES}
     return SideMetrics(n=50, **fields, by_task={}, by_set={}, by_lang={},
@@ -46,20 +47,35 @@ def compare(regressions: dict) -> CompareMetrics:
 
 
 def test_thresholds_are_read_on_the_holdout_and_directions_hold():
-    checks = metric_checks(PLAN, run(answer_correct=(0.9, 40), latency_p95_ms=(1600.0, 40)),
+    # 40 of 40: one-sided Clopper-Pearson lower bound at 0.025 = 0.025 ** (1 / 40) = 0.9119 >= 0.85;
+    # the p95 latency is not a share of cases, so its own 95% interval's upper end (1700) is read: > 1500
+    checks = metric_checks(PLAN, run(answer_correct=(1.0, 40), latency_p95_ms=(1600.0, 40, 1400.0, 1700.0)),
                            compare({"answer_correct": 2}), "cand")
     assert [(c.name, c.status) for c in checks] == [
         ("answer_correct (cand, holdout)", "pass"), ("latency_p95_ms (cand, holdout)", "fail"),
         ("no regression on answer_correct", "fail")]
-    assert checks[1].detail == "1600 misses <= 1500 (n 40)"
+    assert checks[0].value == pytest.approx(0.025 ** (1 / 40), abs=1e-12)
+    assert checks[1].detail == ("upper end 1700 of its 95% interval (one-sided level 0.025) misses <= 1500 "
+                                "(estimate 1600, n 40)")
+    assert checks[2].detail == "2 holdout case(s) went from pass to fail (per-case rule, plan max_regression 0)"
     assert exit_code(checks) == 1
+
+
+def test_a_point_estimate_above_the_threshold_is_not_enough():
+    # 36 of 40 = 0.9 meets 0.85 as an estimate, but its lower bound at 0.025 (statsmodels beta, alpha 0.05:
+    # 0.7634) does not: the old rule passed it, the bound rule fails it
+    checks = metric_checks(PLAN, run(answer_correct=(0.9, 40), latency_p95_ms=(1.0, 40, 0.5, 2.0)), compare({}), "cand")
+    assert checks[0].status == "fail"
+    assert checks[0].detail.startswith("lower bound 0.763") and "(estimate 0.9, 36 of 40)" in checks[0].detail
 
 
 def test_the_gate_compares_unrounded_values():
     # 85,011 / 100,013 = 0.84999950...: it would print as 0.85 to two places but is below 0.85.
-    checks = metric_checks(PLAN, run(answer_correct=(85011 / 100013, 100013), latency_p95_ms=(1.0, 100013)),
+    plan = PLAN.model_copy(update={"metrics": [PLAN.metrics[0].model_copy(update={"decide": "estimate"}), *PLAN.metrics[1:]]})
+    checks = metric_checks(plan, run(answer_correct=(85011 / 100013, 100013), latency_p95_ms=(1.0, 100013, 0.5, 2.0)),
                            compare({"answer_correct": 0}), "cand")
-    assert checks[0].status == "fail" and checks[0].detail == "0.8499995001 misses >= 0.85 (n 100013)"
+    assert checks[0].status == "fail" and checks[0].detail == (
+        "estimate 0.8499995001 misses >= 0.85 (85011 of 100013; point-estimate rule, plan decide: estimate)")
 
 
 def test_undefined_and_thin_metrics_fail_with_their_reason_not_as_missing():

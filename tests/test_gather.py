@@ -17,7 +17,7 @@ DEMO_CHECKS = {
     "answer_correct (candidate, holdout)": "fail",
     "abstain_correct (candidate, holdout)": "fail",
     "citation_support (candidate, holdout)": "pass",
-    "format_ok (candidate, holdout)": "pass",
+    "format_ok (candidate, holdout)": "fail",  # 72 of 72: lower bound 0.941 < 0.99 at look 2 (level 0.0125)
     "tool_permission (candidate, holdout)": "fail",
     "no regression on answer_correct": "fail",
     "no regression on tool_permission": "fail",

@@ -65,7 +65,20 @@ class Metric(InputModel):
 
     The threshold must lie in the family's range (:data:`FAMILY_RANGES`): a share in [0, 1], a latency >= 0.
 
-    ``no_regression`` forbids any case from getting worse on this metric between baseline and candidate.
+    ``decide``: how a blocking check reads the holdout. ``bound`` (the default): the one-sided
+    Clopper-Pearson bound at the gate's level (lower bound for ``direction: higher``, upper for
+    ``lower``) must clear the threshold, so a candidate short of it passes with chance at most that
+    level; metrics that are not a share of cases read the one-sided end of their own 95% interval.
+    ``estimate``: the point estimate must meet it (the old rule; the summary prints its false-pass rate).
+
+    ``no_regression`` asks that the candidate does not lose cases on this metric against the baseline
+    (paired holdout cases). ``max_regression`` (a share of paired cases, default 0) is how much it may
+    lose: above 0 the check passes when the one-sided upper bound of the regression rate (cases pass
+    -> fail over paired cases) is at most it (``regression_rule: bound``); at 0 no bound can show a
+    zero rate, so the check is the **per-case rule**, no case went from pass to fail
+    (``regression_rule: per_case``, the default there). ``regression_rule`` may name the rule, and must
+    agree with ``max_regression``.
+
     ``min_n``: a blocking check on fewer cases than this fails as "too few cases".
     """
 
@@ -77,7 +90,34 @@ class Metric(InputModel):
     direction: Literal["higher", "lower"] = "higher"
     no_regression: bool = False
     min_n: int = Field(default=10, ge=1)
+    decide: Literal["bound", "estimate"] = "bound"
+    max_regression: float = Field(default=0.0, ge=0, lt=1)
+    regression_rule: Literal["bound", "per_case"] | None = None
     description: str = ""
+
+    @model_validator(mode="after")
+    def _regression_rule_fits(self) -> Metric:
+        rule, margin = self.regression_rule, self.max_regression
+        if rule == "bound" and margin == 0:
+            raise PydanticCustomError(
+                "regression_rule", "regression_rule bound with max_regression 0 can never pass: an upper confidence bound "
+                "of the regression rate is above 0 at every n", {"fix": "give max_regression a share above 0 (for "
+                                                                        "example 0.02), or use regression_rule: per_case"})
+        if rule == "per_case" and margin > 0:
+            raise PydanticCustomError(
+                "regression_rule", "regression_rule per_case allows no regressed case, so max_regression {margin} means "
+                "nothing", {"margin": margin, "fix": "drop max_regression, or use regression_rule: bound"})
+        if (margin > 0 or rule is not None) and not self.no_regression:
+            raise PydanticCustomError(
+                "regression_rule", "max_regression and regression_rule apply only to a no_regression metric",
+                {"fix": "add no_regression: true to the metric, or drop max_regression and regression_rule"})
+        return self
+
+    @property
+    def regression_test(self) -> Literal["bound", "per_case"]:
+        """The no-regression rule in force: ``regression_rule`` when given, else ``per_case`` at
+        ``max_regression`` 0 and ``bound`` above it."""
+        return self.regression_rule or ("bound" if self.max_regression > 0 else "per_case")
 
     @field_validator("name")
     @classmethod
@@ -324,16 +364,33 @@ def locate(problem: Problem, path: Path) -> Problem:
     return Problem(problem.path, line, problem.field, problem.message, problem.fix)
 
 
+def _decided_on(m: Metric) -> str:
+    """How a blocking metric's check reads the holdout, in the plan page's words."""
+    if m.gate != "block":
+        return "—"
+    return "point estimate" if m.decide == "estimate" else f"one-sided {'lower' if m.direction == 'higher' else 'upper'} bound"
+
+
+def _regression_words(m: Metric) -> str:
+    """The no-regression rule, in the plan page's words."""
+    if not m.no_regression:
+        return "no"
+    if m.regression_test == "per_case":
+        return "per case (no case from pass to fail)"
+    return f"regression rate at most {m.max_regression:g} (upper bound)"
+
+
 def plan_markdown(plan: Plan, problems: list[str]) -> str:
     """The plan and its problems as a page a person reads."""
     lines = ["# Evaluation plan", "", md_paragraphs(plan.task), "",
              f"Dataset: {md_code(plan.dataset.path)}. {md_paragraphs(plan.dataset.description)}".rstrip(), "",
              "## Failures", "", "| cost | failure | harmed | metric |", "|---|---|---|---|"]
     lines += [f"| {md_words(f.cost)} | {md_words(f.name)} | {md_words(f.harmed)} | {md_words(f.metric)} |" for f in plan.failures]
-    lines += ["", "## Metrics", "", "| metric | family | gate | threshold | direction | no regression |", "|---|---|---|---:|---|---|"]
+    lines += ["", "## Metrics", "", "| metric | family | gate | threshold | direction | decided on | no regression |",
+              "|---|---|---|---:|---|---|---|"]
     lines += [f"| {md_words(m.name)} | {md_words(m.family)} | {md_words(m.gate)} | "
-              f"{'—' if m.threshold is None else m.threshold} | {m.direction} | "
-              f"{'yes' if m.no_regression else 'no'} |" for m in plan.metrics]
+              f"{'—' if m.threshold is None else m.threshold} | {m.direction} | {_decided_on(m)} | "
+              f"{_regression_words(m)} |" for m in plan.metrics]
     lines += ["", "## Release rule", "", md_paragraphs(plan.release_rule), ""]
     if (r := plan.review_agreement) is not None:
         bound = "the lower end of its 95% interval" if r.use == "lower_bound" else "its point estimate"

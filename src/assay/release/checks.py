@@ -2,10 +2,14 @@
 
 Each rule returns :class:`Check` values:
 
-- every blocking plan metric, measured on the candidate's **holdout** cases, meets its threshold
-  (compared unrounded); a metric defined on no holdout case fails with that reason, and one defined
-  on fewer than the metric's ``min_n`` cases fails as "too few cases";
-- for every plan metric marked ``no_regression``, no holdout case went from pass to fail;
+- every blocking plan metric, measured on the candidate's **holdout** cases, clears its threshold on
+  its one-sided confidence bound at the current look's level (:mod:`assay.release.rule`: Clopper-Pearson
+  for a share of cases, the metric's own interval otherwise, the point estimate when the plan says
+  ``decide: estimate``; compared unrounded); a metric defined on no holdout case fails with that
+  reason, and one defined on fewer than the metric's ``min_n`` cases fails as "too few cases";
+- for every plan metric marked ``no_regression``: with ``max_regression`` above 0, the one-sided
+  upper bound of the regression rate (paired holdout cases that went from pass to fail) at the
+  look's level is at most it; at 0, the per-case rule: no holdout case went from pass to fail;
 - the judge calibration is usable (when required or present), with the reasons its record gives;
 - human agreement (kappa) meets ``gate.min_human_kappa`` (when required or present);
 - when the plan has ``review_agreement``: the judge agrees with the reviewers of each named
@@ -23,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import ConfigDict, Field
 
@@ -39,8 +43,14 @@ from assay.data.plan import Metric, Plan, ReviewAgreement
 from assay.core.records import InputModel
 from assay.judge.usability import UsabilityRule
 
+if TYPE_CHECKING:
+    from assay.release.rule import MetricDecision
+
 Status = Literal["pass", "warn", "fail", "missing", "stale"]
 STATUSES: tuple[str, ...] = ("pass", "warn", "fail", "missing", "stale")
+
+#: how a no-regression check is named (``no regression on NAME``) and the words naming the per-case rule in its detail
+REGRESSION, PER_CASE = "no regression on ", "per-case rule"
 
 #: The verdict for each exit code, in the words the table, the summary page and the CLI use.
 VERDICTS = {0: "PASS: the candidate may ship",
@@ -53,6 +63,11 @@ class GateParams(InputModel):
 
     ``max_holdout_looks``: how many distinct candidate configurations may be judged on this holdout
     before the gate warns that the holdout is being tuned on.
+
+    ``alpha``: the error budget of one holdout: the largest chance the gate may pass a candidate that
+    misses a blocking threshold (or regresses beyond ``max_regression``), over every candidate ever
+    judged on it. The ``k``-th distinct candidate is decided at ``alpha / 2 ** k``
+    (:func:`assay.stats.decision.look_alpha`); a new holdout (a changed dataset hash) starts again at ``k = 1``.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -60,6 +75,7 @@ class GateParams(InputModel):
     require_judge: bool = True
     require_agreement: bool = True
     max_holdout_looks: int = Field(5, ge=1)
+    alpha: float = Field(0.05, gt=0, lt=0.5)
 
 
 @dataclass(frozen=True)
@@ -109,14 +125,20 @@ def corrected_check(m: Metric, corrected: CorrectedMetrics | None, candidate_nam
     ok = m.meets(bound)
     sign = ">=" if m.direction == "higher" else "<="
     return Check(name, "pass" if ok else "fail",
-                 f"PPI {bound_name} bound {exact(bound)} {'meets' if ok else 'misses'} {sign} {exact(m.threshold)} "
+                 f"PPI {bound_name} bound {exact(bound)} (one-sided level 0.025, from its 95% interval) "
+                 f"{'meets' if ok else 'misses'} {sign} {exact(m.threshold)} "
                  f"(estimate {exact(row.ppi.value)}, n labelled {row.n_labelled}, N judged {row.n_judged})", bound, m.threshold)
 
 
 def metric_checks(plan: Plan, candidate: RagMetrics | None, compare: CompareMetrics | None,
-                  candidate_name: str, corrected: CorrectedMetrics | None = None) -> list[Check]:
-    """Blocking-threshold checks on the candidate's holdout figures (and on the judge-corrected figures,
-    :func:`corrected_check`), and no-regression checks."""
+                  candidate_name: str, corrected: CorrectedMetrics | None = None,
+                  level: float = 0.025, decisions: list[MetricDecision] | None = None) -> list[Check]:
+    """Blocking-threshold checks on the candidate's holdout figures (:func:`assay.release.rule.decide` at one-sided
+    ``level``, the current look's), the judge-corrected figures (:func:`corrected_check`), and no-regression checks
+    (:func:`regression_check`). ``level``'s default is the first look's under ``alpha`` 0.05. Each holdout
+    metric decided on its figures is appended to ``decisions`` when given (the summary tabulates them)."""
+    from assay.release.rule import decide, decision_words
+
     checks = []
     for m in plan.metrics:
         if m.gate != "block":
@@ -129,7 +151,6 @@ def metric_checks(plan: Plan, candidate: RagMetrics | None, compare: CompareMetr
             checks.append(Check(name, "missing", f"{RAG.relpath(version=candidate_name)} not found: run dvc repro", None, m.threshold))
             continue
         estimate = getattr(candidate.holdout, m.name)
-        sign = ">=" if m.direction == "higher" else "<="
         if m.threshold is None:
             checks.append(Check(name, "fail", "blocking metric without a threshold in the plan", estimate.value))
         elif estimate.value is None:
@@ -137,22 +158,44 @@ def metric_checks(plan: Plan, candidate: RagMetrics | None, compare: CompareMetr
         elif estimate.n < m.min_n:
             checks.append(Check(name, "fail", f"too few cases ({estimate.n} < min_n {m.min_n})", estimate.value, m.threshold))
         else:
-            ok = m.meets(estimate.value)
-            checks.append(Check(name, "pass" if ok else "fail",
-                                f"{exact(estimate.value)} {'meets' if ok else 'misses'} {sign} {exact(m.threshold)} "
-                                f"(n {estimate.n})", estimate.value, m.threshold))
+            d = decide(m, estimate, level)
+            if decisions is not None:
+                decisions.append(d)
+            checks.append(Check(name, "pass" if d.passed else "fail", decision_words(d), d.value, m.threshold))
     for m in plan.metrics:
-        if not m.no_regression:
-            continue
-        name = f"no regression on {m.name}"
-        worse = None if compare is None else compare.regressions.get(m.name)
-        if worse is None:
-            checks.append(Check(name, "missing", f"{COMPARE.relpath()} has no regression count for it: run dvc repro"))
-        else:
-            checks.append(Check(name, "pass" if worse == 0 else "fail",
-                                f"{worse} holdout case(s) went from pass to fail" if worse else "no holdout case got worse",
-                                worse, 0))
+        if m.no_regression:
+            checks.append(regression_check(m, compare, level))
     return checks
+
+
+def regression_check(m: Metric, compare: CompareMetrics | None, level: float) -> Check:
+    """``no regression on NAME``: the per-case rule (no paired holdout case went from pass to fail) at
+    ``max_regression`` 0, else the one-sided Clopper-Pearson upper bound of the regression rate at ``level``
+    against ``max_regression``. ``value`` is the count (per case) or the bound. Missing without a count;
+    with no paired case the bound rule fails (nothing shows the rate is small) and the per-case rule passes
+    (no case got worse)."""
+    from assay.stats.decision import least_n, one_sided_bound
+
+    name = f"{REGRESSION}{m.name}"
+    worse = None if compare is None else compare.regressions.get(m.name)
+    paired = None if compare is None else compare.regressions_n_paired.get(m.name)
+    if worse is None or paired is None:
+        return Check(name, "missing", f"{COMPARE.relpath()} has no regression count for it: run dvc repro")
+    if m.regression_test == "per_case":
+        return Check(name, "pass" if worse == 0 else "fail",
+                     (f"{worse} holdout case(s) went from pass to fail" if worse else "no holdout case got worse")
+                     + f" ({PER_CASE}, plan max_regression 0)", worse, 0)
+    if paired == 0:
+        return Check(name, "fail", "no paired holdout case to bound the regression rate with", None, m.max_regression)
+    bound = one_sided_bound(worse, paired, level, "lower")
+    ok = bound <= m.max_regression
+    least = least_n(m.max_regression, level, "lower")
+    never = ("" if ok or (least is not None and least <= paired) else
+             f"; even no regressed case could not pass: it needs at least {least} paired cases")
+    return Check(name, "pass" if ok else "fail",
+                 f"regression rate {worse} of {paired}: upper bound {exact(bound)} (one-sided Clopper-Pearson at level "
+                 f"{level:g}) {'meets' if ok else 'misses'} <= max_regression {exact(m.max_regression)}{never}",
+                 bound, m.max_regression)
 
 
 def judge_checks(params: GateParams, agreement: AgreementMetrics | None, calibration: CalibrationMetrics | None,

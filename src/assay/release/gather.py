@@ -22,8 +22,8 @@ from pydantic import BaseModel, ConfigDict
 from assay.artifacts.base import Artifact, BrokenArtifact
 from assay.artifacts.provenance import Provenance
 from assay.artifacts.queue import ReviewMetrics
-from assay.artifacts.registry import (AGREEMENT, BIAS, CALIBRATION, COMPARE, CORRECTED, METRICS, PROVENANCE, RAG, REVIEW, SENSITIVITY,
-                                      provenance_stage)
+from assay.artifacts.registry import (AGREEMENT, BIAS, CALIBRATION, COMPARE, CORRECTED, DATASET, METRICS, PROVENANCE, RAG, REVIEW,
+                                      SENSITIVITY, provenance_stage)
 from assay.core.errors import AssayError
 from assay.queue.snapshot import ReviewParams
 from assay.release.detectable import threshold_checks
@@ -32,6 +32,7 @@ from assay.release.checks import (Check, GateParams, Status, calibration_consist
 
 if TYPE_CHECKING:
     from assay.data.plan import Plan
+    from assay.release.rule import Look, MetricDecision
     from assay.judge.usability import UsabilityRule
     from assay.stats.power import ThresholdCheck
 
@@ -57,6 +58,12 @@ class Evidence:
     reaches a verdict (nothing stale) it is the hash of the source in use. ``thresholds`` is what
     the holdout can detect per blocking metric (:func:`assay.release.detectable.threshold_checks`),
     ``None`` when the plan could not be read.
+
+    ``dataset_hash`` (the dataset stage's provenance; ``None`` without it) names the holdout and
+    ``candidate_id`` (:func:`assay.release.ledger.candidate_hash`) the candidate; ``look`` is where the
+    candidate stands on the holdout's error budget (read from the ledger, this candidate included),
+    ``None`` when the params or plan could not be read. ``decisions``: how each blocking holdout metric
+    was read (:func:`assay.release.rule.decide`), for the summary.
     """
 
     metrics: dict[str, BaseModel | None] = field(default_factory=dict)
@@ -74,6 +81,10 @@ class Evidence:
     review_minimum: float | None = None
     parts: tuple[str, ...] = ()
     thresholds: list[ThresholdCheck] | None = None
+    dataset_hash: str | None = None
+    candidate_id: str | None = None
+    look: Look | None = None
+    decisions: list[MetricDecision] = field(default_factory=list)
 
     def metric(self, artifact: Artifact[M], **fields: str) -> M | None:
         """The metrics file ``artifact`` (``fields`` fill its path) as its model; ``None`` when it is
@@ -146,8 +157,9 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
             ev.stages[name] = provenance_stage(artifact, **fields)
     cand_prov = ev.provenance.get(RAG.relpath(version=ev.versions.candidate))
     ev.candidate_source_sha256 = cand_prov.inputs.get("source") if cand_prov else None
+    ev.look = _look(base, ev)
     checks += metric_checks(plan, ev.metric(RAG, version=ev.versions.candidate), ev.metric(COMPARE), ev.versions.candidate,
-                            ev.metric(CORRECTED))
+                            ev.metric(CORRECTED), ev.look.level, ev.decisions)
     if "judge" in ev.parts:
         cal_prov = ev.provenance.get(CALIBRATION.relpath())
         reasons = cal_prov.details.get("reasons") if cal_prov else None
@@ -172,6 +184,19 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
     checks += [Check(f"detectable change in {t.name}", "warn", t.warning, t.detectable, t.margin)
                for t in ev.thresholds if t.warning]
     return checks, ev
+
+
+def _look(base: Path, ev: Evidence) -> Look:
+    """The candidate's look on the holdout (:func:`assay.release.ledger.current_look`); fills ``dataset_hash``
+    and ``candidate_id``. Without a dataset hash nothing was recorded on this holdout: look 1."""
+    from assay.release.ledger import LEDGER, candidate_hash, current_look, read_ledger
+    from assay.release.rule import Look
+
+    prov = ev.provenance.get(DATASET.relpath())
+    ev.dataset_hash = str(prov.details["dataset_hash"]) if prov and "dataset_hash" in prov.details else None
+    ev.candidate_id = candidate_hash(ev.candidate_settings, ev.candidate_source_sha256)
+    index = current_look(read_ledger(base / LEDGER), ev.candidate_id, ev.dataset_hash) if ev.dataset_hash else 1
+    return Look.at(ev.params.alpha, index)
 
 
 def _judge_rule(params_file: Path) -> UsabilityRule | None:

@@ -7,7 +7,10 @@ version's settings *and* the SHA-256 of its ``source`` (the answers file, the pl
 or package folder, or the reference system's module), so editing the source while keeping the
 settings is a new candidate, a new look. No clock time is written, so a re-run of the same
 candidate changes nothing. The more candidates have been tried on one holdout, the more its figures
-are tuned on rather than measured: the gate warns above ``gate.max_holdout_looks``.
+are tuned on rather than measured: the gate warns above ``gate.max_holdout_looks``, and every distinct
+candidate spends part of the holdout's error budget ``gate.alpha``: the ``k``-th is decided at
+``alpha / 2 ** k`` (:func:`current_look` gives ``k``). A changed dataset hash is a new holdout, whose
+count starts again at 1.
 
 Rows written before the source was hashed (settings-only hashes) keep their format and still count
 as looks; the first verdict after the change is a new row, because its hash differs from the
@@ -70,6 +73,23 @@ def lost_rows(earlier: list[dict], now: list[dict]) -> list[dict]:
 def looks(rows: list[dict], dataset: str) -> int:
     """How many distinct candidates were judged on the holdout of ``dataset``."""
     return len({r["candidate"] for r in rows if r.get("dataset") == dataset})
+
+
+def current_look(rows: list[dict], candidate: str, dataset: str) -> int:
+    """The look index of ``candidate`` on the holdout of ``dataset``: the distinct candidates judged on it,
+    this one included (so a candidate not yet in the ledger is look ``looks + 1``).
+
+    The ledger is kept sorted, not in time order, so a candidate judged again after others gets the
+    count at that time, never an earlier one: its level can only fall, so the looks still spend at most
+    ``alpha`` in all (each distinct candidate is decided at ``alpha / 2 ** k`` for a distinct ``k`` or a
+    larger one).
+
+    >>> rows = [{"candidate": "a", "dataset": "d"}, {"candidate": "b", "dataset": "d"}, {"candidate": "a", "dataset": "e"}]
+    >>> current_look(rows, "a", "d"), current_look(rows, "c", "d"), current_look(rows, "c", "f")
+    (2, 3, 1)
+    """
+    known = {r["candidate"] for r in rows if r.get("dataset") == dataset}
+    return len(known | {candidate})
 
 
 def record_look(path: str | Path, candidate: str, dataset: str, verdict: str) -> list[dict]:

@@ -1,8 +1,11 @@
 """reports/summary.md: the one page a person reads after `dvc repro`.
 
 Built from the metrics and provenance files only (so it says exactly what they say): the verdict
-with every reason and warning, dataset and coverage, split, leakage, human agreement, the judge,
-both RAG versions on the holdout (which decides) and on dev (for tuning), the paired comparison and
+with every reason and warning, the release rule (:func:`rule_section`: one-sided bounds at the look's
+level, the intersection-union argument, ``gate.alpha`` and the looks spent, the checks outside the stated
+rate, and per blocking metric the exact chance of passing short of, at and clear of its threshold),
+dataset and coverage, split, leakage, human agreement, the judge, both RAG versions on the holdout
+(which decides) and on dev (for tuning), the paired comparison and
 how many candidates this holdout has judged, and the judge's agreement with the reviewers of the
 review queues the plan names. Each figure carries its n and, where one exists, its
 95% interval. Sections whose metrics file is absent say so instead of disappearing.
@@ -16,9 +19,10 @@ from assay.artifacts.registry import (AGREEMENT, BIAS, BIAS_PAGE, CALIBRATION, C
                                       COMPARE_REPORT, CORRECTED, COVERAGE_PAGE, DATASET, DISAGREEMENTS, LEAKAGE,
                                       LEAKAGE_REPORT, METRIC_NAMES, RAG, REVIEW_PAGE, SPLIT)
 from assay.core.fmt import ci, num
-from assay.release.checks import VERDICTS, Check, exit_code
+from assay.release.checks import PER_CASE, REGRESSION, VERDICTS, Check, exit_code
 from assay.release.detectable import markdown as detectable_markdown
 from assay.release.gather import Evidence
+from assay.release.rule import INTERVAL_LEVEL, pass_chances
 
 
 def _missing(name: str) -> list[str]:
@@ -37,11 +41,7 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
     out += ["| check | status | detail |", "|---|---|---|"]
     out += [f"| {md_words(c.name)} | {c.status} | {md_words(c.detail)} |" for c in checks]
     out.append("")
-    if holdout_looks is not None:
-        warn = holdout_looks > ev.params.max_holdout_looks
-        out += [f"This holdout has judged {holdout_looks} distinct candidate configuration(s) "
-                f"(data/holdout_ledger.jsonl; warning above {ev.params.max_holdout_looks})."
-                + (" **It is being tuned on: its figures overstate how a new candidate will do.**" if warn else ""), ""]
+    out += rule_section(ev, checks, holdout_looks)
 
     out += ["## Dataset", ""]
     d, prov = ev.metric(DATASET), ev.provenance.get(DATASET.relpath())
@@ -108,6 +108,60 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
     out += _corrected_section(ev)
     out += detectable_markdown(ev.thresholds) if ev.thresholds is not None else []
     return "\n".join(out)
+
+
+def rule_section(ev: Evidence, checks: list[Check], holdout_looks: int | None = None) -> list[str]:
+    """The decision rule, its error budget and the looks spent, and per blocking metric how often the rule passes.
+
+    ``holdout_looks``: the distinct candidates the ledger holds for this holdout after this verdict (``None``:
+    not counted). Without a look (params or plan unreadable) only the looks line is written.
+    """
+    out = ["## The release rule and its error rates", ""]
+    look = ev.look
+    if look is None:
+        return out + ["_Not available: params or the plan could not be read._", ""]
+    a, level = f"{look.alpha:g}", f"{look.level:g}"
+    out += [f"Each blocking metric passes when its one-sided confidence bound clears the threshold (the lower bound "
+            "where higher is better, the upper bound where lower is better; Clopper-Pearson's exact bound for a share of "
+            "cases), and a no-regression check with a margin when the upper bound of its regression rate is within it. "
+            f"Each check runs at this look's level {level}, so a candidate whose true rate misses a threshold "
+            f"passes that check with chance at most {level}. Since a release needs every blocking check, "
+            "testing each at that level keeps the chance of passing a candidate that misses any threshold at or below it "
+            "(an intersection-union test: to pass wrongly, the check that should fail must pass).", ""]
+    if holdout_looks is not None:
+        out += [f"This holdout has judged {holdout_looks} distinct candidate configuration(s) (data/holdout_ledger.jsonl; "
+                f"warning above {ev.params.max_holdout_looks})."
+                + (" **It is being tuned on: its figures overstate how a new candidate will do.**"
+                   if holdout_looks > ev.params.max_holdout_looks else ""), ""]
+    out += [f"Error budget: gate.alpha {a} per holdout (dataset hash `{(ev.dataset_hash or 'unknown')[:12]}`). The k-th "
+            f"distinct candidate judged on a holdout runs at {a} / 2^k, so all of them together spend at most {a}; this "
+            f"candidate is look {look.index}, so it runs at {level}, and the looks so far have spent {look.spent:g} of {a}. "
+            "A new holdout (a changed dataset hash) starts again at look 1.", ""]
+    outside = [f"{md_words(d.name)} is decided on its point estimate (plan decide: estimate): outside that guarantee"
+               for d in ev.decisions if d.reading == "estimate"]
+    outside += [f"{md_words(d.name)} reads the end of its own 95% interval (one-sided level {INTERVAL_LEVEL}), above "
+                f"this look's {level}: outside that guarantee"
+                for d in ev.decisions if d.reading == "interval" and look.level < INTERVAL_LEVEL]
+    compare = ev.metric(COMPARE)
+    for c in checks:
+        if c.name.startswith(REGRESSION) and PER_CASE in c.detail:
+            paired = compare.regressions_n_paired.get(c.name[len(REGRESSION):]) if compare is not None else None
+            chance = f": {0.99 ** paired:.3f} at its {paired} paired cases" if paired else ""
+            outside.append(f"{md_words(c.name)} uses the {PER_CASE}, which has no stated error rate (it passes a candidate "
+                           f"that regresses 1% of cases with chance 0.99^n{chance})")
+    if outside:
+        out += ["Not covered by the stated rate:", "", *[f"- {w}." for w in outside], ""]
+    rows = [r for r in (pass_chances(d, look.level) for d in ev.decisions) if r is not None]
+    if rows:
+        out += ["Chance the rule passes a candidate whose true rate is 0.05 short of the threshold, at it, and 0.05 "
+                "clear of it, at the metric's holdout n (exact binomial). For a point-estimate check the chance at "
+                "the threshold is its false-pass rate.", "",
+                "| metric | n | rule | level | 0.05 short | at threshold | 0.05 clear |", "|---|---:|---|---:|---:|---:|---:|"]
+        out += [f"| {md_words(r.name)} | {r.n} | {'point estimate' if r.reading == 'estimate' else 'one-sided bound'} | "
+                f"{f'{r.level:g}' if r.level is not None else '—'} | {num(r.short, 3) if r.short is not None else '—'} | "
+                f"{num(r.at, 3)} | {num(r.clear, 3) if r.clear is not None else '—'} |" for r in rows]
+        out.append("")
+    return out
 
 
 def _corrected_section(ev: Evidence) -> list[str]:

@@ -14,7 +14,8 @@ chooses another):
   Tango's score interval for ``p_second - p_first``.
 
 Also public: :func:`ppi_mean_ci` (prediction-powered means, PPI++ with the power-tuned lambda, and
-its helpers :func:`win_values` and :func:`rubric_values`), and sample sizes and power
+its helpers :func:`win_values` and :func:`rubric_values`), the release decision's statistics
+(:func:`one_sided_bound`, :func:`pass_probability`, :func:`least_n`, :func:`look_alpha`), and sample sizes and power
 (:func:`holdout_size`, :func:`detectable_change`, :func:`paired_power`, :func:`kappa_pairs`,
 :func:`ppi_labels`, :func:`threshold_check`, :func:`threshold_power`, :func:`threshold_size`).
 
@@ -29,6 +30,7 @@ from assay.core.lazy import lazy_exports
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "assay.stats.agreement": ["kappa_ci"],
+    "assay.stats.decision": ["least_n", "look_alpha", "one_sided_bound", "pass_probability"],
     "assay.stats.mean": ["mean_ci"],
     "assay.stats.paired": ["paired_diff_ci"],
     "assay.stats.proportion": ["proportion_ci"],
