@@ -17,7 +17,10 @@ they are *right*: a hand-edited metrics file followed by ``dvc commit -f`` looks
    under ``metrics/`` and ``reports/`` with its recomputed version
    (:mod:`assay.release.difference` says how a difference is named).
 
-No API, key or network is needed. With the fake judge the ``judge`` stage is recomputed like any
+No API, key or network is needed, and no system under test is called: the replies of the systems
+assay calls (:data:`REPLAY_KEPT`, see :mod:`assay.rag.reply_store`) are kept in the scratch copy and
+the stages run with ``ASSAY_SYSTEM_REPLAY=only``, so a case without a stored reply fails the
+recomputation instead of calling the team's system. With the fake judge the ``judge`` stage is recomputed like any
 other; with a real judge (``judge.kind`` other than ``fake``) its committed replies are taken as
 inputs, since they are what the judge said (calibrate, probe and sensitivity are recomputed from
 them). Outputs kept in the DVC cache (Parquet tables) are recomputed as inputs of later stages but
@@ -39,13 +42,17 @@ from typing import Any
 from assay.core.errors import AssayError
 from assay.core.params import load_section
 from assay.judge.params import JudgeParams
+from assay.artifacts.registry import SYSTEM_REPLIES
 from assay.judge.replies import STAGE as JUDGE_STAGE
+from assay.rag.reply_store import REPLAY_ENV
 from assay.release.difference import first_difference
 from assay.release.ledger import LEDGER
 
 COMPARED_FOLDERS = ("metrics", "reports")
 #: Outputs that are logs: kept in the scratch copy, not recomputed from nothing.
 APPEND_ONLY = (LEDGER,)
+#: Stored replies of the systems under test: kept in the scratch copy and replayed (never asked again).
+REPLAY_KEPT = (SYSTEM_REPLIES.relpath(version="x").rsplit("/", 1)[0],)
 TAIL_LINES = 25
 
 
@@ -96,6 +103,7 @@ def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["DVC_NO_ANALYTICS"] = "1"
+    env[REPLAY_ENV] = "only"  # the stages replay the systems' stored replies; none is called
     return env
 
 
@@ -323,7 +331,7 @@ def _verify(root: Path, scratch: Path, tracked: list[str], skip: dict[str, str])
     skipped_outs = [o for o in plan.git_outs if o not in plan.run_outs]
     stray = [t for t in tracked if _under(t, COMPARED_FOLDERS) and t not in plan.deps and not _under(t, skipped_outs)]
     for rel in plan.run_outs + stray:
-        if rel not in APPEND_ONLY:
+        if rel not in APPEND_ONLY and not _under(rel, REPLAY_KEPT):
             _remove(scratch / rel)
     _reproduce(scratch, plan.order)
 
