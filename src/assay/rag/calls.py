@@ -168,8 +168,9 @@ async def _gather(fn: Callable[[Any], Any], requests: Sequence[Any], policy: Cal
             attempt = 0
             while True:
                 attempt += 1
-                try:
-                    value = await asyncio.wait_for(fn(requests[index]), policy.timeout_s)
+                try:  # awaited in this task (not wait_for's own), so a SystemExit reaches the except below
+                    async with asyncio.timeout(policy.timeout_s):
+                        value = await fn(requests[index])
                 except TimeoutError:
                     outcome: Outcome = Outcome(None, f"did not return within timeout_s={policy.timeout_s:g} s", attempt)
                 except (Exception, SystemExit) as error:  # the team's code: anything it raises is reported
