@@ -182,3 +182,15 @@ def test_a_killed_run_resumes_where_it_stopped(plugin, cases):
     assert int(resumed.stdout) == len(cases) - stored  # only the cases without a stored reply are asked
     assert sorted(set(calls(plugin))) == sorted(c.id for c in cases)
     assert len(calls(plugin)) == len(before) + len(cases) - stored
+
+
+def test_verify_keeps_the_stored_replies_and_forbids_calls():
+    import yaml
+
+    from assay.release.verify import REPLAY_KEPT, _env
+
+    assert _env()[REPLAY_ENV] == "only"  # every stage verify runs replays; none calls a system
+    outs = yaml.safe_load((ROOT / "dvc.yaml").read_text(encoding="utf-8"))["stages"]["evaluate"]["do"]["outs"]
+    declared = [next(iter(o)) for o in outs if isinstance(o, dict) and next(iter(o)).startswith(REPLAY_KEPT[0] + "/")]
+    assert declared == ["data/derived/replies/${key}.jsonl"]
+    assert outs[1] == {"data/derived/replies/${key}.jsonl": {"cache": False, "persist": True}}
