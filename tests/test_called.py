@@ -52,6 +52,13 @@ def leaves(request):
 def surrogate(request):
     return {"answer": "bad \\ud800", "citations": [], "abstained": False}
 
+def hangs(request):
+    answer(request)
+    if request.case_id == "t2":
+        import threading
+        threading.Event().wait()  # never returns
+    return answer(request)
+
 def flaky(request):
     if request.case_id == "t2":
         raise ConnectionError("backend down")
@@ -194,3 +201,13 @@ def test_verify_keeps_the_stored_replies_and_forbids_calls():
     declared = [next(iter(o)) for o in outs if isinstance(o, dict) and next(iter(o)).startswith(REPLAY_KEPT[0] + "/")]
     assert declared == ["data/derived/replies/${key}.jsonl"]
     assert outs[1] == {"data/derived/replies/${key}.jsonl": {"cache": False, "persist": True}}
+
+
+def test_a_function_that_never_returns_stops_the_run_naming_the_case(plugin, corpus, cases):
+    version = VersionParams(system="callable", callable="team_rag:hangs", timeout_s=0.3)
+    with pytest.raises(PluginError) as error:
+        run_version("mine", version, cases, corpus, 3)
+    assert str(error.value).startswith(
+        "rag.versions.mine.callable: team_rag:hangs failed on 1 of 6 case(s) ('t2'); max_failed_share 0 allows 0. "
+        "First, case 't2': did not return within timeout_s=0.3 s")
+    assert calls(plugin)[:3] == ["t1", "t1", "t2"] and "t3" not in calls(plugin)  # stopped at once, not after t6

@@ -166,6 +166,7 @@ class CalledSystem:
         pending = [i for i in range(len(cases)) if i not in outputs]
         if pending and replay and store is not None:
             raise store.missing([cases[i].id for i in pending])
+        failed: list[SystemOutput] = [o for o in outputs.values() if o.error]
         with progress(len(pending), self.param) as bar:
             def done(j: int, outcome: Outcome) -> None:
                 i = pending[j]
@@ -174,6 +175,10 @@ class CalledSystem:
                     store.keep(output_row(keys[i], out), fresh=True)
                 outputs[i] = out
                 bar.update()
+                if out.error:
+                    failed.append(out)
+                    if len(failed) > self._allowed(len(cases)):  # stop now: the run cannot pass any more
+                        self._check_failures(failed, len(cases))
 
             call_all(self.target(), [requests[i] for i in pending], self.policy, done, self.opened)
         result = [outputs[i] for i in range(len(cases))]
@@ -188,23 +193,31 @@ class CalledSystem:
         tries = f" ({outcome.attempts} attempts)" if outcome.attempts > 1 else ""
         return SystemOutput(case_id, "", None, None, error=f"{outcome.error}{tries}")
 
-    def _check_failures(self, outputs: list[SystemOutput]) -> None:
+    def _allowed(self, total: int) -> int:
+        """How many of ``total`` cases may fail (``max_failed_share``, rounded down)."""
+        return math.floor(self.max_failed_share * total + 1e-9)
+
+    def _check_failures(self, outputs: list[SystemOutput], total: int | None = None) -> None:
+        """Raise when more cases failed than allowed (``outputs`` may be the cases settled so far, of
+        ``total``: a run stops as soon as it cannot pass); else warn once about the failed cases."""
+        total = len(outputs) if total is None else total
         failed = [o for o in outputs if o.error]
         if not failed:
             return
-        allowed = math.floor(self.max_failed_share * len(outputs) + 1e-9)
+        allowed = self._allowed(total)
         first = failed[0]
         named = ", ".join(repr(o.case_id) for o in failed[:MAX_NAMED]) + (
             f" and {len(failed) - MAX_NAMED} more" if len(failed) > MAX_NAMED else "")
         if len(failed) > allowed:
             raise PluginError(
-                f"{self.param}: {self.label} failed on {len(failed)} of {len(outputs)} case(s) ({named}); "
+                f"{self.param}: {self.label} failed on {len(failed)} of {total} case(s) ({named}); "
                 f"max_failed_share {self.max_failed_share:g} allows {allowed}. First, case {first.case_id!r}: "
                 f"{first.error}\n(fix: handle the question in your system or return an abstaining reply; to score "
                 f"failures as failed replies instead, raise {self.param.rsplit('.', 1)[0]}.max_failed_share)")
-        print(f"{self.param}: {self.label} failed on {len(failed)} of {len(outputs)} case(s) ({named}), scored as "
-              f"failed replies (max_failed_share {self.max_failed_share:g}); see the replies file for each error",
-              file=sys.stderr)
+        if total == len(outputs):
+            print(f"{self.param}: {self.label} failed on {len(failed)} of {total} case(s) ({named}), scored as "
+                  f"failed replies (max_failed_share {self.max_failed_share:g}); see the replies file for each error",
+                  file=sys.stderr)
 
 
 def retry_classes(specs: Sequence[str], param: str) -> tuple[type[Exception], ...]:

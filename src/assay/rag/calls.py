@@ -268,10 +268,11 @@ class _ThreadRun:
         while finished < len(self.requests):
             now = time.monotonic()
             for index in self._overdue(now):
-                self._start()  # the late thread is left behind: a fresh one keeps the concurrency
                 finished += 1
                 done(index, Outcome(None, f"did not return within timeout_s={self.policy.timeout_s:g} s (its thread "
                                           "is left running; fix: make the function return sooner or raise timeout_s)", 1))
+                self._start()  # the late thread is left behind: a fresh one keeps the concurrency (after done:
+                # when done stops the run, no further case is started)
             with self.lock:
                 first = min((at for at, _ in self.running.values()), default=None)
             wait = POLL_S if first is None else max(0.0, min(POLL_S, first + self.policy.timeout_s - now))
