@@ -261,9 +261,20 @@ class _ThreadRun:
         return [index for _, index in late]
 
     def run(self, done: Callable[[int, Outcome], None]) -> None:
-        """Call every request; ``done`` in this thread for each outcome (a timeout included)."""
+        """Call every request; ``done`` in this thread for each outcome (a timeout included).
+
+        When ``done`` raises, the requests not yet taken are dropped, so no worker starts another.
+        """
         for _ in range(min(self.policy.concurrency, len(self.requests))):
             self._start()
+        try:
+            self._watch(done)
+        finally:
+            with contextlib.suppress(queue.Empty):
+                while True:
+                    self.todo.get_nowait()
+
+    def _watch(self, done: Callable[[int, Outcome], None]) -> None:
         finished = 0
         while finished < len(self.requests):
             now = time.monotonic()
