@@ -3,7 +3,9 @@
 Usage: ``python stages/evaluate.py VERSION`` from the repository root. Reads params ``rag``,
 ``inputs.cases``, ``inputs.corpus``, ``inputs.tools`` (the tool catalogue, when set), the split table
 and the version's ``source`` (hashed into the provenance; see :class:`assay.rag.runner.VersionParams`);
-writes ``data/derived/runs/VERSION.parquet`` (one row per case, sorted by id), ``metrics/rag/VERSION.json`` (dev and holdout figures) and
+writes ``data/derived/runs/VERSION.parquet`` (one row per case, sorted by id), ``metrics/rag/VERSION.json`` (dev and holdout figures),
+``data/derived/replies/VERSION.jsonl`` (the replies of a system assay calls, replayed by the next run and by
+``assay verify``; empty for the reference system and an answers file; see :mod:`assay.rag.reply_store`) and
 ``reports/provenance/evaluate_VERSION.json``.
 """
 
@@ -15,7 +17,7 @@ import sys
 
 def main(version: str) -> None:
     from assay.artifacts.provenance import provenance
-    from assay.artifacts.registry import RAG, RUN_TABLE, SPLIT_TABLE, write_record
+    from assay.artifacts.registry import RAG, RUN_TABLE, SPLIT_TABLE, SYSTEM_REPLIES, write_record
     from assay.core.io import sha256_file, sha256_path, sha256_tree, write_parquet
     from assay.core.params import load_section
     from assay.core.paths import input_paths
@@ -24,6 +26,7 @@ def main(version: str) -> None:
     from assay.data.split import read_split
     from assay.data.tools import CATALOGUE_PATH, load_catalogue
     from assay.rag.metrics import version_metrics
+    from assay.rag.reply_store import CACHE_PATH, ReplyStore, replay_only, system_sha
     from assay.rag.runner import RagParams, check_source, results_table, run_version
 
     params = load_section("rag", RagParams)
@@ -33,13 +36,23 @@ def main(version: str) -> None:
     corpus = load_corpus(paths.corpus)
     tools = None if paths.tools is None else load_catalogue(paths.tools)
     cases = load_cases(paths.cases, corpus, tools, str(paths.tools or CATALOGUE_PATH), check_tools=True)
-    results = run_version(version, settings, cases, corpus, params.k, tools)
-    table = results_table(results)
     inputs = {"cases": dataset_hash(cases), "cases_file": sha256_file(paths.cases), "corpus": sha256_tree(paths.corpus),
               "split": sha256_file(SPLIT_TABLE.path()), **({} if paths.tools is None else {"tools": sha256_file(paths.tools)})}
     inputs["source"] = sha256_path(settings.source)  # a DVC dep of this version too (dvc.yaml ${item.source})
-    prov = provenance(settings={"version": version, "k": params.k, "interval": params.interval, **settings.settings()},
-                      **inputs)
+    recorded = {"version": version, "k": params.k, "interval": params.interval, **settings.identity()}
+    if settings.called:
+        identity = system_sha({**settings.identity(), **{key: inputs.get(key) for key in ("source", "corpus", "tools")}})
+        recorded["system_sha"] = identity
+        with ReplyStore(version, cache_path=None if replay_only() else CACHE_PATH) as store:
+            results = run_version(version, settings, cases, corpus, params.k, tools, store, identity)
+            store.write()
+        print(f"evaluate@{version}: {store.asked} case(s) asked, {len(cases) - store.asked} answered from stored "
+              "replies", file=sys.stderr)
+    else:
+        results = run_version(version, settings, cases, corpus, params.k, tools)
+        SYSTEM_REPLIES.write([], version=version)
+    table = results_table(results)
+    prov = provenance(settings=recorded, **inputs)
     write_parquet(RUN_TABLE.path(version=version), table,
                   {"assay_version": prov.assay_version, "inputs": prov.inputs, **prov.settings})
     write_record(RAG, version_metrics(table.to_pylist(), read_split(SPLIT_TABLE.path()), params.interval), prov, version=version)

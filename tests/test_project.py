@@ -25,7 +25,7 @@ def test_a_minimal_core_judge_project_holds_exactly_its_parts(tmp_path):
     assert params["parts"] == ["core", "judge"]
     assert set(params) == {"parts", "inputs", "plan", "split", "leakage", "agreement", "judge", "rag", "compare", "gate"}
     assert params["rag"]["versions"]["mine"] == {"system": "callable", "callable": "systems.my_rag:answer",
-                                                 "source": "systems/my_rag.py"}
+                                                 "source": "systems/my_rag.py", "settings": {"min_overlap": 1}}
     assert (root / "requirements.txt").read_text(encoding="utf-8").splitlines()[-1] == "assay-eval==" + pinned_version(root)
     assert "review_agreement" not in (root / "data/plan.yaml").read_text(encoding="utf-8")  # no queue part
     assert "#@" not in (root / "data/plan.yaml").read_text(encoding="utf-8")

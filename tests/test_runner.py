@@ -237,7 +237,8 @@ def test_version_params_validation(tmp_path):
         "(fix: make the row consistent as described)",
         f"{p}: field 'rag.versions.v2.chunking': 'token' is not one of paragraph, sentence (fix: use one of paragraph, sentence)",
         f"{p}: field 'rag.versions.v3.min_scor': unknown field; did you mean 'min_score'? (fix: rename it to 'min_score' "
-        "(known: system, chunking, min_score, min_margin, tool_permissions, answers, callable, source))",
+        "(known: system, chunking, min_score, min_margin, tool_permissions, answers, callable, url, shape, model, "
+        "api_key_env, settings, concurrency, timeout_s, retries, retry_on, max_failed_share, source))",
         f"{p}: field 'rag.versions.v4': min_score: only used by system reference, not callable "
         "(fix: make the row consistent as described)",
     ])
@@ -270,7 +271,7 @@ def test_answers_file_version_end_to_end(tmp_path, cases, corpus, monkeypatch):
                                                    "t6": False}
     assert (r["t2"].answer_correct, r["t2"].citation_support, r["t2"].recall_at_k) == (True, False, 0.0)
     assert (r["t3"].format_ok, r["t3"].recall_at_k, r["t3"].citation_support) == (False, 1.0, None)
-    assert r["t1"].latency_ms == 900.0 and version.settings() == {"system": "answers_file", "answers": str(path)}
+    assert r["t1"].latency_ms == 900.0 and version.identity() == {"system": "answers_file", "answers": str(path)}
 
 
 def test_every_version_names_its_source_with_a_suggestion(tmp_path):

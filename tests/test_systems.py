@@ -12,15 +12,9 @@ from assay.data.corpus import load_corpus
 from assay.data.cases import CaseRecord, load_cases
 from assay.core.errors import InputError
 from assay.rag.retrieval import Hit
-from assay.rag.systems import (
-    AnswersFileSystem,
-    CallableSystem,
-    CopyTopChunkModel,
-    PluginError,
-    ReferenceSystem,
-    SystemRequest,
-    load_callable,
-)
+from assay.core.plugins import PluginError, load_callable
+from assay.rag.called import CallableSystem
+from assay.rag.systems import AnswersFileSystem, CopyTopChunkModel, ReferenceSystem, SystemRequest
 
 TINY = Path(__file__).parent / "fixtures" / "tiny_corpus"
 
@@ -178,8 +172,14 @@ def test_callable_load_errors(plugin_dir, spec, message):
 def test_callable_runtime_errors(plugin_dir, corpus, cases):
     with pytest.raises(PluginError) as error:
         CallableSystem("myrag_plugin:broken", corpus, param="p").run(cases[:1], k=3)
-    assert str(error.value) == ("p: myrag_plugin:broken raised KeyError on case 't1': 't1' (fix: handle the question "
-                                "in your function or return an abstaining reply)")
+    message = str(error.value)
+    assert message.startswith("p: myrag_plugin:broken failed on 1 of 1 case(s) ('t1'); max_failed_share 0 allows 0. "
+                              "First, case 't1': raised KeyError: 't1'\nTraceback (most recent call last):\n")
+    # the team's own frame is shown, assay's are not
+    assert 'myrag_plugin.py", line 8, in broken\n    raise KeyError(request.case_id)\nKeyError: \'t1\'' in message
+    assert "assay/rag" not in message and message.endswith(
+        "(fix: handle the question in your system or return an abstaining reply; to score failures as failed "
+        "replies instead, raise p.max_failed_share)")
     with pytest.raises(PluginError) as error:
         CallableSystem("myrag_plugin:number", corpus, param="p").run(cases[:1], k=3)
     assert str(error.value) == ("p: myrag_plugin:number on case 't1' returned int (fix: return a dict with answer, "

@@ -13,7 +13,9 @@ from assay.data.cases import CaseRecord
 from assay.data.corpus import load_corpus
 from assay.data.tools import ToolCatalogue, load_catalogue
 from assay.rag.routing import route
-from assay.rag.systems import AnswersFileSystem, CallableSystem, PluginError, ReferenceSystem
+from assay.core.plugins import PluginError
+from assay.rag.called import CallableSystem
+from assay.rag.systems import AnswersFileSystem, ReferenceSystem
 from assay.rag.tool_calls import ToolCall, calls_text, parse_tool_calls, score_tools
 
 from conftest import ROOT

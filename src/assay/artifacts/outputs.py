@@ -14,7 +14,7 @@ from assay.artifacts.files import CsvFile, Folder, JsonFile, JsonlFile, TableFil
 from assay.artifacts.reports import (CompareReport, GateReport, JudgeIdentityFile, LeakageReport, RetrievalProvenance,
                                      RetrievalRuntime, StudyRecord)
 from assay.artifacts.rows import (ChatExample, DimensionRow, DisagreementRow, LedgerRow, PreferenceExample,
-                                  StoredReply)
+                                  StoredReply, SystemReplyRow)
 
 # plan, validate, split, leakage
 PLAN_PAGE = TextFile("reports/plan.md", "plan")
@@ -52,6 +52,9 @@ JUDGE_COMPARE_REPLY_FILE = JsonlFile("data/derived/judge_compare/{prompt}.jsonl"
 # evaluate, compare, gate
 #: one row per case, sorted by id (schema: :func:`assay.rag.runner.results_table`)
 RUN_TABLE = TableFile("data/derived/runs/{version}.parquet", "evaluate@{version}")
+#: the replies of a system assay calls (callable, http), replayed by later runs and by verify; empty for
+#: the reference system and an answers file, whose replies are computed or read, never asked
+SYSTEM_REPLIES = JsonlFile("data/derived/replies/{version}.jsonl", SystemReplyRow, "evaluate@{version}")
 #: the folder of every version's run table (hashed by the gate's input check)
 RUN_TABLES = Folder("data/derived/runs", "evaluate", dvc=False)
 COMPARE_REPORT = JsonFile("reports/compare.json", CompareReport, "compare")

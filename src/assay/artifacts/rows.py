@@ -75,6 +75,24 @@ class StoredReply(SparseRow):
         return data
 
 
+class SystemReplyRow(Row):
+    """data/derived/replies/<version>.jsonl: one stored reply of a system assay calls (see :mod:`assay.rag.reply_store`).
+
+    ``status`` ``failed`` rows keep the error (``reply`` is then empty and the case is scored as a
+    failed reply); ``tool_calls`` is in the OpenAI function-calling shape.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    key: str = Field(min_length=64, max_length=64)
+    case_id: str = Field(min_length=1)
+    status: Literal["ok", "failed"]
+    reply: str
+    retrieved: list[str] | None = None
+    latency_ms: float | None = None
+    tool_calls: list[dict[str, Any]] | None = None
+    error: str | None = None
+
+
 class Turn(SparseRow):
     """One chat turn; the answer's turn of an SFT/DPO example also carries the rejected answer."""
 

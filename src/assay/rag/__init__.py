@@ -1,7 +1,9 @@
-"""Running RAG versions and comparing them: chunking and retrieval, the systems (reference and
-plug-ins), the per-case runner with its metric families, and the paired comparison of two runs.
+"""Running RAG versions and comparing them: chunking and retrieval, the systems (reference, answers
+file, and the called ones: a callable or a service behind HTTP, run concurrently with stored
+replies), the per-case runner with its metric families, and the paired comparison of two runs.
 
-May import: ``assay.core``, ``assay.stats``, ``assay.artifacts``, ``assay.data``.
+May import: ``assay.core``, ``assay.stats``, ``assay.artifacts``, ``assay.data``, ``assay.judge``
+(its HTTP transport and response cache).
 """
 
 from assay.core.lazy import lazy_exports
@@ -9,6 +11,7 @@ from assay.core.lazy import lazy_exports
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "assay.rag.runner": ["RagParams", "run_version"],
     "assay.rag.systems": ["SystemRequest"],
+    "assay.rag.calls": ["Retryable"],
     "assay.rag.metrics": ["version_metrics"],
     "assay.rag.compare": ["CompareParams", "compare_runs", "read_run"],
 })

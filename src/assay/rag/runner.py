@@ -33,9 +33,10 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError, model_validator
+from pydantic import (BaseModel, ConfigDict, Field, JsonValue, StrictBool, StrictStr, ValidationError, field_validator,
+                      model_validator)
 
 from assay.data.corpus import Document
 from assay.data.cases import CaseRecord
@@ -45,7 +46,10 @@ from assay.core.errors import InputError, Problem
 from assay.stats.proportion import IntervalMethod
 from assay.core.plugins import load_callable
 from assay.data.tools import ToolCatalogue
-from assay.rag.systems import AnswersFileSystem, CallableSystem, ReferenceSystem, SystemOutput
+from assay.rag.called import CalledSystem, CallableSystem, retry_classes
+from assay.rag.calls import CallPolicy
+from assay.rag.reply_store import ReplyStore
+from assay.rag.systems import AnswersFileSystem, ReferenceSystem, SystemOutput
 from assay.rag.tool_calls import calls_text, score_tools
 from assay.core.records import InputModel
 
@@ -56,15 +60,34 @@ if TYPE_CHECKING:
 REFERENCE_SOURCE = "src/assay/rag/systems.py"
 
 
+#: The fields only the called systems (``callable``, ``http``) take, with what they do.
+CALLED_FIELDS = ("settings", "concurrency", "timeout_s", "retries", "retry_on", "max_failed_share")
+#: The fields only ``system: http`` takes.
+HTTP_FIELDS = ("url", "shape", "model", "api_key_env")
+REFERENCE_FIELDS = ("chunking", "min_score", "min_margin", "tool_permissions")
+
+
 class VersionParams(InputModel):
     """One RAG version in ``params.yaml`` (``rag.versions.<name>``).
 
     ``chunking``, ``min_score``, ``min_margin`` and ``tool_permissions`` (``check``: do not call a
     tool the user may not have called; ``ignore``: call it anyway) configure the reference system
     (and are refused for the others); ``answers`` (a JSONL path, see :class:`assay.rag.systems.AnswerRow`) goes with
-    ``system: answers_file`` and ``callable`` (``"module:function"``, see
-    :class:`assay.rag.systems.CallableSystem`) with ``system: callable``; each is required there and
-    refused elsewhere.
+    ``system: answers_file``, ``callable`` (``"module:function"``, see
+    :class:`assay.rag.systems.CallableSystem`) with ``system: callable`` and ``url`` (see
+    :mod:`assay.rag.http_system`) with ``system: http``; each is required there and refused elsewhere.
+
+    The called systems (``callable`` and ``http``) also take (see docs/plug-in.md):
+
+    * ``settings``: a free-form mapping of JSON values handed to the system with every case
+      (``request.settings``; the HTTP body's ``settings``) and hashed into the reply keys and the
+      provenance, so ``dvc exp run -S rag.versions.NAME.settings.KEY=VALUE`` re-runs that version.
+    * ``concurrency`` (cases in flight at once, default 1), ``timeout_s`` (seconds one attempt at
+      a case may take; default :data:`DEFAULT_TIMEOUT_S`), ``retries`` (extra attempts after a
+      retryable failure, default 2), ``retry_on`` (``callable`` only: exception classes, as
+      ``"module:Class"``, that are retried besides :class:`assay.rag.calls.Retryable`) and
+      ``max_failed_share`` (the share of cases that may fail and be scored as failed replies;
+      default 0: one failure stops the stage).
 
     ``source`` is the file or folder this version's answers come from, a DVC dependency of
     ``evaluate@<name>`` (dvc.yaml lists ``${item.source}``), so editing it re-runs that version:
@@ -75,25 +98,55 @@ class VersionParams(InputModel):
     """
 
     model_config = ConfigDict(extra="forbid")
-    system: Literal["reference", "answers_file", "callable"] = "reference"
+    system: Literal["reference", "answers_file", "callable", "http"] = "reference"
     chunking: Literal["paragraph", "sentence"] = "paragraph"
     min_score: float = Field(default=0.0, ge=0.0, le=1.0)
     min_margin: float = Field(default=0.0, ge=0.0, le=1.0)
     tool_permissions: Literal["check", "ignore"] = "check"
     answers: ProjectPath | None = None
     callable: str | None = None
+    url: str | None = Field(default=None, pattern=r"^https?://")
+    shape: Literal["assay", "openai"] = "assay"
+    model: str | None = None
+    api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    settings: dict[str, JsonValue] = {}
+    concurrency: int = Field(default=1, ge=1, le=1024)
+    timeout_s: float | None = Field(default=None, gt=0, le=86400)
+    retries: int = Field(default=2, ge=0, le=20)
+    retry_on: list[str] = []
+    max_failed_share: float = Field(default=0.0, ge=0.0, le=1.0)
     source: ProjectPath | None = None
+
+    @field_validator("settings")
+    @classmethod
+    def _json_settings(cls, value: dict[str, Any]) -> dict[str, Any]:
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"settings must hold JSON values (strings, finite numbers, booleans, null, lists "
+                             f"and mappings): {error}") from None
+        return value
 
     @model_validator(mode="after")
     def _plugin_fields(self) -> VersionParams:
-        for key, system in (("answers", "answers_file"), ("callable", "callable")):
+        for key, system in (("answers", "answers_file"), ("callable", "callable"), ("url", "http")):
             given = getattr(self, key) is not None
             if given != (self.system == system):
                 raise ValueError(f"'{key}' is required with system {system} and only used there")
-        ignored = sorted(self.model_fields_set & {"chunking", "min_score", "min_margin", "tool_permissions"})
-        if ignored and self.system != "reference":
-            raise ValueError(f"{', '.join(ignored)}: only used by system reference, not {self.system}")
+        only = {"reference": REFERENCE_FIELDS, "callable or http": CALLED_FIELDS,
+                "http": (*HTTP_FIELDS[1:],), "callable": ("retry_on",)}
+        for systems, fields in only.items():
+            ignored = sorted(self.model_fields_set & set(fields))
+            if ignored and self.system not in systems.split(" or "):
+                raise ValueError(f"{', '.join(ignored)}: only used by system {systems}, not {self.system}")
+        if self.shape == "openai" and self.model is None:
+            raise ValueError("shape openai needs 'model' (the model name the endpoint serves)")
         return self
+
+    @property
+    def called(self) -> bool:
+        """Whether assay calls this system case by case (``callable`` or ``http``): its replies are stored."""
+        return self.system in ("callable", "http")
 
     def suggested_source(self) -> str:
         """What ``source`` should usually be: the answers file, the callable's module file, or the reference system's module.
@@ -105,13 +158,26 @@ class VersionParams(InputModel):
             return str(self.answers)
         if self.system == "callable":
             return str(self.callable).partition(":")[0].replace(".", "/") + ".py"
+        if self.system == "http":
+            return "params.yaml"
         return REFERENCE_SOURCE
 
-    def settings(self) -> dict:
-        """The fields that matter for this system (what the metrics file records)."""
-        keys = {"reference": ("chunking", "min_score", "min_margin", "tool_permissions"), "answers_file": ("answers",),
-                "callable": ("callable",)}[self.system]
-        return {"system": self.system, **{key: getattr(self, key) for key in keys}}
+    def identity(self) -> dict:
+        """The fields that decide this system's answers (what the metrics file and provenance record).
+
+        Concurrency, time limits and retries are left out: they change how a system is called, not
+        what it answers. ``settings`` appears only when given, so a version without it records
+        what it did before settings existed.
+
+        >>> VersionParams(system="callable", callable="m:f", settings={"top_k": 5}).identity()
+        {'system': 'callable', 'callable': 'm:f', 'settings': {'top_k': 5}}
+        """
+        keys = {"reference": REFERENCE_FIELDS, "answers_file": ("answers",),
+                "callable": ("callable",), "http": ("url", "shape", "model")}[self.system]
+        out = {"system": self.system, **{key: getattr(self, key) for key in keys}}
+        if self.settings:
+            out["settings"] = self.settings
+        return out
 
 
 class RagParams(InputModel):
@@ -245,15 +311,29 @@ def score_case(case: CaseRecord, output: SystemOutput, corpus: Mapping[str, Docu
         **asdict(score_tools(case, output.tool_calls, tools)))
 
 
+#: Seconds one attempt at a case may take when a called version sets no ``timeout_s``.
+DEFAULT_TIMEOUT_S = 60.0
+
+
 def build_system(name: str, version: VersionParams, corpus: Mapping[str, Document],
-                 tools: ToolCatalogue | None = None) -> ReferenceSystem | AnswersFileSystem | CallableSystem:
-    """The system a version names (reference, answers file or callable); ``tools`` is the catalogue it is given."""
+                 tools: ToolCatalogue | None = None) -> ReferenceSystem | AnswersFileSystem | CalledSystem:
+    """The system a version names (reference, answers file, callable or http); ``tools`` is the catalogue it is given."""
     if version.system == "answers_file":
         assert version.answers is not None  # VersionParams' validator requires it with this system
         return AnswersFileSystem(version.answers)
+    policy = CallPolicy(concurrency=version.concurrency, timeout_s=version.timeout_s or DEFAULT_TIMEOUT_S,
+                        retries=version.retries, retry_on=retry_classes(version.retry_on, f"rag.versions.{name}"))
     if version.system == "callable":
         assert version.callable is not None  # VersionParams' validator requires it with this system
-        return CallableSystem(version.callable, corpus, param=f"rag.versions.{name}.callable", tools=tools)
+        return CallableSystem(version.callable, corpus, param=f"rag.versions.{name}.callable", tools=tools,
+                              settings=version.settings, policy=policy, max_failed_share=version.max_failed_share)
+    if version.system == "http":
+        from assay.rag.http_system import HttpSystem
+
+        assert version.url is not None  # VersionParams' validator requires it with this system
+        return HttpSystem(version.url, corpus, param=f"rag.versions.{name}.url", tools=tools, shape=version.shape,
+                          model=version.model, api_key_env=version.api_key_env, settings=version.settings,
+                          policy=policy, max_failed_share=version.max_failed_share)
     return ReferenceSystem(corpus, version.chunking, version.min_score, version.min_margin, tools,
                            check_permissions=version.tool_permissions == "check")
 
@@ -304,15 +384,21 @@ def _module_file(spec: str, param: str) -> Path | None:
 
 
 def run_version(name: str, version: VersionParams, cases: Sequence[CaseRecord],
-                corpus: Mapping[str, Document], k: int, tools: ToolCatalogue | None = None) -> list[CaseResult]:
+                corpus: Mapping[str, Document], k: int, tools: ToolCatalogue | None = None,
+                store: ReplyStore | None = None, identity_sha: str = "") -> list[CaseResult]:
     """Run a version over the cases and score each; results sorted by case id.
 
-    Deterministic for the reference system and the answers file: same inputs, same results.
+    Deterministic for the reference system and the answers file: same inputs, same results. A
+    called system (``callable``, ``http``) answers from ``store`` where it holds the case's key
+    (see :mod:`assay.rag.reply_store`; ``identity_sha`` is part of every key) and stores each new
+    reply there; without a store every case is called.
     """
     system = build_system(name, version, corpus, tools)
     ordered = sorted(cases, key=lambda c: c.id)
     texts: dict[str, str] = {}
-    return [score_case(c, o, corpus, k, texts, tools) for c, o in zip(ordered, system.run(ordered, k), strict=True)]
+    outputs = (system.run(ordered, k, store, identity_sha) if isinstance(system, CalledSystem)
+               else system.run(ordered, k))
+    return [score_case(c, o, corpus, k, texts, tools) for c, o in zip(ordered, outputs, strict=True)]
 
 
 def _schema() -> pa.Schema:

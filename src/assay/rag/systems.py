@@ -8,7 +8,9 @@ strictly against the reply contract), the retrieved document ids in rank order, 
   copies the top chunk, cites its document and never abstains by itself, so only the guards can
   pass an unanswerable case.
 * :class:`AnswersFileSystem`: replies your system already produced, one JSONL row per case.
-* :class:`CallableSystem`: a Python function named ``"module:function"``, called once per case.
+* :class:`~assay.rag.called.CallableSystem`: a Python function named ``"module:function"``, and
+  :class:`~assay.rag.http_system.HttpSystem`: a service behind HTTP, both called case by case with
+  concurrency, a time limit, retries and stored replies (:mod:`assay.rag.called`).
 
 Reply contract (what a reply text must parse to)::
 
@@ -27,10 +29,10 @@ inverted index would score). It ranks questions by work done; it is not a measur
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic_core import PydanticCustomError
@@ -40,7 +42,6 @@ from assay.data.cases import CaseRecord
 from assay.core.errors import InputError, Problem
 from assay.core.io import read_jsonl
 from assay.core.records import validate_rows
-from assay.core.plugins import PluginError, load_callable
 from assay.data.tools import Tool, ToolCatalogue
 from assay.rag.retrieval import Chunking, Hit, LexicalIndex, chunk_corpus
 from assay.rag.routing import route
@@ -65,7 +66,8 @@ class SystemOutput:
     undefined, not 0). ``latency_ms`` is ``None`` when unknown. ``top_score``, ``margin`` and
     ``guard`` (``"no_hits"``, ``"min_score"``, ``"min_margin"`` or ``None``) explain the reference
     system's abstentions and are ``None`` for plug-ins. ``tool_calls`` are the calls the system
-    made (none when it reports none).
+    made (none when it reports none). ``error`` says why a called system gave no reply for the
+    case (``reply`` is then empty and the case is scored as a failed reply).
     """
 
     case_id: str
@@ -76,6 +78,7 @@ class SystemOutput:
     margin: float | None = None
     guard: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
+    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,8 @@ class SystemRequest:
         tools: the tool catalogue's tools (empty when the project has none); ``openai_tools()``
             gives them in the shape an OpenAI-compatible API takes as ``tools``.
         permissions: what the user asking may have done on their behalf (the case's ``permissions``).
+        settings: the version's ``settings`` from params.yaml (``rag.versions.<name>.settings``),
+            a mapping of JSON values; empty when the version sets none.
     """
 
     case_id: str
@@ -100,6 +105,16 @@ class SystemRequest:
     corpus: Mapping[str, Document] = field(repr=False)
     tools: tuple[Tool, ...] = field(default=(), repr=False)
     permissions: tuple[str, ...] = ()
+    settings: Mapping[str, Any] = field(default_factory=dict)
+
+    def shown(self) -> dict[str, Any]:
+        """What the system is shown for this case besides the corpus, tools and settings (part of the reply key).
+
+        >>> SystemRequest("c1", "q?", "en", 3, {}).shown()
+        {'case_id': 'c1', 'question': 'q?', 'lang': 'en', 'k': 3, 'permissions': []}
+        """
+        return {"case_id": self.case_id, "question": self.question, "lang": self.lang, "k": self.k,
+                "permissions": list(self.permissions)}
 
     def openai_tools(self) -> list[dict]:
         """The tools in the OpenAI function-calling ``tools`` shape (see :meth:`assay.data.tools.Tool.openai`)."""
@@ -252,66 +267,3 @@ class AnswersFileSystem:
         rows = [self.rows[c.id][1] for c in cases]
         return [SystemOutput(c.id, r.reply(), tuple(r.retrieved), r.latency_ms, tool_calls=r.calls())
                 for c, r in zip(cases, rows, strict=True)]
-
-
-class CallableSystem:
-    """A user function ``fn(request: SystemRequest) -> dict | str`` called once per case.
-
-    Return either the reply text (``str``; retrieval and latency then unknown), or a dict with the
-    reply contract's keys plus two optional keys lifted out before the contract check:
-    ``"retrieved"`` (list of document ids, rank order), ``"latency_ms"`` (number) and
-    ``"tool_calls"`` (the calls made, OpenAI function-calling shape). Extra keys
-    stay in the reply and fail the contract (``format_ok`` false), as an extra key from a model would.
-
-    Raises:
-        PluginError: on load (see :func:`load_callable`), when the function raises, or when it
-            returns another type or a malformed ``retrieved``/``latency_ms``; the message names the case.
-    """
-
-    def __init__(self, spec: str, corpus: Mapping[str, Document], param: str = "callable",
-                 tools: ToolCatalogue | None = None):
-        self.spec, self.param, self.corpus = spec, param, corpus
-        self.tools = () if tools is None else tuple(tools.tools)
-        self.fn = load_callable(spec, param)
-
-    def _output(self, case: CaseRecord, value: object) -> SystemOutput:
-        where = f"{self.param}: {self.spec} on case {case.id!r}"
-        if isinstance(value, str):
-            return SystemOutput(case.id, value, None, None)
-        if not isinstance(value, dict):
-            raise PluginError(f"{where} returned {type(value).__name__} (fix: return a dict with answer, "
-                              "citations, abstained, or the reply text as a str)")
-        reply = dict(value)
-        retrieved = reply.pop("retrieved", None)
-        latency = reply.pop("latency_ms", None)
-        try:
-            calls = parse_tool_calls(reply.pop("tool_calls", None))
-        except ValueError as error:
-            raise PluginError(f"{where}: {error} (fix: {FIX})") from None
-        if retrieved is not None and not (isinstance(retrieved, list) and all(isinstance(d, str) for d in retrieved)):
-            raise PluginError(f"{where}: 'retrieved' is {retrieved!r} (fix: a list of document ids in rank order)")
-        if latency is not None and (isinstance(latency, bool) or not isinstance(latency, (int, float))
-                                    or not math.isfinite(latency) or latency < 0):
-            raise PluginError(f"{where}: 'latency_ms' is {latency!r} (fix: a non-negative number or leave it out)")
-        try:
-            text = reply_text(reply)
-        except TypeError as error:
-            raise PluginError(f"{where}: reply is not JSON-serialisable ({error}) "
-                              "(fix: return str, list and bool values)") from None
-        return SystemOutput(case.id, text, None if retrieved is None else tuple(retrieved),
-                            None if latency is None else float(latency), tool_calls=calls)
-
-    def run(self, cases: Sequence[CaseRecord], k: int) -> list[SystemOutput]:
-        """Call the function for every case, in case order."""
-        out = []
-        for case in cases:
-            request = SystemRequest(case.id, case.question, case.lang, k, self.corpus, self.tools,
-                                    tuple(case.permissions))
-            try:
-                value = self.fn(request)
-            except Exception as error:
-                raise PluginError(f"{self.param}: {self.spec} raised {type(error).__name__} on case {case.id!r}: "
-                                  f"{error} (fix: handle the question in your function or return an abstaining "
-                                  "reply)") from error
-            out.append(self._output(case, value))
-        return out

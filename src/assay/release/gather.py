@@ -134,7 +134,7 @@ def gather(root: str | Path = ".") -> tuple[list[Check], Evidence]:
         plan = load_plan(base / input_paths(params_file).plan, ev.parts)  # checked whole: the gate never meets a metric no stage computes
         rag = load_section("rag", RagParams, params_file)
         if ev.versions.candidate in rag.versions:
-            ev.candidate_settings = rag.versions[ev.versions.candidate].settings()
+            ev.candidate_settings = rag.versions[ev.versions.candidate].identity()
     except AssayError as error:
         return [Check("inputs", "missing", f"params or plan unusable: {error}")], ev
     ev.plan_problems = plan_problems(plan)

@@ -17,12 +17,15 @@ they are *right*: a hand-edited metrics file followed by ``dvc commit -f`` looks
    under ``metrics/`` and ``reports/`` with its recomputed version
    (:mod:`assay.release.difference` says how a difference is named).
 
-No API, key or network is needed. With the fake judge the stages that ask it are recomputed like any
-other; with a real judge (``judge.kind`` other than ``fake``) the committed replies of every stage
-that asks it (``judge`` and ``judge_compare``, :func:`replayed_stages`) are taken as inputs, since
-they are what the judge said (calibrate, probe, sensitivity and ppi are recomputed from them).
-Outputs kept in the DVC cache (Parquet tables) are recomputed as inputs of later stages but not
-compared: git does not hold them.
+No API, key or network is needed, and no system under test is called: the replies of the systems
+assay calls (:data:`REPLAY_KEPT`, see :mod:`assay.rag.reply_store`) are kept in the scratch copy and
+the stages run with ``ASSAY_SYSTEM_REPLAY=only``, so a case without a stored reply fails the
+recomputation instead of calling the team's system. With the fake judge the stages that ask it are
+recomputed like any other; with a real judge (``judge.kind`` other than ``fake``) the committed
+replies of every stage that asks it (``judge`` and ``judge_compare``, :func:`replayed_stages`) are
+taken as inputs, since they are what the judge said (calibrate, probe, sensitivity and ppi are
+recomputed from them). Outputs kept in the DVC cache (Parquet tables) are recomputed as inputs of
+later stages but not compared: git does not hold them.
 """
 
 from __future__ import annotations
@@ -37,10 +40,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assay.artifacts.registry import SYSTEM_REPLIES
 from assay.core.errors import AssayError
 from assay.core.params import load_section
 from assay.judge.params import JudgeParams
 from assay.judge.replay import ASKING_STAGES
+from assay.rag.reply_store import REPLAY_ENV
 from assay.release.difference import first_difference
 from assay.release.ledger import LEDGER
 from assay.release.undeclared import undeclared_detail, undeclared_outputs
@@ -48,6 +53,8 @@ from assay.release.undeclared import undeclared_detail, undeclared_outputs
 COMPARED_FOLDERS = ("metrics", "reports")
 #: Outputs that are logs: kept in the scratch copy, not recomputed from nothing.
 APPEND_ONLY = (LEDGER,)
+#: Stored replies of the systems under test: kept in the scratch copy and replayed (never asked again).
+REPLAY_KEPT = (SYSTEM_REPLIES.relpath(version="x").rsplit("/", 1)[0],)
 TAIL_LINES = 25
 
 
@@ -98,6 +105,7 @@ def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["DVC_NO_ANALYTICS"] = "1"
+    env[REPLAY_ENV] = "only"  # the stages replay the systems' stored replies; none is called
     return env
 
 
@@ -335,7 +343,7 @@ def _verify(root: Path, scratch: Path, tracked: list[str], skip: dict[str, str])
     skipped_outs = [o for o in plan.git_outs if o not in plan.run_outs]
     stray = [t for t in tracked if _under(t, COMPARED_FOLDERS) and t not in plan.deps and not _under(t, skipped_outs)]
     for rel in plan.run_outs + stray:
-        if rel not in APPEND_ONLY:
+        if rel not in APPEND_ONLY and not _under(rel, REPLAY_KEPT):
             _remove(scratch / rel)
     _reproduce(scratch, plan.order)
 

@@ -3,12 +3,14 @@
 Replace the body of ``answer`` with a call to your own retriever and model. assay passes a request
 with ``question``, ``lang``, ``k`` and ``corpus`` (document id -> document with ``text``) and expects
 the reply contract back: ``answer`` (text), ``citations`` (document ids), ``abstained`` (bool), plus
-the optional ``retrieved`` (document ids, best first) for retrieval metrics.
+the optional ``retrieved`` (document ids, best first) for retrieval metrics. ``request.settings`` is
+``rag.versions.mine.settings`` from params.yaml (tune it with ``dvc exp run -S``).
 
 This stand-in ranks whole documents by the question words they contain and answers with the best
-document's first sentence that holds one of those words; with no word in common it abstains. Its
-words come from assay's tokeniser (``assay.data.tokens``), which reads any script: marks stay inside
-Hindi, Bangla and Arabic words, and Chinese, Japanese and Thai give character bigrams.
+document's first sentence that holds one of those words; it abstains when the best document shares
+fewer than ``settings["min_overlap"]`` (default 1) words with the question. Its words come from
+assay's tokeniser (``assay.data.tokens``), which reads any script: marks stay inside Hindi, Bangla
+and Arabic words, and Chinese, Japanese and Thai give character bigrams.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ def answer(request: SystemRequest) -> dict[str, object]:
         ranking.append((-len(found), doc_id))
     ranking.sort()
     retrieved = [doc_id for _, doc_id in ranking[: request.k]]
-    if not ranking or ranking[0][0] == 0:
+    if not ranking or -ranking[0][0] < max(1, int(request.settings.get("min_overlap", 1))):
         return {"answer": "", "citations": [], "abstained": True, "retrieved": retrieved}
     best = ranking[0][1]
     sentences = [s for s in SENTENCE_END.split(request.corpus[best].text.strip()) if s]
