@@ -26,6 +26,21 @@ LEVEL_HELP = "confidence level of the interval or test, in (0, 1) (default: 0.95
 POWER_HELP = "probability of detecting it, in (0, 1) (default: 0.8)"
 ROOT_HELP = "repository root holding metrics/ and params.yaml (default: the current directory)"
 JSON_HELP = "print the answer as JSON"
+#: The largest holdout ``power detectable --n`` takes: assay.stats.power.MAX_N, the largest size the library
+#: searches (written out, as importing it would load numpy at start-up; tests/test_cli_power.py checks they agree).
+MAX_N = 1_000_000
+#: The most simulated label sets per size ``power kappa`` runs (20,000 takes seconds; 10^8 would take days).
+MAX_REPS = 200_000
+
+
+def at_most(name: str, value: int | None, high: int) -> None:
+    """Refuse ``value`` above ``high`` (one line naming the option and the bound): a hostile
+    ``--n 100000000000`` or ``--reps 100000000`` ends at once instead of running for days.
+    A value below the low end is left to the library, which names its own bound."""
+    from assay.stats.power import PowerError
+
+    if value is not None and value > high:
+        raise PowerError(f"{name} {value:,} is above {high:,}, the most this command works with (fix: give at most {high:,})")
 
 
 def _common(p: argparse.ArgumentParser, power: bool = True) -> None:
@@ -68,7 +83,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                       description="The smallest paired change in pass rate (either direction) that a holdout of "
                                   "--n cases detects with the given power; --n and --discordance default to the "
                                   "holdout in metrics/compare.json.")
-    d.add_argument("--n", type=int, help="holdout cases (default: those compared in metrics/compare.json)")
+    d.add_argument("--n", type=int, help=f"holdout cases, 1 to {MAX_N:,} "
+                                                            "(default: those compared in metrics/compare.json)")
     _paired(d)
     d.set_defaults(func=run_detectable)
 
@@ -81,7 +97,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     k.add_argument("--min-kappa", type=float, help="the bar (default: judge.min_kappa in params.yaml)")
     k.add_argument("--pass-rate", type=float, required=True, help="the share of cases people pass, in (0, 1)")
     k.add_argument("--judge-pass-rate", type=float, help="the share the judge passes (default: the same as people's)")
-    k.add_argument("--reps", type=int, default=20_000, help="simulated label sets per size (default: 20000)")
+    k.add_argument("--reps", type=int, default=20_000,
+                   help=f"simulated label sets per size, 100 to {MAX_REPS:,} (default: 20000)")
     k.add_argument("--seed", type=int, default=0, help="the simulation's seed (default: 0)")
     _common(k)
     k.set_defaults(func=run_kappa)
@@ -92,7 +109,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                   "judge's quality (--tpr and --fpr, or --agreement, or --correlation) and the "
                                   "number of cases it judged; the human-only figure beside it.")
     q.add_argument("--width", type=float, required=True, help="the interval width wanted (high minus low), e.g. 0.1")
-    q.add_argument("--judged", type=int, required=True, help="cases the judge scored that nobody labels")
+    q.add_argument("--judged", type=int, required=True,
+                   help="cases the judge scored that nobody labels")
     q.add_argument("--pass-rate", type=float, required=True, help="the share of cases people pass (a guess is fine), in (0, 1)")
     q.add_argument("--tpr", type=float, help="share of the cases people pass that the judge passes (with --fpr)")
     q.add_argument("--fpr", type=float, help="share of the cases people fail that the judge passes (with --tpr)")
@@ -165,6 +183,7 @@ def run_detectable(args: argparse.Namespace) -> int:
     from assay.artifacts.registry import COMPARE
     from assay.stats.power import detectable_change
 
+    at_most("--n", args.n, MAX_N)
     discordance, source, compared = _discordance(args)
     n, n_source = args.n, "given"
     if n is None:
@@ -185,6 +204,7 @@ def run_kappa(args: argparse.Namespace) -> int:
     from assay.judge.params import JudgeParams
     from assay.stats.power import kappa_pairs
 
+    at_most("--reps", args.reps, MAX_REPS)
     min_kappa, source = args.min_kappa, "given"
     if min_kappa is None:
         min_kappa = load_section("judge", JudgeParams, Path(args.root) / "params.yaml").min_kappa
