@@ -374,5 +374,6 @@ def tool_problems(path: str, cases: Iterable[tuple[int, object]], catalogue: Too
 
 def _unknown(path: str, line: int, where: str, name: str, catalogue: ToolCatalogue, catalogue_path: str) -> Problem:
     close = suggest(name, catalogue.names)
-    return Problem(path, line, where, f"{shorten(name)!r} is not a tool in {catalogue_path}" + (f"; did you mean {close!r}?" if close else ""),
+    return Problem(path, line, where, f"{shorten(name)!r} is not a tool in {catalogue_path}"
+                   + (f"; did you mean {close!r}?" if close else ""),
                    f"use one of {', '.join(catalogue.names)}, or declare it in {catalogue_path}")

@@ -148,7 +148,8 @@ def _letter_scores(given: object, letter: str, rubric: Rubric) -> dict[str, int]
             raise ReviewInvalid(f"scores.{letter}.{name}", f"Give Answer {letter} a {name} score from {lo} to {hi}.")
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
             raise ReviewInvalid(f"scores.{letter}.{name}",
-                                f"Give Answer {letter} a {name} score from {lo} to {hi} as a whole number ({shown_value(value, 60)} is not one).")
+                                f"Give Answer {letter} a {name} score from {lo} to {hi} as a whole number "
+                                f"({shown_value(value, 60)} is not one).")
         clean[name] = value
     return clean
 
