@@ -33,7 +33,11 @@ The API key is read from the environment variable named by ``api_key_env`` at ea
 only in the ``Authorization`` header. It is never stored on the judge, and it never reaches a
 cache key, a cache row, a log line, a verdict reason, an error message, ``repr`` or ``identity``
 (every server text is scrubbed of it before it is kept, by :class:`assay.core.redaction.Redactor`: in any
-letter case, in base64, hex and URL encodings, spaced out, and any fragment of 8 or more characters).
+letter case, reversed, in ROT13, in base64 (of the key and of its reverse), hex and URL encodings, spaced
+out, and fragments of 6 (text forms) or 8 (encoded forms) characters). Only the parsed fields of a reply
+are kept, with the raw body's SHA-256 (:func:`kept_response`), and a reply whose ``model``, ``id`` or
+``system_fingerprint`` is no plain name or holds a piece of the key is refused as failed
+(:func:`identity_problem`), so the key never becomes the judge's identity in provenance or reports.
 """
 
 from __future__ import annotations
