@@ -204,3 +204,19 @@ def test_argparse_errors_exit_2(capsys):
         main(["power", "holdout", "--change", "abc"])
     assert info.value.code == 2 and "argument --change: invalid float value: 'abc'" in capsys.readouterr().err
 
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["detectable", "--n", "100000000000", "--discordance", "0.2"],
+     "--n 100,000,000,000 is above 1,000,000, the most this command works with (fix: give at most 1,000,000)"),
+    (["kappa", "--reps", "100000000", "--expected", "0.8", "--min-kappa", "0.6", "--prevalences", "0.45,0.45,0.1"],
+     "--reps 100,000,000 is above 200,000, the most this command works with (fix: give at most 200,000)"),
+])
+def test_hostile_sizes_are_refused_at_once(capsys, root, argv, message):
+    # both ran for minutes before (issue 31); MAX_N in the CLI is the library's, written out
+    from assay.cli.power import MAX_N as CLI_MAX_N
+    from assay.stats.power import MAX_N
+
+    assert CLI_MAX_N == MAX_N
+    code, out, err = run(capsys, *argv, "--root", str(root))
+    assert (code, out, err) == (2, "", f"assay power: {message}\n")

@@ -181,3 +181,31 @@ def test_the_case_reference_is_in_the_blind_item_when_the_source_has_one(tmp_pat
         {"id": "kb-refunds", "title": "Refunds", "text": "Cancel within 14 days."},
         {"id": "kb-gone", "title": None, "text": None}]}
     blind(r)
+
+
+def _with(raw_body: str, key: str, raw_value: str) -> str:
+    """``raw_body`` (a JSON object) with ``"key": raw_value`` spliced in as written (no re-encoding)."""
+    return raw_body[:-1] + f', "{key}": {raw_value}' + "}"
+
+
+HOSTILE_BODIES = {  # the red team's bodies (issue 31): each a 500 or silently accepted before
+    "a 5000-digit score": lambda: json.dumps(body("A")).replace('"correctness": 4', '"correctness": ' + "4" * 5000, 1),
+    "a lone surrogate in the note": lambda: _with(json.dumps(body("A")), "note", '"ok \\ud800 then"'),
+    "a NUL in the note": lambda: _with(json.dumps(body("A")), "note", '"a\\u0000b"'),
+    "a duplicate key": lambda: _with(json.dumps(body("A")), "choice", '"B"'),
+    "1e999 as a score": lambda: json.dumps(body("A")).replace('"correctness": 4', '"correctness": 1e999', 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE_BODIES))
+def test_hostile_bodies_are_422_and_store_nothing(api, name):
+    client, auth = api
+    raw = HOSTILE_BODIES[name]()
+    assert '"correctness": 4' in json.dumps(body("A"))  # the splice above has something to replace
+    item = client.post("/api/queues/q/next", headers=auth["ana"]).json()
+    url = f"/api/items/{item['item_id']}/review"
+    r = client.post(url, headers=auth["ana"], content=raw.encode("utf-8"))
+    assert r.status_code == 422, (name, r.status_code, r.text[:300])
+    assert r.json()["field"] in ("body", "note") and len(r.text) < 1000
+    assert client.post(url, headers={"Authorization": "Bearer wrong"}, content=raw.encode()).status_code == 401
+    assert client.post(url, headers=auth["ana"], json=body("A")).status_code == 200  # nothing was saved before

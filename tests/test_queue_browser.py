@@ -86,3 +86,70 @@ def test_the_coordinator_sees_queues_with_the_hard_fill_flagged(served, chrome):
     WebDriverWait(chrome, 30).until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#queues tbody tr")) == 2)
     rows = {r.find_elements(By.TAG_NAME, "td")[0].text: r.text for r in chrome.find_elements(By.CSS_SELECTOR, "#queues tbody tr")}
     assert "biased" in rows["hardq"] and "biased" not in rows["q"]
+
+
+@pytest.fixture
+def double(tmp_path):
+    """One queue whose items each get two independent reviews, and two reviewers for it."""
+    db = str(tmp_path / "q.sqlite")
+    store = open_store(db)
+    make_queue(store, name="double", n=2, reviewers_per_item=2)
+    tokens = {"ana": store.issue_token("reviewer", "double", "ana"), "bob": store.issue_token("reviewer", "double", "bob")}
+    store.engine.dispose()
+    server = QueueServer(db).start()
+    yield server, tokens
+    server.stop()
+
+
+def test_two_reviewers_on_one_browser_profile_never_see_each_others_draft_or_the_last_reveal(double, chrome):
+    """Issue 31: reviewer 2 was shown reviewer 1's unsaved choice, scores and note ("Your unsaved
+    draft was restored"), and after a save the hidden reveal kept the models' names into the next item."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.select import Select
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from queue_fixtures import fresh_page
+
+    server, tokens = double
+    wait = WebDriverWait(chrome, 30)
+
+    def sign_in_and_take(token: str) -> str:
+        chrome.find_element(By.ID, "token").send_keys(token)
+        chrome.find_element(By.ID, "signin").click()
+        wait.until(ec.visibility_of_element_located((By.ID, "take"))).click()
+        wait.until(lambda d: d.find_element(By.ID, "item").is_displayed() and d.find_element(By.ID, "item-id").text)
+        return chrome.find_element(By.ID, "item-id").text
+
+    def fill(choice: str, note: str) -> None:
+        for letter in ("A", "B"):
+            for criterion, value in SCORES.items():
+                Select(chrome.find_element(By.ID, f"score-{letter}-{criterion}")).select_by_value(str(value))
+        chrome.find_element(By.CSS_SELECTOR, f"input[name=choice][value={choice}]").click()
+        chrome.find_element(By.ID, "note").send_keys(note)
+
+    fresh_page(chrome, server.base + "/")
+    first = sign_in_and_take(tokens["ana"])
+    fill("B", "ANA-PRIVATE-NOTE")  # kept as a draft, never saved
+    assert "ANA-PRIVATE-NOTE" in chrome.execute_script("return JSON.stringify(localStorage)")
+
+    # the tab is closed and another reviewer opens the page in the same profile (localStorage is shared)
+    chrome.execute_script("sessionStorage.clear()")
+    chrome.get(server.base + "/")
+    wait.until(ec.visibility_of_element_located((By.ID, "token")))
+    assert sign_in_and_take(tokens["bob"]) == first  # the same item: its second independent review
+    assert not chrome.find_element(By.ID, "draft-note").is_displayed()
+    assert chrome.find_element(By.ID, "note").get_attribute("value") == ""
+    assert chrome.find_elements(By.CSS_SELECTOR, "input[name=choice]:checked") == []
+    assert all(s.get_attribute("value") == "" for s in chrome.find_elements(By.CSS_SELECTOR, "#rubric select"))
+    assert "ANA-PRIVATE-NOTE" not in chrome.execute_script("return JSON.stringify(localStorage)")  # dropped at sign-in
+
+    fill("A", "bob's own")
+    chrome.find_element(By.ID, "save").click()
+    wait.until(ec.visibility_of_element_located((By.ID, "reveal")))
+    assert {chrome.find_element(By.ID, "model-A").text, chrome.find_element(By.ID, "model-B").text} == {MODEL_A, MODEL_B}
+    chrome.find_element(By.ID, "again").click()
+    wait.until(lambda d: d.find_element(By.ID, "item").is_displayed() and d.find_element(By.ID, "item-id").text != first)
+    dom = chrome.page_source
+    for secret in (MODEL_A, MODEL_B, "JUDGE-REASON"):  # the next item is blind again, hidden parts included
+        assert secret not in dom, secret

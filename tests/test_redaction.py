@@ -34,11 +34,14 @@ def test_each_altered_form_of_the_key_is_redacted(form):
         assert len(leftover) <= 16, (form, leftover)
 
 
-def test_every_fragment_of_eight_characters_is_redacted_and_seven_are_not():
+def test_every_fragment_of_six_characters_of_the_key_its_reverse_and_rot13_is_redacted_and_five_are_not():
+    import codecs
+
     r = Redactor(KEY)
-    for i in range(len(KEY) - 7):
-        assert r(f"<{KEY[i:i + 8]}>") == "<***>", KEY[i:i + 8]
-    assert r(f"<{KEY[3:10]}>") == f"<{KEY[3:10]}>"  # 7 characters: kept (the stated limit)
+    for form in (KEY, KEY[::-1], codecs.encode(KEY, "rot13"), codecs.encode(KEY, "rot13")[::-1]):
+        for i in range(len(form) - 5):
+            assert r(f"<{form[i:i + 6]}>") == "<***>", form[i:i + 6]
+    assert r(f"<{KEY[3:8]}>") == f"<{KEY[3:8]}>"  # 5 characters: kept (the stated limit)
 
 
 def test_base64_of_the_key_inside_a_longer_encoded_text_at_every_alignment():

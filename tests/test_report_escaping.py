@@ -93,3 +93,35 @@ def test_summary_check_table_escapes_detail():
     page = summary_markdown(ev, checks)
     assert "<script" not in page
     _table_rows_have_columns(page, "| check | status | detail |")
+
+
+GATE_TEXTS = [  # the red team's failure names (issue 31), and what a terminal or a bidi trick would add
+    "FAIL pass_rate\n```\n# Forged heading\n![x](https://example.invalid/pixel.png)\n```",
+    "FAIL `````` five-tick name ``` three ``````` seven\n## heading",
+    "FAIL \x1b[2K\rPASS every check\x00 \u202etxt.exe\u2066",
+    "ok\r\n", "", "~~~\n    ```\n   ````\n",
+]
+
+
+@pytest.mark.parametrize("text", GATE_TEXTS)
+def test_the_gates_text_in_the_job_summary_is_one_code_block_nothing_inside_can_close(text):
+    from markdown_it import MarkdownIt  # CommonMark, as GitHub renders it: an independent reader
+
+    from assay.core.fmt import md_code_block
+
+    block = md_code_block(text)
+    tokens = MarkdownIt("commonmark").parse(block + "\n# after\n")
+    assert [t.type for t in tokens] == ["fence", "heading_open", "inline", "heading_close"]
+    shown = tokens[0].content
+    assert not any(c in shown for c in "\x00\x1b\r\u202e\u2066")
+    # every line survives, with the control characters written as escapes a reader can see
+    expected = text.replace("\r\n", "\n").replace("\x1b", "\\x1b").replace("\r", "\\r").replace("\x00", "\\x00")
+    expected = expected.replace("\u202e", "\\u202e").replace("\u2066", "\\u2066")
+    assert shown == (expected if expected.endswith("\n") or not expected else expected + "\n")
+
+
+def test_a_plain_triple_fence_is_what_the_red_team_closed():
+    from markdown_it import MarkdownIt
+
+    naive = "```\n" + GATE_TEXTS[0] + "\n```\n"  # the workflow's echo '```' / cat / echo '```'
+    assert "heading_open" in [t.type for t in MarkdownIt("commonmark").parse(naive)]

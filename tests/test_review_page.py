@@ -310,7 +310,7 @@ def test_a_draft_survives_a_reload_and_saving_clears_it(served, chrome):
     assert _by_id(chrome, "score-A-correctness").get_attribute("value") == ""
     assert chrome.find_element(By.CSS_SELECTOR, "input[name=choice]:checked").get_attribute("value") == "tie"
     assert _by_id(chrome, "note").get_attribute("value") == "half way"
-    key = f"assay-draft:draft:{item_id}"
+    key = f"assay-draft:draft:rev-draft:{item_id}"
     assert chrome.execute_script("return localStorage.getItem(arguments[0])", key) is not None
     assert chrome.execute_script("return localStorage.getItem(arguments[0])", old_key) is None
 
@@ -334,7 +334,7 @@ def test_a_lost_lease_is_said_in_plain_words_by_the_save_button_and_the_draft_st
     assert _by_id(chrome, "form-error").text.startswith(f"you do not hold the lease on item {item_id}")
     assert _by_id(chrome, "status").get_attribute("class") == "error" and _active_id(chrome) == "save"
     assert _by_id(chrome, "item").is_displayed()  # nothing typed is thrown away
-    assert chrome.execute_script("return localStorage.getItem(arguments[0])", f"assay-draft:lost:{item_id}")
+    assert chrome.execute_script("return localStorage.getItem(arguments[0])", f"assay-draft:lost:rev-lost:{item_id}")
 
     # a note over the server's size limit: its refusal (413) is shown by the note, as the server words it
     chrome.execute_script("const n = document.getElementById('note'); n.value = 'x'.repeat(300000);"

@@ -79,3 +79,44 @@ def test_a_broken_opening_record_is_refused(setup):
     (root.path / "opening.json").write_text("{}")
     with pytest.raises(HoldoutRefused, match="opening.json has no thresholds_sha256"):
         check_preregistration(root, thresholds)
+
+
+QRELS = "a 0 d1 2\na 0 d2 0\n"
+RUN = "a Q0 d2 1 2.0 t\na Q0 d1 2 1.0 t\n"
+
+
+@pytest.mark.parametrize("layout", ["sealed_holdout is a symlink to vault", "vault is a symlink to sealed_holdout"])
+def test_a_sealed_folder_reached_through_a_symlink_or_another_name_is_still_sealed_and_logged(tmp_path, monkeypatch,
+                                                                                              capsys, layout):
+    """The red team's escape (issue 31): ``sealed_holdout -> vault``, files read as ``vault/...``:
+    ir-eval and study check read them without --allow-sealed and access.log stayed empty."""
+    from assay.cli import main
+    from assay.study.evidence import ACCESS_LOG
+
+    root = tmp_path / "evidence"
+    root.mkdir()
+    real, link = ("vault", "sealed_holdout") if layout.startswith("sealed") else ("sealed_holdout", "vault")
+    (root / real).mkdir()
+    (root / link).symlink_to(root / real, target_is_directory=True)
+    (root / real / "qrels.trec").write_text(QRELS)
+    (root / real / "run.trec").write_text(RUN)
+    (root / real / "packet_A.jsonl").write_text("")
+    (root / real / "judgments_A.jsonl").write_text("")
+    via = root / "vault"  # the other name, whichever of the two is the real folder
+    monkeypatch.setenv("ASSAY_EVIDENCE_ROOT", str(root))
+    ir_eval = ["ir-eval", str(via / "qrels.trec"), str(via / "run.trec")]
+    check = ["study", "check", str(via / "judgments_A.jsonl"), "--packet", str(via / "packet_A.jsonl")]
+    capsys.readouterr()
+    for argv in (ir_eval, check):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert "is sealed-holdout data" in err and "--allow-sealed" in err and str(root) not in err
+    assert not (root / ACCESS_LOG).exists()
+    thresholds = Path(__file__).resolve().parents[1] / "data/relevance/thresholds.yaml"
+    open_holdout(EvidenceRoot(root), "CRD-01", "rc frozen", thresholds, now=NOON)
+    assert main([*ir_eval, "--allow-sealed"]) == 0
+    log = [json.loads(x) for x in (root / ACCESS_LOG).read_text().splitlines()]
+    assert [(r["by"], r["file"]) for r in log[1:]] == [("ir-eval", "sealed_holdout/qrels.trec"),
+                                                       ("ir-eval", "sealed_holdout/run.trec")]
+    monkeypatch.delenv("ASSAY_EVIDENCE_ROOT")  # found from the folder above the files, without the variable too
+    assert main(ir_eval) == 2 and "is sealed-holdout data" in capsys.readouterr().err

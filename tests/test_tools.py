@@ -190,3 +190,67 @@ def test_a_permission_threshold_needs_a_permission_and_a_number_argument(tmp_pat
     with pytest.raises(InputError) as err:
         load_catalogue(path)
     assert str(err.value).startswith(f"{path}:5: field 'tools.0.permission_above.value': 'ten' is not valid")
+
+
+# ---- hostile input (issue 31): each was accepted silently, or hung, before ----------------------------
+
+
+def test_a_case_cannot_expect_and_forbid_the_same_tool():
+    assert problems(expected_tools=[{"name": "check_outage"}], forbidden_tools=["check_outage"]) == [
+        "cases.jsonl:3: tool(s) check_outage are both expected and forbidden: no reply can pass; keep each tool in one "
+        "of expected_tools and forbidden_tools (fix: make the row consistent as described)"]
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_permission_above_must_be_finite(value):
+    # nan compares false with every amount, so `.nan` switched the permission check off
+    with pytest.raises(ValueError, match="is not a finite number"):
+        Tool(name="issue_refund", description="d", permission="p", arguments=[{"name": "amount", "type": "number"}],
+             permission_above={"argument": "amount", "value": value})
+
+
+def test_permission_above_nan_in_the_catalogue_file_is_refused_at_its_line(tmp_path):
+    path = tmp_path / "tools.yaml"
+    path.write_text("tools:\n  - name: issue_refund\n    description: refund money\n    permission: refunds.authorise\n"
+                    "    permission_above: {argument: amount, value: .nan}\n    arguments:\n"
+                    "      - {name: amount, type: number}\n", encoding="utf-8")
+    with pytest.raises(InputError) as info:
+        load_catalogue(path)
+    [problem] = info.value.problems
+    assert (problem.line, problem.field) == (5, "tools.0.permission_above.value") and "not a finite number" in problem.message
+
+
+@pytest.mark.parametrize("name", ["check outage", "check.outage", "x" * 65, "বিভ্রাট", "a/b"])
+def test_tool_names_follow_openais_pattern(name):
+    with pytest.raises(ValueError, match=r"does not follow OpenAI's pattern \^\[a-zA-Z0-9_-\]\{1,64\}\$"):
+        Tool(name=name, description="d")
+    Tool(name="a" * 64, description="d")  # the longest allowed name
+    Tool(name="open-ticket_2", description="d")
+
+
+def test_an_infinite_expected_value_is_refused():
+    # JSON 1e999 reads as infinity: refused while the line is read, with the number cut short
+    from assay.core.io import parse_json_line
+
+    value, why = parse_json_line('{"equals": 1e999}')
+    assert value is None and why == ("the number 1e999 is too large for a float (it would read as infinity): "
+                                     "write a finite number")
+    with pytest.raises(ValueError, match="not a finite number"):
+        ExpectedValue(equals=float("inf"))
+
+
+def test_a_catastrophic_pattern_ends_at_once_or_at_the_time_limit():
+    from assay.data.tools import PatternTimeout
+
+    # (a+)+$ on 33 characters hung the evaluate stage (2^33 steps with re); the regex module sees through it
+    assert ExpectedValue(pattern="(a+)+$").matches("a" * 33 + "!") is False
+    # (a|aa)+$ on 201 characters needs about fib(200) = 2.8e41 steps, so it always meets the time limit,
+    # and ends as one clean error naming the fix
+    with pytest.raises(PatternTimeout, match=r"catastrophic backtracking\) \(fix: rewrite it without nested"):
+        ExpectedValue(pattern="(a|aa)+$").matches("a" * 200 + "!")
+    assert ExpectedValue(pattern="(a|aa)+$").matches("aaa") is True
+
+
+def test_a_long_bad_value_is_quoted_short():
+    lines = problems(expected_tools=[{"name": "check_outage", "args": {"area": {"equals": "M" * 1_000_000}}}])
+    assert len(lines) == 1 and len(lines[0]) < 1200 and "more characters)" in lines[0]

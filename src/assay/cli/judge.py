@@ -53,8 +53,8 @@ def run_doctor(args: argparse.Namespace) -> int:
 
     if args.parallel < 2:
         raise InputError([Problem("--parallel", None, None, f"{args.parallel} is below 2", "pass --parallel 2 or more")])
-    if args.timeout <= 0:
-        raise InputError([Problem("--timeout", None, None, f"{args.timeout} is not a positive number of seconds",
+    if not 0 < args.timeout <= 3600:  # nan fails both comparisons, so it is refused too
+        raise InputError([Problem("--timeout", None, None, f"{args.timeout} is not a number of seconds in (0, 3600]",
                                   "pass --timeout 120")])
     params = load_section("judge", JudgeParams, args.params)
     settings = dict(params.openai or {})

@@ -27,6 +27,21 @@ LEVEL_HELP = "confidence level of the interval or test, in (0, 1) (default: 0.95
 POWER_HELP = "probability of detecting it, in (0, 1) (default: 0.8)"
 ROOT_HELP = "repository root holding metrics/ and params.yaml (default: the current directory)"
 JSON_HELP = "print the answer as JSON"
+#: The largest holdout ``power detectable --n`` takes: assay.stats.power.MAX_N, the largest size the library
+#: searches (written out, as importing it would load numpy at start-up; tests/test_cli_power.py checks they agree).
+MAX_N = 1_000_000
+#: The most simulated label sets per size ``power kappa`` runs (20,000 takes seconds; 10^8 would take days).
+MAX_REPS = 200_000
+
+
+def at_most(name: str, value: int | None, high: int) -> None:
+    """Refuse ``value`` above ``high`` (one line naming the option and the bound): a hostile
+    ``--n 100000000000`` or ``--reps 100000000`` ends at once instead of running for days.
+    A value below the low end is left to the library, which names its own bound."""
+    from assay.stats.power import PowerError
+
+    if value is not None and value > high:
+        raise PowerError(f"{name} {value:,} is above {high:,}, the most this command works with (fix: give at most {high:,})")
 
 
 def _common(p: argparse.ArgumentParser, power: str | None = POWER_HELP, level: bool = True, root: bool = True) -> None:
@@ -72,7 +87,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                       description="The smallest paired change in pass rate (either direction) that a holdout of "
                                   "--n cases detects with the given power; --n and --discordance default to the "
                                   "holdout in metrics/compare.json.")
-    d.add_argument("--n", type=int, help="holdout cases (default: those compared in metrics/compare.json)")
+    d.add_argument("--n", type=int, help=f"holdout cases, 1 to {MAX_N:,} "
+                                                            "(default: those compared in metrics/compare.json)")
     _paired(d)
     d.set_defaults(func=run_detectable)
 
@@ -85,7 +101,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--threshold", type=float, required=True, help="the plan's threshold, a share in (0, 1)")
     which = t.add_mutually_exclusive_group(required=True)
     which.add_argument("--change", type=float, help="how far past the threshold the true share is, e.g. 0.05")
-    which.add_argument("--n", type=int, help="holdout cases: print the smallest distance past the threshold they show")
+    which.add_argument("--n", type=int, help=f"holdout cases, 1 to {MAX_N:,}: print the smallest distance past the threshold they show")
     t.add_argument("--direction", choices=["higher", "lower"], default="higher",
                    help="higher: the share must reach the threshold; lower: stay under it (default: higher)")
     t.add_argument("--alpha", type=float, default=0.05,
@@ -108,7 +124,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                          "labels' shares in metrics/calibration.json)")
     k.add_argument("--invalid-rate", type=float, default=0.0,
                    help="share of pairs the judge gives no verdict on, below max_invalid_share (default: 0)")
-    k.add_argument("--reps", type=int, default=20_000, help="simulated label sets per size (default: 20000)")
+    k.add_argument("--reps", type=int, default=20_000,
+                   help=f"simulated label sets per size, 100 to {MAX_REPS:,} (default: 20000)")
     k.add_argument("--seed", type=int, default=0, help="the simulation's seed (default: 0)")
     _common(k, power="probability that the rule passes, in (0, 1) (default: 0.8)", level=False)
     k.set_defaults(func=run_kappa)
@@ -119,7 +136,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                   "judge's quality (--tpr and --fpr, or --agreement, or --correlation) and the "
                                   "number of cases it judged; the human-only figure beside it.")
     q.add_argument("--width", type=float, required=True, help="the interval width wanted (high minus low), e.g. 0.1")
-    q.add_argument("--judged", type=int, required=True, help="cases the judge scored that nobody labels")
+    q.add_argument("--judged", type=int, required=True,
+                   help="cases the judge scored that nobody labels")
     q.add_argument("--pass-rate", type=float, required=True, help="the share of cases people pass (a guess is fine), in (0, 1)")
     q.add_argument("--tpr", type=float, help="share of the cases people pass that the judge passes (with --fpr)")
     q.add_argument("--fpr", type=float, help="share of the cases people fail that the judge passes (with --tpr)")
@@ -192,6 +210,7 @@ def run_detectable(args: argparse.Namespace) -> int:
     from assay.artifacts.registry import COMPARE
     from assay.stats.power import detectable_change
 
+    at_most("--n", args.n, MAX_N)
     discordance, source, compared = _discordance(args)
     n, n_source = args.n, "given"
     if n is None:
@@ -208,6 +227,7 @@ def run_detectable(args: argparse.Namespace) -> int:
 def run_threshold(args: argparse.Namespace) -> int:
     from assay.stats.power import threshold_detectable, threshold_size
 
+    at_most("--n", args.n, MAX_N)
     side = "above" if args.direction == "higher" else "below"
     test = f"one-sided {'exact binomial' if args.method == 'exact' else 'z'} test at {args.alpha:g}"
     if args.change is not None:
@@ -264,6 +284,7 @@ def run_kappa(args: argparse.Namespace) -> int:
     from assay.judge.params import JudgeParams
     from assay.stats.power import KappaRule, kappa_pairs
 
+    at_most("--reps", args.reps, MAX_REPS)
     judge = load_section("judge", JudgeParams, Path(args.root) / "params.yaml")
     min_kappa, source = args.min_kappa, "given"
     if min_kappa is None:

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 MAX_PROBLEMS = 20
+#: The most characters of one problem's message (and of its fix) that are printed.
+MESSAGE_LIMIT = 600
 # exit code and message of a run stopped with ctrl-c (128 + SIGINT, what shells report); every file is
 # written through a temporary file and renamed, so an interruption leaves no output half-written
 INTERRUPTED_EXIT = 130
@@ -23,6 +25,25 @@ INTERRUPTED = "interrupted (ctrl-c); no file is left half-written; run the comma
 #: exit code of a command that stopped on an error assay did not raise on purpose (a bug), where the
 #: command's own codes must keep their meaning (``assay gate``: 1 is "threshold unmet", 2 "input problem")
 INTERNAL_EXIT = 3
+
+
+def shorten(text: str, limit: int = 200) -> str:
+    """``text`` cut to about ``limit`` characters for a message, saying how much was left out.
+
+    >>> shorten("abc"), shorten("x" * 30, 10)
+    ('abc', 'xxxxxxxxxx... (20 more characters)')
+    """
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text) - limit} more characters)"
+
+
+def shown(value: object, limit: int = 200) -> str:
+    """``repr(value)`` for a message, cut to about ``limit`` characters (a 5000-digit number or a
+    megabyte string is quoted by its start, not whole).
+
+    >>> shown("ab"), shown(10 ** 30, 8)
+    ("'ab'", '10000000... (23 more characters)')
+    """
+    return shorten(repr(value), limit)
 
 
 class AssayError(Exception):
@@ -46,8 +67,9 @@ class Problem:
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line is not None else self.path
-        what = f"field '{self.field}': {self.message}" if self.field else self.message
-        return f"{where}: {what}" + (f" (fix: {self.fix})" if self.fix else "")
+        what = f"field '{shorten(self.field, 100)}': {self.message}" if self.field else self.message
+        # the cap catches a value quoted whole somewhere no one thought of (a validator's repr of a list)
+        return f"{where}: {shorten(what, MESSAGE_LIMIT)}" + (f" (fix: {shorten(self.fix, MESSAGE_LIMIT)})" if self.fix else "")
 
 
 class InputError(AssayError):

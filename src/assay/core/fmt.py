@@ -116,3 +116,30 @@ def md_code(text: object) -> str:
     fence = "`" * (max((len(run) for run in re.findall(r"`+", shown)), default=0) + 1)
     pad = " " if "`" in shown else ""
     return f"{fence}{pad}{shown}{pad}{fence}"
+
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def md_code_block(text: object) -> str:
+    """A program's raw output (the gate's text) as a fenced code block for a Markdown page such as
+    GitHub's job summary, which nothing inside can close or turn into Markdown or HTML.
+
+    The fence is a run of backticks one longer than the longest run in the text (at least three),
+    so a failure name holding a backtick run cannot end the block early and make a heading or an
+    image of what follows. Control characters other than newline and tab (an escape sequence, a
+    carriage return that would hide a line's start, NUL, bidirectional and zero-width characters)
+    are shown escaped as ``\\xNN`` / ``\\uNNNN``. The text keeps its lines; a final newline is
+    added when missing. ``None`` is an empty block.
+
+    >>> print(md_code_block("ok ``` # not a heading\\nred\\x1b[31m"), end="")
+    ````
+    ok ``` # not a heading
+    red\\x1b[31m
+    ````
+    """
+    shown = "" if text is None else _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"),
+                                                  str(text).replace("\r\n", "\n"))
+    fence = "`" * max(3, max((len(run) for run in re.findall(r"`+", shown)), default=0) + 1)
+    body = shown if shown.endswith("\n") or not shown else shown + "\n"
+    return f"{fence}\n{body}{fence}\n"

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assay.core.errors import InputError, Problem
+from assay.core.errors import InputError, Problem, shorten
 
 if TYPE_CHECKING:
     from yaml import MappingNode, SafeLoader
@@ -127,6 +127,27 @@ def _refuse_constant(name: str) -> Any:
     raise _NotJSON(f"{name} is not valid JSON")
 
 
+#: The integers JSON input may hold: a 64-bit signed integer (what Parquet, SQLite and PostgreSQL store).
+INT_RANGE = (-(2**63), 2**63 - 1)
+
+
+def _bounded_int(text: str) -> int:
+    """A JSON integer, refused (not crashed on) when it has more digits than a 64-bit integer can hold."""
+    if len(text.lstrip("-")) > 19 or not INT_RANGE[0] <= (value := int(text)) <= INT_RANGE[1]:
+        raise _NotJSON(f"the integer {shorten(text, 40)} ({len(text.lstrip('-'))} digits) is outside the 64-bit "
+                       "range: write a smaller number, or a string")
+    return value
+
+
+def _finite_float(text: str) -> float:
+    """A JSON number with a fraction or exponent, refused when it overflows to infinity (``1e999``)."""
+    value = float(text)
+    if math.isinf(value):
+        raise _NotJSON(f"the number {shorten(text, 40)} is too large for a float (it would read as infinity): "
+                       "write a finite number")
+    return value
+
+
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict:
     """An object's members as a dict, refusing a key given twice (``json.loads`` would keep the last)."""
     out: dict = {}
@@ -198,8 +219,9 @@ def parse_json_line(text: str) -> tuple[Any, str | None]:
 
     Refused beyond :func:`json.loads`: ``NaN``, ``Infinity`` and ``-Infinity`` (not JSON, and a
     number nobody can compare against), an object with the same key twice (``json.loads`` keeps
-    the last silently), a string with a lone surrogate escape (``"\\ud800"``: not text), and
-    nesting too deep for the parser (a RecursionError becomes a reason, not a crash).
+    the last silently), a string with a lone surrogate escape (``"\\ud800"``: not text), an
+    integer outside the 64-bit range (a 5000-digit number), a number that overflows to infinity
+    (``1e999``), and nesting too deep for the parser (a RecursionError becomes a reason, not a crash).
 
     >>> parse_json_line('{"a": 1}')
     ({'a': 1}, None)
@@ -209,7 +231,8 @@ def parse_json_line(text: str) -> tuple[Any, str | None]:
     "key 'a' appears twice in one object (JSON would keep only the last): keep one"
     """
     try:
-        value = json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_unique_keys)
+        value = json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_unique_keys,
+                           parse_int=_bounded_int, parse_float=_finite_float)
     except json.JSONDecodeError as error:
         return None, f"not valid JSON ({error.msg} at column {error.colno})"
     except _NotJSON as error:
@@ -286,17 +309,93 @@ def read_table_rows(path: str | os.PathLike) -> list[tuple[int, dict]]:
     return read_jsonl(path)
 
 
+#: The problem named when a YAML input's aliases expand it too far; :func:`load_yaml_text` gives its fix.
+ALIAS_REFUSED = "too many values through aliases"
+#: The most values (scalars, lists and mappings, each alias counted as all it stands for) a YAML input may hold.
+MAX_YAML_NODES = 1_000_000
+
+
+def expanded_size(node: Any) -> int:
+    """The number of YAML nodes ``node`` stands for when every alias in it is written out.
+
+    PyYAML composes an alias as the node it names, so the graph is shared; each node's size is
+    computed once (memoised by identity), which keeps this linear in the file even for an alias bomb.
+
+    >>> import yaml
+    >>> expanded_size(yaml.compose("{a: &x [1, 2], b: [*x, *x]}"))
+    13
+    """
+    return expanded_sizes(node)[id(node)]
+
+
+def expanded_sizes(node: Any) -> dict[int, int]:
+    """:func:`expanded_size` of ``node`` and of every node under it, keyed by ``id(node)``."""
+    import yaml
+
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(node, False)]
+    while stack:
+        item, done = stack.pop()
+        if id(item) in sizes:
+            continue
+        if isinstance(item, yaml.SequenceNode):
+            children = list(item.value)
+        elif isinstance(item, yaml.MappingNode):
+            children = [n for pair in item.value for n in pair]
+        else:
+            sizes[id(item)] = 1
+            continue
+        if done:
+            sizes[id(item)] = 1 + sum(sizes[id(c)] for c in children)
+        else:
+            stack.append((item, True))
+            stack.extend((c, False) for c in children if id(c) not in sizes)
+    return sizes
+
+
 @functools.cache
 def unique_key_loader(base: type[SafeLoader] | None = None) -> type[SafeLoader]:
     """A safe YAML loader class (subclass of ``base``, default ``yaml.SafeLoader``) that refuses a key given twice in one mapping.
 
     PyYAML keeps the last of two equal keys silently; this loader raises a ``ConstructorError``
-    at the second key's line instead.
+    at the second key's line instead. Aliases (``*name``, merge keys ``<<: *name`` included) are
+    read, but a document whose aliases expand it beyond :data:`MAX_YAML_NODES` values is refused
+    with a ``ComposerError`` at the line of its largest alias: nine nested aliases of nine items
+    each (an "alias bomb", a few hundred bytes) stand for 387 million values, which would exhaust
+    memory in whatever walks them.
     """
     import yaml
 
     # the base is chosen at run time, which mypy cannot check as a class's base
     class UniqueKeyLoader(base or yaml.SafeLoader):  # type: ignore[misc]
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.events.AliasEvent):
+                event = self.peek_event()
+                node = super().compose_node(parent, index)
+                self.__dict__.setdefault("_aliases", []).append((node, event))
+                return node
+            return super().compose_node(parent, index)
+
+        def compose_document(self) -> Any:
+            node = super().compose_document()
+            aliases = self.__dict__.pop("_aliases", [])
+            sizes = expanded_sizes(node) if aliases and node is not None else {}
+            if sizes and sizes[id(node)] > MAX_YAML_NODES:
+                target, event = max(aliases, key=lambda pair: sizes[id(pair[0])])
+                raise yaml.composer.ComposerError(
+                    None, None, f"{ALIAS_REFUSED}: the aliases expand the file to {sizes[id(node)]:,} values, over "
+                                f"the {MAX_YAML_NODES:,} an input file may hold (*{shorten(str(event.anchor), 40)} "
+                                f"alone stands for {sizes[id(target)]:,})", event.start_mark)
+            return node
+
+        def construct_yaml_int(self, node: Any) -> int:
+            digits = len(str(node.value).replace("_", "").lstrip("+-"))
+            if digits > 19:  # Python refuses to read 4,300+ digits, with a ValueError and no line
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"the integer {shorten(str(node.value), 40)} ({digits} digits) is outside the 64-bit range",
+                    node.start_mark)
+            return int(super().construct_yaml_int(node))
+
         def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
             seen: dict[Any, int] = {}
             for key_node, _ in node.value:
@@ -313,6 +412,7 @@ def unique_key_loader(base: type[SafeLoader] | None = None) -> type[SafeLoader]:
                                     "keep only the last)", key_node.start_mark)
             return super().construct_mapping(node, deep=deep)
 
+    UniqueKeyLoader.add_constructor("tag:yaml.org,2002:int", UniqueKeyLoader.construct_yaml_int)
     return UniqueKeyLoader
 
 
@@ -326,12 +426,15 @@ def load_yaml_text(text: str, path: str | os.PathLike) -> Any:
         raise InputError([Problem(str(path), None, None, "not valid YAML here: nested too deeply to read",
                                   "flatten the nesting")]) from None
     except ValueError as error:  # a well-formed scalar that cannot be built, such as the date 2024-13-45
-        raise InputError([Problem(str(path), None, None, f"a value cannot be read ({error})", "correct the value")]) from None
+        raise InputError([Problem(str(path), None, None, f"a value cannot be read ({shorten(str(error))})",
+                                  "correct the value")]) from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
-        problem = str(getattr(error, "problem", error))
-        fix = "keep one of the two keys" if "appears twice" in problem else "fix the YAML syntax"
+        problem = shorten(str(getattr(error, "problem", error)))
+        fix = ("keep one of the two keys" if "appears twice" in problem else
+               "write the values out, without aliases that multiply them" if ALIAS_REFUSED in problem
+               else "fix the YAML syntax")
         raise InputError([Problem(str(path), line, None, f"not valid YAML ({problem})", fix)]) from None
 
 

@@ -15,7 +15,7 @@ from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
 from pydantic import AfterValidator, BaseModel, Strict, ValidationError
 from pydantic_core import ErrorDetails, PydanticCustomError
 
-from assay.core.errors import InputError, Problem
+from assay.core.errors import InputError, Problem, shown
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -105,7 +105,7 @@ def describe(error: ErrorDetails, model: type[BaseModel]) -> tuple[str, str]:
     model = _model_at(model, tuple(error["loc"])[:-1])
     if kind == "literal_error":
         allowed = ctx.get("expected", "").replace("'", "").replace(" or ", ", ")
-        return f"{value!r} is not one of {allowed}", f"use one of {allowed}"
+        return f"{shown(value)} is not one of {allowed}", f"use one of {allowed}"
     if "fix" in ctx:  # a PydanticCustomError raised by an assay validator carries its own fix
         return error["msg"], str(ctx["fix"])
     if kind == "extra_forbidden":
@@ -116,12 +116,12 @@ def describe(error: ErrorDetails, model: type[BaseModel]) -> tuple[str, str]:
         msg = str(ctx.get("error", error["msg"]))
         return msg, "make the row consistent as described"
     if kind.startswith("date_"):
-        return f"{value!r} is not valid: {error['msg'].lower()}", "write a real date as YYYY-MM-DD"
+        return f"{shown(value)} is not valid: {error['msg'].lower()}", "write a real date as YYYY-MM-DD"
     if kind in ("int_type", "float_type") and isinstance(value, bool):
-        return f"{value!r} is a boolean, not a number", "write the number itself (true is not 1)"
+        return f"{shown(value)} is a boolean, not a number", "write the number itself (true is not 1)"
     if kind.endswith("_type") or kind.endswith("_parsing"):
-        return f"{value!r} is not valid: {error['msg'].lower()}", "give a value of the right type"
-    return f"{value!r}: {error['msg']}", "correct the value"
+        return f"{shown(value)} is not valid: {error['msg'].lower()}", "give a value of the right type"
+    return f"{shown(value)}: {error['msg']}", "correct the value"
 
 
 def problems_from(error: ValidationError, path: str, line: int | None, model: type[BaseModel],
@@ -187,12 +187,12 @@ def check_rows(path: str, rows: Iterable[tuple[int, dict]], model: type[M],
         duplicate = folded is not None and folded in seen
         unsafe = unsafe_id(value)
         if unsafe is not None:
-            problems.append(Problem(path, line, key, f"{value!r} {unsafe}",
+            problems.append(Problem(path, line, key, f"{shown(value)} {unsafe}",
                                     f"write the {key} with letters, digits, '-', '_' or '.' only"))
         if duplicate:
             first_line, first = seen[folded]
             same = "" if first == value else f" (the same as {first!r} when case, blanks and width are ignored)"
-            problems.append(Problem(path, line, key, f"duplicate {key} {value!r}{same} (first on line {first_line})",
+            problems.append(Problem(path, line, key, f"duplicate {key} {shown(value)}{same} (first on line {first_line})",
                                     f"give every row a unique {key}"))
         elif folded is not None:
             seen[folded] = (line, value)

@@ -67,6 +67,10 @@ class CaseRecord(InputModel):
     def _consistent(self) -> CaseRecord:
         if (self.forbidden_tools or self.permissions) and self.expected_tools is None:
             raise ValueError("forbidden_tools and permissions go with expected_tools (write [] for \"call no tool\")")
+        both = sorted({c.name for c in self.expected_tools or ()} & set(self.forbidden_tools))
+        if both:
+            raise ValueError(f"tool(s) {', '.join(both)} are both expected and forbidden: no reply can pass; "
+                             "keep each tool in one of expected_tools and forbidden_tools")
         if (self.expect == "answer") != bool(self.doc_ids and self.facts):
             raise ValueError("an answer case needs doc_ids and facts; an abstain case has neither")
         if (self.task == "unanswerable") != (self.expect == "abstain"):

@@ -28,20 +28,54 @@ pattern on a non-string argument, and a permission no tool needs (a misspelling,
 
 from __future__ import annotations
 
-import re
+import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, field_validator, model_validator
+from pydantic import (AfterValidator, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, field_validator,
+                      model_validator)
 from pydantic_core import PydanticCustomError
 
-from assay.core.errors import Problem
+from assay.core.errors import AssayError, Problem, shorten, shown
 from assay.core.records import InputModel, NonBlank, suggest
 
 ArgType = Literal["string", "integer", "number", "boolean"]
-Scalar = StrictStr | StrictInt | StrictFloat | StrictBool
-"""A JSON scalar as written: ``"1"`` stays a string and ``true`` a boolean (never coerced)."""
+
+
+def _finite(value: float) -> float:
+    if not math.isfinite(value):
+        raise PydanticCustomError("not_finite", "{shown} is not a finite number",
+                                  {"shown": repr(value), "fix": "write a finite number (.nan, .inf and 1e999 are refused)"})
+    return value
+
+
+FiniteFloat = Annotated[StrictFloat, AfterValidator(_finite)]
+"""A float that is neither nan nor infinite (``.nan`` as a threshold would switch its check off)."""
+Scalar = StrictStr | StrictInt | FiniteFloat | StrictBool
+"""A JSON scalar as written: ``"1"`` stays a string and ``true`` a boolean (never coerced); a float is finite."""
+
+#: OpenAI's rule for a function name; a tool named otherwise is refused by the API at the first request.
+TOOL_NAME = r"^[a-zA-Z0-9_-]{1,64}$"
+#: How long one argument pattern may take to match one value before the match is an error.
+PATTERN_TIMEOUT_S = 0.25
+
+
+class PatternTimeout(AssayError):
+    """An expected-argument pattern took longer than :data:`PATTERN_TIMEOUT_S` on one value (catastrophic backtracking)."""
+
+
+def _tool_name(value: str) -> str:
+    import re
+
+    if re.fullmatch(TOOL_NAME, value) is None:
+        raise PydanticCustomError("tool_name", "tool name {shown} does not follow OpenAI's pattern {pattern}",
+                                  {"shown": repr(shorten(value, 80)), "pattern": TOOL_NAME,
+                                   "fix": "use 1 to 64 ASCII letters, digits, '_' or '-' (no spaces or dots)"})
+    return value
+
+
+ToolName = Annotated[str, AfterValidator(_tool_name)]
 
 #: Where the catalogue lives by default (params ``inputs.tools`` names the one in use); messages name it.
 CATALOGUE_PATH = "data/tools.yaml"
@@ -94,7 +128,7 @@ class PermissionThreshold(InputModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     argument: NonBlank
-    value: StrictFloat  # an integer is read as a number; a string or a boolean is refused
+    value: FiniteFloat  # an integer is read as a number; a string, a boolean, nan and infinity are refused
 
 
 class Tool(InputModel):
@@ -105,7 +139,7 @@ class Tool(InputModel):
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    name: NonBlank
+    name: ToolName
     description: NonBlank
     arguments: list[ToolArgument] = []
     permission: NonBlank | None = None
@@ -211,7 +245,8 @@ def load_catalogue(path: str | Path) -> ToolCatalogue:
 
 class ExpectedValue(InputModel):
     """What an argument's value must be: exactly one of ``equals``, ``one_of`` or ``pattern`` (a regex
-    matched against the whole string value with :func:`re.fullmatch`)."""
+    matched against the whole string value, with a time limit: see :meth:`matches`). Values are
+    finite: ``equals: 1e999`` (infinity) and ``.nan`` are refused."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     equals: Scalar | None = None
@@ -221,12 +256,17 @@ class ExpectedValue(InputModel):
     @field_validator("pattern")
     @classmethod
     def _compiles(cls, value: str | None) -> str | None:
+        import re
+
+        import regex
+
         if value is not None:
-            try:
+            try:  # Python's own messages first; the regex module (which matches) must accept it too
                 re.compile(value)
-            except re.error as error:
+                regex.compile(value, regex.VERSION0)
+            except (re.error, regex.error) as error:
                 raise PydanticCustomError("bad_pattern", "{shown} is not a regular expression: {error}",
-                                          {"shown": repr(value), "error": str(error),
+                                          {"shown": repr(shorten(value)), "error": str(error),
                                            "fix": "write a Python regular expression (escape . ( [ with a backslash)"}) from None
         return value
 
@@ -245,13 +285,28 @@ class ExpectedValue(InputModel):
         """Whether a called argument's value meets the expectation; a value of another JSON type never does.
 
         ``equals`` and ``one_of`` compare JSON values (``1 == 1.0``, but ``True`` is not ``1``);
-        ``pattern`` needs a string.
+        ``pattern`` needs a string. A pattern is matched by the ``regex`` module (Python's syntax)
+        with a time limit of :data:`PATTERN_TIMEOUT_S`, so a pattern that backtracks
+        catastrophically (``(a|aa)+$`` on a long run of ``a``) cannot hang the stage.
+
+        Raises:
+            PatternTimeout: the match ran past the time limit (naming the pattern and the fix).
 
         >>> ExpectedValue(pattern="BDT ?[0-9]+").matches("BDT 500"), ExpectedValue(equals=1).matches(True)
         (True, False)
         """
         if self.pattern is not None:
-            return isinstance(value, str) and re.fullmatch(self.pattern, value) is not None
+            if not isinstance(value, str):
+                return False
+            import regex
+
+            try:
+                return regex.fullmatch(self.pattern, value, regex.VERSION0, timeout=PATTERN_TIMEOUT_S) is not None
+            except TimeoutError:
+                raise PatternTimeout(
+                    f"pattern {shorten(self.pattern)!r} took more than {PATTERN_TIMEOUT_S} s on a {len(value)}-character "
+                    "value (catastrophic backtracking) (fix: rewrite it without nested or overlapping repeats, "
+                    "such as (a+)+ or (a|aa)+)") from None
         return any(isinstance(value, bool) == isinstance(v, bool) and value == v for v in self.values())
 
 
@@ -272,14 +327,14 @@ def _value_problems(path: str, line: int, where: str, tool: Tool, arg: str, expe
                         + (f"; did you mean {close!r}?" if close else ""), f"use one of its arguments: {known}")]
     out = []
     if expected.pattern is not None and spec.type != "string":
-        out.append(Problem(path, line, where, f"pattern {expected.pattern!r} on a {spec.type} argument",
+        out.append(Problem(path, line, where, f"pattern {shorten(expected.pattern)!r} on a {spec.type} argument",
                            "a pattern matches strings only: use equals or one_of"))
     for value in expected.values():
         if not fits(spec.type, value):
-            out.append(Problem(path, line, where, f"{value!r} is not of type {spec.type}",
+            out.append(Problem(path, line, where, f"{shown(value)} is not of type {spec.type}",
                                f"write a {spec.type} value, as {tool.name}.{arg} takes"))
         elif spec.allowed is not None and value not in spec.allowed:
-            out.append(Problem(path, line, where, f"{value!r} is not an allowed value of {tool.name}.{arg}",
+            out.append(Problem(path, line, where, f"{shown(value)} is not an allowed value of {tool.name}.{arg}",
                                f"use one of {', '.join(map(str, spec.allowed))}"))
     return out
 
@@ -319,5 +374,6 @@ def tool_problems(path: str, cases: Iterable[tuple[int, object]], catalogue: Too
 
 def _unknown(path: str, line: int, where: str, name: str, catalogue: ToolCatalogue, catalogue_path: str) -> Problem:
     close = suggest(name, catalogue.names)
-    return Problem(path, line, where, f"{name!r} is not a tool in {catalogue_path}" + (f"; did you mean {close!r}?" if close else ""),
+    return Problem(path, line, where, f"{shorten(name)!r} is not a tool in {catalogue_path}"
+                   + (f"; did you mean {close!r}?" if close else ""),
                    f"use one of {', '.join(catalogue.names)}, or declare it in {catalogue_path}")

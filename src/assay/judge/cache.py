@@ -1,8 +1,10 @@
 """A persistent cache of judge responses in SQLite, so a re-run pays only for requests it has not seen.
 
 One row per distinct request: the key is the SHA-256 of the endpoint URL, the model name and the
-exact request body (JSON with sorted keys); the value is the raw response text and the model the
-server reported. The API key is never part of a key or a row (it travels in a header, not the body).
+exact request body (JSON with sorted keys); the value is the response text as the caller stores it
+(the OpenAI judge keeps only the fields it parses and the raw body's SHA-256,
+:func:`assay.judge.openai.kept_response`) and the model the server reported. The API key is never
+part of a key or a row (it travels in a header, not the body).
 
 Each response is committed as soon as it arrives, in WAL mode, so a crash or Ctrl-C mid-run loses
 no completed response, and another process may read the file while a run writes it. With
@@ -42,7 +44,7 @@ class CacheUnavailable(AssayError):
 
 @dataclass(frozen=True)
 class CachedResponse:
-    """A stored response: the raw body text and the model name the server reported (``None`` if absent)."""
+    """A stored response: the body text as stored and the model name the server reported (``None`` if absent)."""
 
     response: str
     model: str | None

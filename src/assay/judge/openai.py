@@ -33,7 +33,11 @@ The API key is read from the environment variable named by ``api_key_env`` at ea
 only in the ``Authorization`` header. It is never stored on the judge, and it never reaches a
 cache key, a cache row, a log line, a verdict reason, an error message, ``repr`` or ``identity``
 (every server text is scrubbed of it before it is kept, by :class:`assay.core.redaction.Redactor`: in any
-letter case, in base64, hex and URL encodings, spaced out, and any fragment of 8 or more characters).
+letter case, reversed, in ROT13, in base64 (of the key and of its reverse), hex and URL encodings, spaced
+out, and fragments of 6 (text forms) or 8 (encoded forms) characters). Only the parsed fields of a reply
+are kept, with the raw body's SHA-256 (:func:`kept_response`), and a reply whose ``model``, ``id`` or
+``system_fingerprint`` is no plain name or holds a piece of the key is refused as failed
+(:func:`identity_problem`), so the key never becomes the judge's identity in provenance or reports.
 """
 
 from __future__ import annotations
@@ -69,6 +73,9 @@ AUTH_STATUSES = (401, 403)
 _SECRET = re.compile(r"(?i)\bbearer\s+[^\s\"',;}]+|\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{8,}"
                      r"|\b(?:api[_-]?key|token|secret|password)(\W{1,3})[^\s\"',;}]{6,}")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: What a server's ``model``, ``id`` and ``system_fingerprint`` may look like to be kept (they become the
+#: judge's identity in provenance and reports): a short name of letters, digits and ``._:/@+-``.
+SAFE_IDENTITY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}")
 _HEADER_SAFE = re.compile(r"[\x21-\x7e]+")  # visible ASCII: what an HTTP header value can carry
 _REFUSAL = re.compile(
     r"\b(?:i|we)\s*(?:am|'m|’m)?\s*(?:can\s*not|can't|can’t|cannot|won't|won’t|will not|unable to|not able to)"
@@ -231,6 +238,51 @@ def read_completion(text: str) -> Completion | None:
     return Completion(text_or_none(message.get("content")), text_or_none(choices[0].get("finish_reason")),
                       text_or_none(message.get("refusal")), text_or_none(data.get("model")),
                       text_or_none(data.get("id")), text_or_none(data.get("system_fingerprint")))
+
+
+def identity_problem(completion: Completion, scrub: Redactor) -> str | None:
+    """Why the server's ``model``, ``id`` or ``system_fingerprint`` cannot be kept, else ``None``.
+
+    Each must match :data:`SAFE_IDENTITY` and hold no form of the key :class:`Redactor` knows (a
+    6-character piece of the key, its reverse or its ROT13 is enough): a server that plays the key
+    back as its model name would otherwise write it into provenance and calibration.md. The value
+    itself is never repeated.
+
+    >>> c = Completion("x", "stop", None, "sk-Abcdef0123456789")
+    >>> identity_problem(c, Redactor("sk-Abcdef0123456789")), identity_problem(c, Redactor(None))
+    ("the server's model holds a piece of the API key", None)
+    >>> identity_problem(Completion("x", "stop", None, "gpt 4<script>"), Redactor(None))
+    "the server's model is not a plain name (1 to 128 letters, digits and ._:/@+-)"
+    """
+    for field, value in (("model", completion.model), ("id", completion.response_id),
+                         ("system_fingerprint", completion.system_fingerprint)):
+        if value is None:
+            continue
+        if not SAFE_IDENTITY.fullmatch(value):
+            return f"the server's {field} is not a plain name (1 to 128 letters, digits and ._:/@+-)"
+        if scrub.holds(value):
+            return f"the server's {field} holds a piece of the API key"
+    return None
+
+
+def kept_response(completion: Completion, raw: str) -> str:
+    """What the response cache keeps of a reply: only the fields :func:`read_completion` parses, and the raw body's SHA-256.
+
+    Whatever else a server put in its body (echoed headers, usage, its own debugging fields) is not
+    stored; :func:`read_completion` reads the kept text as it read the reply.
+
+    >>> c = read_completion(kept_response(Completion("x", "stop", None, "m", "id-1"), "{...}"))
+    >>> c.content, c.model, c.response_id
+    ('x', 'm', 'id-1')
+    """
+    import hashlib
+
+    return json.dumps({"id": completion.response_id, "model": completion.model,
+                       "system_fingerprint": completion.system_fingerprint,
+                       "choices": [{"message": {"content": completion.content, "refusal": completion.refusal},
+                                    "finish_reason": completion.finish_reason}],
+                       "raw_sha256": hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()},
+                      sort_keys=True, ensure_ascii=False)
 
 
 def is_refusal(text: str) -> bool:
@@ -440,6 +492,7 @@ class OpenAIJudge:
             if cache is not None:
                 cache.close()
         failures = {k: o for k, o in outcomes.items() if o.text is None}
+        vet = Redactor(key)
         texts.update({k: o.text for k, o in outcomes.items() if o.text is not None})
         by_key: dict[str, Verdict] = {}
         for k in unique:
@@ -449,6 +502,9 @@ class OpenAIJudge:
             completion = read_completion(texts[k])
             if completion is None:  # a cache row written by something else; not a chat completion
                 by_key[k] = Verdict("tie", "failed", "cached response is not a chat completion")
+                continue
+            if (problem := identity_problem(completion, vet)) is not None:  # a row kept by an older assay
+                by_key[k] = Verdict("tie", "failed", problem)
                 continue
             if completion.model:
                 self._models.add(completion.model)
@@ -519,11 +575,16 @@ class OpenAIJudge:
                         raise self._format_refused(out)
                     if (text := out.text) is not None:
                         completion = read_completion(text)
+                        problem = None if completion is None else identity_problem(completion, scrub)
                         if completion is None:
                             out = Outcome(out.status_code, None, f"HTTP {out.status_code}: response is not a chat "
                                           f"completion: {text[:200]!r}", out.attempts)
-                        elif cache is not None:
-                            cache.put(k, text, completion.model)
+                        elif problem is not None:
+                            out = Outcome(out.status_code, None, f"HTTP {out.status_code}: {problem}", out.attempts)
+                        else:
+                            out = Outcome(out.status_code, kept_response(completion, text), None, out.attempts)
+                            if cache is not None:
+                                cache.put(k, out.text or "", completion.model)
                     results[k] = out
                     bar.update(1)
 

@@ -42,7 +42,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from assay.core.io import dumps_json
+from assay.core.io import dumps_json, parse_json_line
 from assay.queue.errors import BodyTooLarge, NotAllowed, QueueError
 from assay.queue.leases import DEFAULT_LEASE_SECONDS, NOT_JSON, BadBody, Unauthenticated, save, take_next
 from assay.queue.review import ReviewInvalid
@@ -208,13 +208,24 @@ def create_app(store: QueueStore, lease_seconds: float = DEFAULT_LEASE_SECONDS) 
 
 
 def _review_body(raw: bytes) -> object:
-    """The JSON of a review request, a :class:`BadBody` when nested too deeply, or ``NOT_JSON``."""
+    """The JSON of a review request, a :class:`BadBody` when nested too deeply or refused, or ``NOT_JSON``.
+
+    Read strictly (:func:`assay.core.io.parse_json_line`): a key given twice, a lone surrogate
+    (``"\\ud800"``), an integer beyond 64 bits (a 5000-digit score), ``NaN`` and ``1e999`` are each
+    a 422 naming the problem, never a 500. Every refusal waits for the token check, so a bad token is
+    still a 401.
+    """
     try:
         text = raw.decode("utf-8") if raw else "null"
-        deep = _too_deep(text, MAX_DEPTH)
-        return BadBody(deep, f"The review is nested more than {MAX_DEPTH} levels deep.") if deep else json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
-        return NOT_JSON  # refused after the token check, so a bad token is still 401
+    except UnicodeDecodeError:
+        return NOT_JSON
+    deep = _too_deep(text, MAX_DEPTH)
+    if deep:
+        return BadBody(deep, f"The review is nested more than {MAX_DEPTH} levels deep.")
+    value, why = parse_json_line(text)
+    if why is None:
+        return value
+    return NOT_JSON if why.startswith("not valid JSON") else BadBody("body", f"The review could not be read: {why}.")
 
 
 def _page(_request: Request) -> Response:

@@ -12,9 +12,11 @@ else; an empty correction or note counts as none.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from assay.core.errors import shown as shown_value
 from assay.queue.errors import QueueError
 from assay.queue.rubric import Rubric
 from assay.queue.views import JudgeShown, Reveal, ShownDocument, ShownItem, ShownReference
@@ -81,6 +83,10 @@ def _optional_text(body: dict, field: str) -> str | None:
         return None
     if not isinstance(value, str):
         raise ReviewInvalid(field, f"The {field} must be text (or left empty), not {type(value).__name__}.")
+    bad = next((c for c in value if unicodedata.category(c) in ("Cc", "Cs") and c not in "\n\r\t"), None)
+    if bad is not None:
+        raise ReviewInvalid(field, f"The {field} holds a control character ({bad!r} at character "
+                                   f"{value.index(bad) + 1}); remove it (line breaks and tabs are fine).")
     return value.strip() or None
 
 
@@ -101,7 +107,7 @@ def validate_review(body: object, kind: str, rubric: Rubric) -> Review:
         if choice is None:
             raise ReviewInvalid("choice", "Choose which answer is better: Answer A, Answer B or a tie.")
         if choice not in CHOICES:
-            raise ReviewInvalid("choice", f"Choose Answer A, Answer B or a tie ({choice!r} is none of them).")
+            raise ReviewInvalid("choice", f"Choose Answer A, Answer B or a tie ({shown_value(choice, 60)} is none of them).")
     elif choice is not None:
         raise ReviewInvalid("choice", "This item has a single answer, so there is nothing to choose; send no choice.")
     scores = body.get("scores")
@@ -142,7 +148,8 @@ def _letter_scores(given: object, letter: str, rubric: Rubric) -> dict[str, int]
             raise ReviewInvalid(f"scores.{letter}.{name}", f"Give Answer {letter} a {name} score from {lo} to {hi}.")
         if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
             raise ReviewInvalid(f"scores.{letter}.{name}",
-                                f"Give Answer {letter} a {name} score from {lo} to {hi} as a whole number ({value!r} is not one).")
+                                f"Give Answer {letter} a {name} score from {lo} to {hi} as a whole number "
+                                f"({shown_value(value, 60)} is not one).")
         clean[name] = value
     return clean
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 from pathlib import Path
 
@@ -116,48 +117,83 @@ def check_preregistration(root: EvidenceRoot, thresholds: str | Path) -> dict | 
     return record
 
 
+def sealed_folders(paths: list[Path], root: EvidenceRoot | None) -> list[Path]:
+    """The real paths of every ``sealed_holdout`` folder that could hold one of ``paths``.
+
+    Looked for in the evidence root (when set) and in every folder above each path, both as written
+    and with symlinks followed: a ``sealed_holdout`` that is a symlink to a folder of another name
+    (``sealed_holdout -> vault``) makes ``vault`` sealed too.
+    """
+    places = {root.path.absolute()} if root is not None else set()
+    for p in paths:
+        for form in (Path(os.path.abspath(p)), p.resolve()):
+            places.update(form.parents)
+    return sorted({(place / SEALED).resolve() for place in places if (place / SEALED).is_dir()})
+
+
+def sealed_name(path: str | Path, folders: list[Path]) -> str | None:
+    """``sealed_holdout/<name>`` when ``path`` is sealed-holdout data, else ``None``.
+
+    Sealed means: a ``sealed_holdout`` folder in the path as written or with symlinks followed, or
+    the real path inside one of ``folders`` (:func:`sealed_folders`: a folder reached through a
+    symlink or under another name is still sealed).
+    """
+    written, real = Path(os.path.abspath(path)), Path(path).resolve()
+    for folder in folders:
+        if real == folder or folder in real.parents:
+            return Path(SEALED, real.relative_to(folder)).as_posix()
+    for form in (written, real):
+        if SEALED in form.parts:
+            return Path(*form.parts[len(form.parts) - form.parts[::-1].index(SEALED) - 1:]).as_posix()
+    return None
+
+
 def guard_sealed_reads(paths: list[str | Path], what: str, allow_sealed: bool, environ: dict | None = None,
                        require_opening: bool = True) -> EvidenceRoot | None:
     """Refuse or log a command's reads of sealed-holdout files; the evidence root (for redaction) when set.
 
-    A path counts as sealed when, symlinks followed, it has a ``sealed_holdout`` folder in it. Reading
-    one needs ``allow_sealed`` (the command's ``--allow-sealed``), ``ASSAY_EVIDENCE_ROOT`` naming
-    the root the file lies under, and a recorded opening (:func:`require_open`; ``require_opening=False``
-    for the protocol's own checks before the opening, such as an annotator's completeness check);
-    each read is then appended to ``<root>/access.log``. Messages show paths as ``$ASSAY_EVIDENCE_ROOT/...``, never
-    the root's value.
+    A path counts as sealed by :func:`sealed_name`: a ``sealed_holdout`` folder in it as written or
+    with symlinks followed, or its real path inside the real folder a ``sealed_holdout`` (of the
+    evidence root, or of a folder above it) names, so a sealed folder reached through a symlink or
+    renamed is still sealed. Reading one needs ``allow_sealed`` (the command's ``--allow-sealed``),
+    ``ASSAY_EVIDENCE_ROOT`` naming the root the file lies under, and a recorded opening
+    (:func:`require_open`; ``require_opening=False`` for the protocol's own checks before the
+    opening, such as an annotator's completeness check); each read is then appended to
+    ``<root>/access.log`` under its ``sealed_holdout/...`` name. Messages show paths as
+    ``$ASSAY_EVIDENCE_ROOT/...``, never the root's value.
 
     Raises:
         HoldoutRefused: a sealed path without ``allow_sealed``, outside the evidence root, or read
             before the opening.
         EvidenceRootError: ``ASSAY_EVIDENCE_ROOT`` is set but names no folder.
     """
-    import os
-
-    from assay.study.evidence import ENV, SEALED, EvidenceRootError
+    from assay.study.evidence import ENV, EvidenceRootError
 
     env = os.environ if environ is None else environ
-    sealed = [Path(p).resolve() for p in paths if SEALED in Path(p).resolve().parts]
     try:
         root = EvidenceRoot.from_env(env) if env.get(ENV, "").strip() else None
-    except EvidenceRootError:
-        if sealed:
-            raise
-        root = None  # nothing sealed is read: a broken variable is not this command's concern
+        broken = None
+    except EvidenceRootError as error:
+        root, broken = None, error
+    folders = sealed_folders([Path(p) for p in paths], root)
+    sealed = [(Path(p), name) for p in paths if (name := sealed_name(p, folders)) is not None]
     if not sealed:
-        return root
-    shown = root.show(sealed[0]) if root is not None else f"<{SEALED}>/{sealed[0].name}"
+        return root  # nothing sealed is read: a broken variable is not this command's concern
+    if broken is not None:
+        raise broken
+    first, first_name = sealed[0]
+    shown = root.show(first) if root is not None else f"<{SEALED}>/{first.name}"
     if not allow_sealed:
         raise HoldoutRefused(f"{what}: {shown} is sealed-holdout data; reading it is an explicit decision: pass "
                              "--allow-sealed, after `assay study open-holdout` (every read is logged)")
-    base = root.path.resolve() if root is not None else None
-    if root is None or base is None or any(base not in p.parents for p in sealed):
+    own = (root.path / SEALED).resolve() if root is not None else None
+    if root is None or own is None or any(not (own == p.resolve() or own in p.resolve().parents) for p, _ in sealed):
         raise HoldoutRefused(f"{what}: {shown} lies outside the evidence root, so its opening cannot be checked nor "
                              f"the read logged (fix: set {ENV} to the study's evidence folder, and read the files there)")
     if require_opening:
         require_open(root, what)
-    for p in sealed:
-        record_access(root, what, p.relative_to(base).as_posix())
+    for _, name in sealed:
+        record_access(root, what, name)
     return root
 
 

@@ -4,8 +4,11 @@
 // Every step is a <form>: Enter in the token field signs in, Enter or Space on a button submits it.
 // After an item is taken, focus moves to its heading; after saving, to the reveal's heading; after an
 // error, to the first field in error (marked aria-invalid, its message linked by aria-describedby).
-// A draft (choice, scores, correction, note) is kept in localStorage under the queue and item, so a
-// reload loses nothing; saving clears it, and a draft untouched for DRAFT_DAYS days is dropped.
+// A draft (choice, scores, correction, note) is kept in localStorage under the queue, the reviewer and
+// the item, so a reload loses nothing; saving clears it, and a draft untouched for DRAFT_DAYS days is
+// dropped. Reviews are independent: when a reviewer signs in, every draft of another reviewer (or of
+// no named reviewer) kept in this browser profile is dropped, never shown; and the reveal (the models'
+// names, the judge's verdict) is emptied before the next item is taken.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -48,6 +51,7 @@ async function api(method, path, body) {
 // The token stopped working mid-session (a coordinator issued a new one): back to sign-in, drafts kept.
 function signedOut() {
   me = null;
+  clearReveal();
   sessionStorage.removeItem("assay-token");
   clearInterval(leaseTimer);
   status("");
@@ -123,6 +127,7 @@ async function signIn(event) {
   sessionStorage.setItem("assay-token", token);
   $("token").value = "";
   me = r.data;
+  clearReveal();
   status("");
   if (me.role === "coordinator") {
     $("who").textContent = "Coordinator";
@@ -130,6 +135,7 @@ async function signIn(event) {
     show("coordinator");
   } else {
     $("who").textContent = "Reviewer " + me.pseudonym + " on queue " + me.queue;
+    dropOthersDrafts();
     if (sessionStorage.getItem(heldKey())) { await take(); return; }  // a reload: the lease gives the same item back
     show("start");
     $("take").focus();
@@ -159,8 +165,17 @@ async function loadQueues() {
 
 // ---- the item ---------------------------------------------------------------------------------
 
-function heldKey() { return "assay-held:" + (me ? me.queue : ""); }
-function draftKey(item) { return "assay-draft:" + me.queue + ":" + item.item_id; }
+function reviewerPart() { return encodeURIComponent(me.queue) + ":" + encodeURIComponent(me.pseudonym) + ":"; }
+function heldKey() { return "assay-held:" + (me ? reviewerPart() : ""); }
+function draftKey(item) { return "assay-draft:" + reviewerPart() + encodeURIComponent(item.item_id); }
+
+// Drop every draft and held item in this profile that is not this reviewer's (another reviewer's
+// choice, scores and note must never be shown to them).
+function dropOthersDrafts() {
+  const mine = (prefix) => (key) => !key.startsWith(prefix) || key.startsWith(prefix + reviewerPart());
+  for (const key of Object.keys(localStorage)) if (!mine("assay-draft:")(key)) localStorage.removeItem(key);
+  for (const key of Object.keys(sessionStorage)) if (!mine("assay-held:")(key)) sessionStorage.removeItem(key);
+}
 function letters() { return current.kind === "pair" ? ["A", "B"] : ["A"]; }
 
 function scoreSelect(letter, criterion) {
@@ -362,6 +377,7 @@ function showErrors(errors) {
 async function take(event) {
   if (event) event.preventDefault();
   status("");
+  clearReveal();
   const r = await api("POST", "/api/queues/" + encodeURIComponent(me.queue) + "/next");
   if (r.status === 204) {
     sessionStorage.removeItem(heldKey());
@@ -403,6 +419,13 @@ async function save(event) {
 }
 
 function answerName(letter) { return letter === "tie" ? "Tie" : letter ? "Answer " + letter : "none"; }
+
+// Empty the reveal: hidden or not, the page must not hold one item's model names once the next is taken.
+function clearReveal() {
+  for (const id of ["reveal-question", "reveal-answer-A", "reveal-answer-B", "model-A", "model-B", "your-choice",
+    "judge-verdict", "agreement", "judge-reason"]) $(id).textContent = "";
+  for (const row of $("verdicts").tBodies[0].querySelectorAll("tr.score")) row.remove();
+}
 
 function renderReveal(review, reveal) {
   const pair = current.kind === "pair";
