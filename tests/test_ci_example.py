@@ -7,7 +7,6 @@ project made by `assay init` in tests/test_packaging.py.
 """
 
 import os
-import re
 import shutil
 import sys
 from pathlib import Path
@@ -78,6 +77,7 @@ def test_the_example_workflow_reaches_the_gate_and_fails_with_its_exit_code(pull
     job = run_job(WORKFLOW, "evaluate", pull_request, github={"event_name": "pull_request", "base_ref": "main", "event": {}},
                   base_path=base_path, actions=actions, env=env)
     outcomes = {s.name: s.outcome for s in job.steps}
+    log = "\n".join(f"{s.name}: {s.outcome} {s.exit_code}\n{s.stdout[-2000:]}{s.stderr[-2000:]}" for s in job.steps)
     assert outcomes["Install"] == "skipped"  # the cache hit
     ci = next(s for s in job.steps if s.name == "Recompute every stage and decide")
     # the committed outputs matched their recomputation and the gate, run on the recomputed outputs, fails with 1 on

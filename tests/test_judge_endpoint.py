@@ -158,6 +158,6 @@ def test_attack_3_the_audit_uses_cis_seed_the_bases_endpoint_and_tolerance(repo,
     assert "POLICY    params judge.rejudge_tolerance: 0.0 -> 1.0 (loosens)" in out
     assert "(share " in out and "the base's tolerance 0)" in out  # not the change's 1.0
     asked = {(b["messages"][-1]["content"]) for b in trusted.bodies}
-    assert 8 <= trusted.requests and len(asked) == 9  # the seeded 8 plus the changed reply
+    assert trusted.requests >= 8 and len(asked) == 9  # the seeded 8 plus the changed reply
     assert all(h == f"Bearer {KEY}" for h in trusted.auth_headers)
     assert f"REJUDGED  pair {rows[0]['pair']} order {rows[0]['order']}: stored " in out
