@@ -163,3 +163,18 @@ def test_aliases_in_a_policy_file_are_refused(repo, capsys):
     (repo / "params.yaml").write_text("a: &x [1, 2]\nb: *x\n" + PARAMS, encoding="utf-8")
     code = main(["ci", "--root", str(repo), "--base", "main"])
     assert code == 2 and "params.yaml: YAML aliases are refused in policy files" in capsys.readouterr().out
+
+
+def test_a_new_review_signing_key_with_new_snapshots_is_refused(repo):
+    (repo / "data/reviews").mkdir()
+    (repo / "data/reviews/queue_key.pub.json").write_text('{"public_key": "AAAA", "synthetic": true}\n', encoding="utf-8")
+    (repo / "data/reviews/demo.jsonl").write_text("{}\n", encoding="utf-8")
+    commit(repo, "key and snapshot")
+    run(["git", "branch", "-f", "main", "HEAD"], repo)
+    (repo / "data/reviews/queue_key.pub.json").write_text('{"public_key": "BBBB"}\n', encoding="utf-8")
+    (repo / "data/reviews/demo.jsonl").write_text('{"forged": true}\n', encoding="utf-8")
+    commit(repo, "my own key, my own reviews")
+    review = review_policy(str(repo), "main")
+    assert [str(c) for c in review.changes] == [
+        "review signing key data/reviews/queue_key.pub.json: 'AAAA (synthetic)' -> 'BBBB' (loosens)"]
+    assert review.others == ["data/reviews/demo.jsonl"] and review.refused

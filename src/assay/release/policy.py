@@ -2,8 +2,10 @@
 
 The *policy* is what decides a release: the parts (``parts``), the plan (every metric's gate,
 threshold, direction, no-regression rule and minimum n; the review-agreement requirement; the
-dataset; params ``plan.strict``), params ``gate``, and params ``judge`` (its usability rule, the
-rejudge tolerance, its prompt and its endpoint). :func:`policy_changes` lists every difference between
+dataset; params ``plan.strict``), params ``gate``, params ``judge`` (its usability rule, the
+rejudge tolerance, its prompt and its endpoint), and the public key review snapshots are checked
+against (:data:`SIGNING_KEY`; a change of key cannot be ranked, so with snapshots changed in the
+same change it is refused: CI in effect takes the key from the base). :func:`policy_changes` lists every difference between
 the base ref and the working tree, each ranked as *tightens* or *loosens*; a change assay cannot rank
 (a metric's direction, the judge's prompt, kind or endpoint, another judge setting) counts as
 loosening. :func:`other_changes` lists what else the change touches: any tracked file except the
@@ -32,6 +34,8 @@ POLICY_SECTIONS = ("parts", "plan", "gate", "judge")
 #: tracked paths whose change is neither policy nor system nor data
 NEUTRAL_PREFIXES = ("metrics/", "reports/", "data/derived/", "docs/")
 NEUTRAL_FILES = ("dvc.lock", "README.md", ".gitignore")
+#: the public key review snapshots are checked against (assay.queue.signature): policy, taken from the base
+SIGNING_KEY = "data/reviews/queue_key.pub.json"
 #: metric fields and their defaults (assay.data.plan.Metric)
 METRIC_FIELDS = {"gate": "report", "threshold": None, "direction": "higher", "no_regression": False, "min_n": 10}
 
@@ -237,6 +241,8 @@ class Policies:
     head_params: dict
     head_plan: dict
     plan_files: tuple[str, str]  # the plan's path at base and at head
+    base_key: str | None = None  # the review snapshots' public key file (:data:`SIGNING_KEY`) at base
+    head_key: str | None = None
 
 
 def read_policies(root: str, ref: str) -> Policies:
@@ -253,9 +259,11 @@ def read_policies(root: str, ref: str) -> Policies:
     head_params = parse_mapping(here.read_text(encoding="utf-8") if here.is_file() else None, "params.yaml")
     base_file, head_file = plan_path(base_params), plan_path(head_params)
     head_plan_path = Path(root) / head_file
+    head_key = Path(root) / SIGNING_KEY
     return Policies(base_params, parse_mapping(read_at(root, ref, base_file), f"{ref}:{base_file}"), head_params,
                     parse_mapping(head_plan_path.read_text(encoding="utf-8") if head_plan_path.is_file() else None,
-                                  head_file), (base_file, head_file))
+                                  head_file), (base_file, head_file), read_at(root, ref, SIGNING_KEY),
+                    head_key.read_text(encoding="utf-8") if head_key.is_file() else None)
 
 
 def other_changes(root: str, ref: str, policies: Policies) -> list[str]:
@@ -267,7 +275,7 @@ def other_changes(root: str, ref: str, policies: Policies) -> list[str]:
     diff = _git(root, "diff", "--name-only", "--no-renames", ref, "--")
     if diff.returncode != 0:
         raise BaseUnreadable(f"git diff against {ref!r} failed: {diff.stderr.strip()}")
-    skip = {"params.yaml", *policies.plan_files, *NEUTRAL_FILES}
+    skip = {"params.yaml", SIGNING_KEY, *policies.plan_files, *NEUTRAL_FILES}
     files = [p for p in diff.stdout.splitlines()
              if p and p not in skip and not p.startswith(NEUTRAL_PREFIXES)]
     sections = sorted((set(policies.base_params) | set(policies.head_params)) - set(POLICY_SECTIONS))
@@ -307,9 +315,26 @@ class PolicyReview:
         return "the policy is tightened: the stricter rule applies to this change"
 
 
+def _key_text(text: str | None) -> str | None:
+    """The public key in a key file's text, for listing (the whole text when it is not the expected JSON)."""
+    import json
+
+    if text is None:
+        return None
+    try:
+        found = json.loads(text)
+    except ValueError:
+        return text.strip()
+    if isinstance(found, dict) and isinstance(found.get("public_key"), str):
+        return found["public_key"] + (" (synthetic)" if found.get("synthetic") else "")
+    return text.strip()
+
+
 def review_policy(root: str, ref: str) -> PolicyReview:
     """Compare the policy at ``ref`` with the working tree's; see the module docstring."""
     policies = read_policies(root, ref)
-    changes = policy_changes(flatten(policies.base_params, policies.base_plan),
-                             flatten(policies.head_params, policies.head_plan))
+    base, head = flatten(policies.base_params, policies.base_plan), flatten(policies.head_params, policies.head_plan)
+    base[f"review signing key {SIGNING_KEY}"] = _key_text(policies.base_key)
+    head[f"review signing key {SIGNING_KEY}"] = _key_text(policies.head_key)
+    changes = policy_changes(base, head)
     return PolicyReview(changes, other_changes(root, ref, policies) if changes else [], policies)
