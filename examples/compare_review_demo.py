@@ -53,6 +53,7 @@ def main() -> int:
     from assay.queue.fill import item_rows, sample
     from assay.queue.leases import claim, save_review
     from assay.queue.rubric import load_rubric
+    from assay.queue.signature import DEMO_KEY, load_private_key, sign
     from assay.queue.snapshot import snapshot_rows, write_snapshot
     from assay.queue.sources import load_source
     from assay.queue.store import open_store
@@ -78,7 +79,8 @@ def main() -> int:
     snap.queue.synthetic = True
     snap.queue.note = "SYNTHETIC demo reviews of compared cases written by examples/compare_review_demo.py, not by people"
     snap.queue.source = "compare"
-    write_snapshot(snap, SNAPSHOT)
+    # signed with the demo's synthetic key, whose private half is committed (assay.queue.signature)
+    write_snapshot(sign(snap, load_private_key(DEMO_KEY)), SNAPSHOT)
     print(f"{SNAPSHOT}: {len(snap.reviews)} synthetic reviews of a random sample of {len(items)} compared cases "
           f"({described.split(' (')[0]})")
     return 0

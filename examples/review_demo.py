@@ -102,6 +102,7 @@ def main() -> int:
     from assay.queue.fill import item_rows, sample
     from assay.queue.leases import claim, save_review
     from assay.queue.rubric import load_rubric
+    from assay.queue.signature import DEMO_KEY, load_private_key, sign
     from assay.queue.snapshot import snapshot_rows, write_snapshot
     from assay.queue.sources import from_jsonl
     from assay.queue.store import open_store
@@ -125,7 +126,8 @@ def main() -> int:
     snap.queue.synthetic = True
     snap.queue.note = "SYNTHETIC demo reviews written by examples/review_demo.py, not by people"
     snap.queue.source = str(SOURCE)
-    write_snapshot(snap, SNAPSHOT)
+    # signed with the demo's synthetic key, whose private half is committed (assay.queue.signature)
+    write_snapshot(sign(snap, load_private_key(DEMO_KEY)), SNAPSHOT)
     print(f"{SOURCE}: {len(pairs)} items; {SNAPSHOT}: {len(snap.reviews)} synthetic reviews")
     return 0
 

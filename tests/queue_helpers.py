@@ -31,3 +31,25 @@ def make_queue(store, name: str = "q", n: int = 5, fill: str = "random", reviewe
 
 def body(choice: str | None = "A", correction=None, note=None, letters=("A", "B")) -> dict:
     return {"choice": choice, "scores": {k: dict(SCORES) for k in letters}, "correction": correction, "note": note}
+
+
+def sign_folder(folder) -> str:
+    """Make a (non-synthetic) signing key for ``folder``: write its public key file there, re-sign every snapshot
+    in it with the private key (as a team's queue server would have signed them), and return the private key in
+    base64, as ``ASSAY_QUEUE_SIGNING_KEY`` holds it."""
+    import base64
+    from pathlib import Path
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+
+    from assay.queue.signature import PUBLIC_KEY_FILE, public_key_of, sign
+    from assay.queue.snapshot import read_snapshot, write_snapshot
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    key = Ed25519PrivateKey.generate()
+    (folder / PUBLIC_KEY_FILE).write_text(public_key_of(key).model_dump_json() + "\n", encoding="utf-8")
+    for path in sorted(folder.glob("*.jsonl")):
+        write_snapshot(sign(read_snapshot(path, signed=False), key), path)
+    return base64.b64encode(key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())).decode("ascii")

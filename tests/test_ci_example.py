@@ -1,13 +1,12 @@
 """examples/ci/assay.yml run step by step in a fresh clone with GitHub's step semantics (tests/github_actions.py).
 
-The job must recompute every stage from the committed inputs (`assay verify`), reach the gate, write
-the gate's table and the metrics diff to the job summary and fail with the gate's exit code (1 on the
-demo data, whose gate fails by design). A forged metric failing the same workflow is shown on a
+The job must recompute every stage from the committed inputs and decide on the recomputed outputs
+(`assay ci --base origin/main`), write its report (the gate's table) and the metrics diff to the job
+summary and fail with the gate's exit code (1 on the demo data, whose gate fails by design). A forged metric failing the same workflow is shown on a
 project made by `assay init` in tests/test_packaging.py.
 """
 
 import os
-import re
 import shutil
 import sys
 from pathlib import Path
@@ -75,28 +74,22 @@ def test_the_example_workflow_reaches_the_gate_and_fails_with_its_exit_code(pull
     for tool in ("dvc", "assay"):
         assert shutil.which(tool, path=os.pathsep.join(base_path[1:])) is None, f"{tool} must come from the job's venv"
     env = {"HOME": str(tmp_path / "home"), "DVC_NO_ANALYTICS": "1", "LANG": "C.UTF-8"}
-    job = run_job(WORKFLOW, "evaluate", pull_request, github={"event_name": "pull_request", "base_ref": "main"},
+    job = run_job(WORKFLOW, "evaluate", pull_request, github={"event_name": "pull_request", "base_ref": "main", "event": {}},
                   base_path=base_path, actions=actions, env=env)
     outcomes = {s.name: s.outcome for s in job.steps}
     log = "\n".join(f"{s.name}: {s.outcome} {s.exit_code}\n{s.stdout[-2000:]}{s.stderr[-2000:]}" for s in job.steps)
     assert outcomes["Install"] == "skipped"  # the cache hit
-    verify = next(s for s in job.steps if s.name == "Recompute every stage from the committed inputs")
-    assert verify.outcome == "success" and "verified:" in verify.stdout, log
-    assert outcomes["Check out the cached outputs"] == "success", log
-    assert outcomes["Reproduce the pipeline"] == "success", log
-    ran = set(re.findall(r"Running stage '([^']+)'", next(s for s in job.steps if s.name == "Reproduce the pipeline").stdout))
-    # the committed outputs matched; only the PR's run table, which main's cache cannot hold, is computed
-    assert ran == {"evaluate@candidate"}, log
-    assert outcomes["Metrics diff"] == "success", log
-    gate = job.steps[-1]
-    assert gate.name == "Release gate" and gate.outcome == "failure", log
-    # the job fails with the gate's exit code: 1, a threshold unmet, on the demo data (not 2: nothing stale)
-    assert gate.exit_code == job.exit_code == 1, log
+    ci = next(s for s in job.steps if s.name == "Recompute every stage and decide")
+    # the committed outputs matched their recomputation and the gate, run on the recomputed outputs, fails with 1 on
+    # the demo data (not 2: nothing stale or forged); the job fails with that code
+    assert "Verified: " in ci.stdout and ci.exit_code == job.exit_code == 1, log
+    assert "POLICY" not in ci.stdout and "### Policy changes" not in job.summary  # the PR changed no policy
+    assert outcomes["Metrics diff"] == "success", log  # it runs when the gate fails too
     assert "## Metrics changed against origin/main" in job.summary
     assert "metrics/rag/candidate.json" in job.summary  # the PR's change shows in the diff
-    assert "## Release gate: exit 1" in job.summary
+    assert "## assay ci: exit 1 (a pre-registered threshold is unmet)" in job.summary
     assert "dvc status" in job.summary and "answer_correct (candidate, holdout)" in job.summary  # the gate's table
-    assert job.summary.index("## Metrics changed") < job.summary.index("## Release gate")
+    assert job.summary.index("## assay ci") < job.summary.index("## Metrics changed")
 
 
 @pytest.mark.parametrize("expression, failed, value", [
@@ -116,23 +109,28 @@ def test_an_unknown_expression_is_refused():
         evaluate("contains(github.ref, 'x')", {}, False)
 
 
-def test_the_job_summary_shows_verify_s_error_text(tmp_path):
-    # issue 30: verify's error goes to stderr and the step kept stdout only, so the summary showed an empty block
+@pytest.mark.parametrize("fake, code, shown", [
+    # a refusal: the report on stdout reaches the summary whole
+    ("echo 'assay ci: checking ...' >&2\nprintf '## assay ci: exit 2\\n\\nREFUSED a stage fails\\n'\nexit 2\n", 2,
+     "REFUSED a stage fails"),
+    # an error inside assay: its one line on stderr reaches the summary too (issue 30: it used to show an empty block)
+    ("echo 'assay ci: internal error: KeyError x (assay/release/checks.py:1)' >&2\nexit 3\n", 3,
+     "assay ci: internal error: KeyError x (assay/release/checks.py:1)"),
+])
+def test_the_job_summary_shows_what_assay_ci_said(tmp_path, fake, code, shown):
     import subprocess
 
     import yaml
 
     steps = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))["jobs"]["evaluate"]["steps"]
-    script = next(s["run"] for s in steps if s.get("id") == "verify")
+    script = next(s["run"] for s in steps if s.get("id") == "ci")
     tools = tmp_path / "bin"
     tools.mkdir()
-    error = "assay verify: verify: `dvc repro` failed in the scratch copy: stage judge_compare needs the key"
-    (tools / "assay").write_text(f"#!/bin/sh\necho 'assay verify: recomputing ...' >&2\necho '{error}' >&2\nexit 2\n")
+    (tools / "assay").write_text(f"#!/bin/sh\n{fake}")
     (tools / "assay").chmod(0o755)
     summary = tmp_path / "summary.md"
+    path = os.pathsep.join([str(tools), str(Path(sys.executable).parent), os.environ["PATH"]])
     proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], cwd=tmp_path,
-                          env={"PATH": f"{tools}{os.pathsep}{os.environ['PATH']}", "GITHUB_STEP_SUMMARY": str(summary)},
-                          capture_output=True, text=True)
-    assert proc.returncode == 2
-    text = summary.read_text(encoding="utf-8")
-    assert "## assay verify did not pass (exit 2)" in text and error in text
+                          env={"PATH": path, "GITHUB_STEP_SUMMARY": str(summary)}, capture_output=True, text=True)
+    assert proc.returncode == code, proc.stderr
+    assert shown in summary.read_text(encoding="utf-8")

@@ -14,7 +14,7 @@ from assay.queue.leases import claim, save_review
 from assay.queue.snapshot import read_snapshot
 from assay.queue.store import open_store
 from conftest import ROOT, write_jsonl
-from queue_helpers import body, pair_items
+from queue_helpers import body, pair_items, sign_folder
 
 CLI = "import sys; from assay.cli import main; sys.exit(main())"
 
@@ -43,7 +43,7 @@ def assay(capsys, monkeypatch):
     return run
 
 
-def test_create_tokens_export_and_the_rubric_lock(tmp_path, assay):
+def test_create_tokens_export_and_the_rubric_lock(tmp_path, assay, monkeypatch):
     (tmp_path / "data").mkdir()
     (tmp_path / "data/rubric.yaml").write_text((ROOT / "data/rubric.yaml").read_text())
     write_jsonl(tmp_path / "items.jsonl", [json.loads(i.model_dump_json()) for i in pair_items(12)])
@@ -73,6 +73,10 @@ def test_create_tokens_export_and_the_rubric_lock(tmp_path, assay):
     locked = assay("queue", "rubric", "demo", "data/rubric.yaml", "--db", db, cwd=tmp_path)
     assert locked.returncode == 1 and "locked" in locked.stderr and "Start a new queue" in locked.stderr
 
+    unsigned = assay("queue", "export", "demo", "--db", db, cwd=tmp_path)
+    assert unsigned.returncode == 2 and "no signing key" in unsigned.stderr  # nothing unsigned is written
+    assert not (tmp_path / "data/reviews/demo.jsonl").exists()
+    monkeypatch.setenv("ASSAY_QUEUE_SIGNING_KEY", sign_folder(tmp_path / "data/reviews"))
     exported = assay("queue", "export", "demo", "--db", db, cwd=tmp_path)
     assert exported.returncode == 0, exported.stderr
     path = tmp_path / "data/reviews/demo.jsonl"
@@ -105,7 +109,8 @@ def test_every_queue_subcommand_has_help_and_takes_db(assay):
 def test_demo_snapshot_is_reproduced_byte_for_byte(tmp_path):
     import shutil
 
-    for rel in ("data/pairs.jsonl", "data/rubric.yaml", "reports/judge_dimensions.jsonl", "examples/review_demo.py"):
+    for rel in ("data/pairs.jsonl", "data/rubric.yaml", "reports/judge_dimensions.jsonl", "examples/review_demo.py",
+                "examples/queue_demo_key.synthetic", "data/reviews/queue_key.pub.json"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / rel, tmp_path / rel)
     out = subprocess.run([sys.executable, "examples/review_demo.py"], cwd=tmp_path, capture_output=True, text=True)

@@ -143,15 +143,13 @@ def test_a_user_project_from_the_wheel_runs_diffs_passes_its_ci_and_fails_it_whe
     sh(["git", "clone", "-q", str(root), str(clone)], tmp_path, env)
     ci_env = {"HOME": str(tmp_path / "home"), "LANG": "C.UTF-8", "DVC_NO_ANALYTICS": "1", "CI": "true"}  # as GitHub sets
     base_path = [str(venv / "bin"), "/usr/bin", "/bin"]
-    job = run_job(workflow, "evaluate", clone, github={"event_name": "push", "base_ref": ""}, base_path=base_path,
+    job = run_job(workflow, "evaluate", clone, github={"event_name": "push", "base_ref": "", "event": {}}, base_path=base_path,
                   actions=emulate(venv, None), env=ci_env)
     log = "\n".join(f"{s.name}: {s.outcome} {s.exit_code}\n{s.stdout[-1500:]}{s.stderr[-1500:]}" for s in job.steps)
-    outcomes = {s.name: s.outcome for s in job.steps}
-    assert outcomes["Recompute every stage from the committed inputs"] == "success", log
-    verify = next(s for s in job.steps if s.name == "Recompute every stage from the committed inputs")
-    assert "rejudged" not in verify.stdout  # no judge key among the secrets: no spot check
-    assert job.steps[-1].name == "Release gate" and job.exit_code == gate.returncode, log
-    assert "## Release gate: exit" in job.summary
+    ci = next(s for s in job.steps if s.name == "Recompute every stage and decide")
+    assert ci.exit_code == job.exit_code == gate.returncode, log  # the gate's verdict, on the recomputed outputs
+    assert "Stored judge replies re-asked" not in ci.stdout  # no judge key among the secrets: no spot check
+    assert f"## assay ci: exit {gate.returncode}" in job.summary and "### Release gate" in job.summary
 
     # a forged metric, committed with `dvc commit -f`, and DVC's cache restored: the job fails, naming the file
     forged = root / "metrics/rag/mine.json"
@@ -161,12 +159,12 @@ def test_a_user_project_from_the_wheel_runs_diffs_passes_its_ci_and_fails_it_whe
     sh(["git", "commit", "-qm", "forged"], root, env)
     clone2 = tmp_path / "ci2"
     sh(["git", "clone", "-q", str(root), str(clone2)], tmp_path, env)
-    job = run_job(workflow, "evaluate", clone2, github={"event_name": "push", "base_ref": ""}, base_path=base_path,
+    job = run_job(workflow, "evaluate", clone2, github={"event_name": "push", "base_ref": "", "event": {}}, base_path=base_path,
                   actions=emulate(venv, root / ".dvc/cache"), env=ci_env)
-    verify = next(s for s in job.steps if s.name == "Recompute every stage from the committed inputs")
-    assert verify.outcome == "failure" and job.exit_code == 2, verify.stdout + verify.stderr
-    assert "DIFFERS   metrics/rag/mine.json" in verify.stdout
-    assert "metrics/rag/mine.json" in job.summary and "Release gate" not in {s.name for s in job.steps if s.outcome != "skipped"}
+    ci = next(s for s in job.steps if s.name == "Recompute every stage and decide")
+    assert ci.outcome == "failure" and job.exit_code == 2, ci.stdout + ci.stderr
+    assert "metrics/rag/mine.json: key 'holdout." in ci.stdout
+    assert "metrics/rag/mine.json" in job.summary and "### Release gate" not in job.summary  # no verdict on forged outputs
 
     # a part added afterwards
     sh(["git", "reset", "-q", "--hard", "HEAD~1"], root, env)

@@ -34,7 +34,7 @@ def test_a_minimal_core_judge_project_holds_exactly_its_parts(tmp_path):
     stages = yaml.safe_load((root / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
     assert "calibrate" in stages and "review" not in stages and "retrieve" not in stages
     workflow = (root / ".github/workflows/assay.yml").read_text(encoding="utf-8")
-    assert "assay verify" in workflow and "pip install --quiet -r requirements.txt" in workflow and "-e ." not in workflow
+    assert "assay ci" in workflow and "pip install --quiet -r requirements.txt" in workflow and "-e ." not in workflow
 
 
 def test_a_non_empty_folder_is_refused_and_force_keeps_every_existing_file(tmp_path):

@@ -156,6 +156,9 @@ def test_the_stage_leaves_the_demo_out_beside_a_real_snapshot_and_says_so(tmp_pa
     (tmp_path / "data/reviews").mkdir(parents=True)
     shutil.copy(ROOT / "data/reviews/demo.jsonl", tmp_path / "data/reviews/demo.jsonl")
     (tmp_path / "data/reviews/mine.jsonl").write_text("\n".join([json.dumps(meta)] + lines[1:]) + "\n", encoding="utf-8")
+    from queue_helpers import sign_folder
+
+    sign_folder(tmp_path / "data/reviews")  # one key signs both in this folder; the demo stays marked synthetic
     (tmp_path / "params.yaml").write_text("review:\n  snapshots: [demo, mine]\n", encoding="utf-8")
     shutil.copytree(ROOT / "stages", tmp_path / "stages")
     out = subprocess.run([sys.executable, "stages/training.py"], cwd=tmp_path, capture_output=True, text=True)

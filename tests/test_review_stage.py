@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 from conftest import ROOT
+from queue_helpers import sign_folder
 
 
 def test_review_and_training_stages_flag_a_hard_fill(tmp_path):
@@ -16,6 +17,7 @@ def test_review_and_training_stages_flag_a_hard_fill(tmp_path):
     meta.update(name="hardq", fill="hard", synthetic=False, note=None)
     (tmp_path / "data/reviews").mkdir(parents=True)
     (tmp_path / "data/reviews/hardq.jsonl").write_text("\n".join([json.dumps(meta)] + lines[1:]) + "\n", encoding="utf-8")
+    sign_folder(tmp_path / "data/reviews")  # the team's queue server signed it
     (tmp_path / "params.yaml").write_text("review:\n  snapshots: [hardq]\n", encoding="utf-8")
     shutil.copytree(ROOT / "stages", tmp_path / "stages")
     for stage in (["stages/review.py", "hardq"], ["stages/training.py"]):

@@ -8,6 +8,10 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assay.release.checks import Check
 
 
 from assay.core.errors import exits_on_internal_error
@@ -98,14 +102,13 @@ def run(args: argparse.Namespace) -> int:
         os.chdir(here)  # `assay gate` called in-process (tests, a notebook) leaves the caller where it was
 
 
-def _gate(args: argparse.Namespace) -> int:
-    """The gate's checks from the repository root (the working directory), printed and written."""
-    from assay.release.checks import Check, checks_dict, checks_table, exit_code
+def gate_checks(root: Path, with_dvc_status: bool = True) -> list[Check]:
+    """Every gate check on the repository at ``root`` (the working directory must be ``root``), without the CI witness."""
+    from assay.release.checks import Check
     from assay.release.gather import gather
 
-    root = Path(".")
     checks: list[Check] = []
-    if not args.skip_dvc_status:
+    if with_dvc_status:
         status = dvc_status(root)
         if status is None:
             checks.append(Check("dvc status", "missing", "dvc or dvc.yaml not found: cannot tell whether the pipeline is current"))
@@ -116,7 +119,15 @@ def _gate(args: argparse.Namespace) -> int:
             checks.append(Check("dvc status", "pass", "pipeline up to date"))
     checks += _undeclared(root)
     found = gather(root)[0]
-    checks += found + _recorded(root, found)
+    return checks + found + _recorded(root, found)
+
+
+def _gate(args: argparse.Namespace) -> int:
+    """The gate's checks from the repository root (the working directory), printed and written."""
+    from assay.release.checks import Check, checks_dict, checks_table, exit_code
+
+    root = Path(".")
+    checks = gate_checks(root, not args.skip_dvc_status)
     if in_ci() and exit_code(checks) == 0:  # in CI a pass needs proof the outputs were recomputed here
         from assay.release.witness import witness_problem
 

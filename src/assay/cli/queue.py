@@ -58,6 +58,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--out", default=None, metavar="PATH", help="output path (default: data/reviews/NAME.jsonl)")
     e.add_argument("--synthetic", action="store_true",
                    help="label the snapshot as synthetic (reviews written by a script, for demos)")
+    e.add_argument("--key-file", default=None, metavar="FILE",
+                   help="the queue server's private signing key, kept outside the repository (default: the "
+                        "environment variable ASSAY_QUEUE_SIGNING_KEY); the snapshot is signed with it")
+    k = qs.add_parser("keygen", help="make the queue server's Ed25519 signing key pair",
+                      description="Write a new private signing key to FILE (outside the project; mode 0600) and the "
+                                  "public key the pipeline checks snapshots against to data/reviews/queue_key.pub.json. "
+                                  "Keep the private key with the queue server (or in ASSAY_QUEUE_SIGNING_KEY); commit "
+                                  "the public key on its own, so CI takes it from the base branch.")
+    k.add_argument("private", metavar="FILE", help="where to write the private key (must not exist; outside the project)")
+    k.add_argument("--public", default="data/reviews/queue_key.pub.json", metavar="PATH",
+                   help="where to write the public key (default: data/reviews/queue_key.pub.json)")
+    k.set_defaults(func=run_keygen)
     _sub(qs, "rubric", run_rubric, "replace a queue's rubric while nothing is reviewed yet",
          "Replace the rubric of queue NAME with FILE. Refused once anything is reviewed: start a new queue.",
          "name", "rubric")
@@ -141,18 +153,53 @@ def run_serve(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     from assay.core.confinement import require_inside, require_plain_name
+    from assay.queue.signature import load_private_key, sign
     from assay.queue.snapshot import snapshot_rows, write_snapshot
     from assay.queue.store import open_store
 
     require_plain_name(args.name, "assay queue export", "NAME")
     out = args.out or f"data/reviews/{args.name}.jsonl"
     require_inside(out, "assay queue export", "--out")
+    key = load_private_key(args.key_file)  # before reading anything: no unsigned snapshot is written
     snap = snapshot_rows(open_store(args.db), args.name)
     if args.synthetic:
         snap.queue.synthetic = True
         snap.queue.note = "synthetic demo reviews written by a script, not by people"
-    write_snapshot(snap, out)
+    write_snapshot(sign(snap, key), out)
     print(f"{out}: {len(snap.reviews)} review(s) of queue {args.name} (fill {snap.queue.fill})")
+    return 0
+
+
+def run_keygen(args: argparse.Namespace) -> int:
+    import base64
+    import os
+    from pathlib import Path
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+
+    from assay.core.confinement import require_inside
+    from assay.core.errors import AssayError
+    from assay.core.io import write_text
+    from assay.queue.signature import public_key_of
+
+    require_inside(args.public, "assay queue keygen", "--public")
+    private = Path(args.private).resolve()
+    if private.is_relative_to(Path.cwd().resolve()):
+        raise AssayError(f"assay queue keygen: {args.private} is inside the project; the private key must never be "
+                         "committed (fix: give a path outside it, e.g. ~/.config/assay/queue.key)")
+    key = Ed25519PrivateKey.generate()
+    raw = key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+    try:
+        fd = os.open(private, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as error:
+        raise AssayError(f"assay queue keygen: cannot create {args.private} ({error.strerror}) (fix: give a new "
+                         "path)") from None
+    with os.fdopen(fd, "w", encoding="ascii") as handle:
+        handle.write(base64.b64encode(raw).decode("ascii") + "\n")
+    write_text(args.public, public_key_of(key).model_dump_json(indent=2) + "\n")
+    print(f"wrote the private key to {args.private} (keep it with the queue server) and the public key to "
+          f"{args.public} (commit it on its own)")
     return 0
 
 

@@ -17,7 +17,7 @@ tolerance above it.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -49,17 +49,21 @@ class Rejudged:
 
 
 def rejudge(pairs: Sequence[Pair], prompt: PromptVersion, stored: Judge, live: Judge, n: int, seed: int, swap: bool,
-            tolerance: float) -> Rejudged:
+            tolerance: float, also: Collection[tuple[str, str]] = ()) -> Rejudged:
     """Re-ask ``n`` seeded requests of ``items_for(pairs, swap)`` from ``live`` and compare with ``stored``.
 
     ``stored`` is normally :class:`~assay.judge.replay.ReplayJudge` (it raises ``MissingReply`` for a
     request without a stored reply). ``n`` larger than the number of requests asks them all; ``n``
-    of 0 asks nothing (share 0.0). Each difference is described as ``pair <id> order ab|ba: stored
+    of 0 asks nothing (share 0.0). ``also`` adds every request named as ``(pair id, order)`` on top
+    of the sample (``assay ci``: every stored reply that changed against the base); a name that is
+    not a request is ignored. Each difference is described as ``pair <id> order ab|ba: stored
     <winner> (<status>), now <winner> (<status>)``, in the sample's order.
     """
     items = items_for(pairs, swap)
     names = [(p.id, "ab") for p in pairs] + ([(p.id, "ba") for p in pairs] if swap else [])
-    chosen = sorted(random.Random(seed).sample(range(len(items)), min(max(n, 0), len(items))))
+    sampled = random.Random(seed).sample(range(len(items)), min(max(n, 0), len(items)))
+    wanted = set(also)
+    chosen = sorted(set(sampled) | {i for i, name in enumerate(names) if name in wanted})
     if not chosen:
         return Rejudged(0, tolerance)
     sample = [items[i] for i in chosen]

@@ -57,6 +57,8 @@ class QueueMeta(BaseModel):
     criteria: list[str]
     synthetic: bool = False
     note: str | None = None
+    #: Ed25519 signature by the queue server over everything else (:mod:`assay.queue.signature`)
+    signature: str | None = None
 
 
 class ReviewRow(BaseModel):
@@ -133,12 +135,15 @@ def write_snapshot(snapshot: Snapshot, path: str | Path) -> None:
     write_jsonl(path, lines)
 
 
-def read_snapshot(path: str | Path) -> Snapshot:
-    """Read and validate a snapshot file.
+def read_snapshot(path: str | Path, signed: bool = True) -> Snapshot:
+    """Read and validate a snapshot file, and (``signed``, the default) check the queue server's signature.
 
     Raises:
         InputError: no queue line first, a bad line (named by line and field), or a repeated
             (item, reviewer).
+        SignatureProblem: ``signed`` and the snapshot is unsigned, altered, signed by another key
+            than the public key file beside it, or not synthetic under the synthetic demo key
+            (:func:`assay.queue.signature.verify_snapshot`).
     """
     rows = read_jsonl(path)
     if not rows or rows[0][1].get("type") != "queue":
@@ -156,4 +161,9 @@ def read_snapshot(path: str | Path) -> Snapshot:
         seen.setdefault(key, line)
     if problems:
         raise InputError(problems)
-    return Snapshot(queue=meta, reviews=reviews)
+    snapshot = Snapshot(queue=meta, reviews=reviews)
+    if signed:
+        from assay.queue.signature import verify_snapshot
+
+        verify_snapshot(snapshot, path)
+    return snapshot

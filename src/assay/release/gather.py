@@ -235,6 +235,22 @@ def _listed_snapshots(params_file: Path) -> list[str]:
     return load_section("review", ReviewParams, params_file).snapshots
 
 
+def _signature_problem(path: Path) -> str | None:
+    """Why the snapshot at ``path`` is not signed as it is (:mod:`assay.queue.signature`); None when it is or is absent."""
+    from assay.queue.signature import SignatureProblem
+    from assay.queue.snapshot import read_snapshot
+
+    if not path.is_file():
+        return None  # the freshness checks name a missing snapshot
+    try:
+        read_snapshot(path)
+    except SignatureProblem as error:
+        return str(error)
+    except AssayError:
+        return None  # a broken snapshot fails its review stage, which the gate reports as stale or missing
+    return None
+
+
 def _read_reviews(base: Path, plan: Plan, ev: Evidence) -> dict[str, tuple[Status, str]]:
     """Read metrics/review/NAME.json and its provenance for each queue the plan's requirement names.
 
@@ -257,6 +273,8 @@ def _read_reviews(base: Path, plan: Plan, ev: Evidence) -> dict[str, tuple[Statu
             continue
         if ev.reviews[name] is not None and prov is None:
             unusable[name] = ("missing", f"its provenance file is missing: run `dvc repro -f review@{name}`")
+        if (unsigned := _signature_problem(base / ReviewParams().path(name))) is not None:
+            unusable[name] = ("missing", unsigned)
         if prov is not None:
             key = REVIEW.relpath(name=name)
             ev.provenance[key], ev.stages[key] = prov, stage

@@ -31,6 +31,7 @@ later stages but not compared: git does not hold them.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -51,11 +52,15 @@ from assay.release.ledger import LEDGER
 from assay.release.undeclared import undeclared_detail, undeclared_outputs
 
 COMPARED_FOLDERS = ("metrics", "reports")
+#: With ``strict`` (``assay ci``): every tracked file under these is an output, removed before the run and compared.
+OUTPUT_FOLDERS = (*COMPARED_FOLDERS, "data/derived")
 #: Outputs that are logs: kept in the scratch copy, not recomputed from nothing.
 APPEND_ONLY = (LEDGER,)
 #: Stored replies of the systems under test: kept in the scratch copy and replayed (never asked again).
 REPLAY_KEPT = (SYSTEM_REPLIES.relpath(version="x").rsplit("/", 1)[0],)
 TAIL_LINES = 25
+#: environment variables kept from the stages ``verify(strict=True)`` runs
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL", re.IGNORECASE)
 
 
 class RecomputeFailed(AssayError):
@@ -100,12 +105,22 @@ class Verification:
         return not self.differences
 
 
-def _env() -> dict[str, str]:
-    """The environment for git and dvc in the scratch copy: this Python first on PATH, no GIT_* overrides."""
+def _env(strict: bool = False) -> dict[str, str]:
+    """The environment for git and dvc in the scratch copy: this Python first on PATH, no GIT_* overrides.
+
+    With ``strict``, no ``PYTHONPATH`` and ``PYTHONSAFEPATH=1``: a stage's ``python -m assay.stages.X``
+    does not put the scratch copy first on ``sys.path``, so a committed ``assay/`` folder (or
+    ``numpy.py``) cannot stand in for the installed library; and no variable whose name looks like a
+    secret (:data:`SECRET_NAME`), so no stage of the change can send the judge's key anywhere
+    (recomputation replays stored replies and needs none).
+    """
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["DVC_NO_ANALYTICS"] = "1"
     env[REPLAY_ENV] = "only"  # the stages replay the systems' stored replies; none is called
+    if strict:
+        env = {k: v for k, v in env.items() if k != "PYTHONPATH" and not SECRET_NAME.search(k)}
+        env["PYTHONSAFEPATH"] = "1"
     return env
 
 
@@ -276,8 +291,8 @@ def _git_init(scratch: Path) -> None:
         raise RecomputeFailed(f"verify: git init failed in the scratch copy: {proc.stderr.strip()}")
 
 
-def _reproduce(scratch: Path, order: list[str]) -> None:
-    proc = subprocess.run([_dvc(), "repro", "--force", "--single-item", *order], cwd=scratch, env=_env(),
+def _reproduce(scratch: Path, order: list[str], strict: bool = False) -> None:
+    proc = subprocess.run([_dvc(), "repro", "--force", "--single-item", *order], cwd=scratch, env=_env(strict),
                           capture_output=True, text=True)
     if proc.returncode != 0:
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-TAIL_LINES:])
@@ -286,13 +301,18 @@ def _reproduce(scratch: Path, order: list[str]) -> None:
                               "and commit the inputs and outputs)")
 
 
-def verify(root: str | Path = ".", scratch: str | Path | None = None) -> Verification:
+def verify(root: str | Path = ".", scratch: str | Path | None = None, strict: bool = False) -> Verification:
     """Recompute every stage from the committed inputs in a scratch copy and compare the outputs.
 
     Args:
         root: the repository (its working tree is what gets copied; run it on a clean checkout in CI).
         scratch: an empty or absent folder to work in, kept afterwards; ``None`` uses a temporary
             folder that is deleted.
+        strict: what ``assay ci`` asks: every tracked file under :data:`OUTPUT_FOLDERS` is removed
+            before the run whether or not a stage lists it as a dependency (only the outputs of
+            replayed stages and :data:`APPEND_ONLY` logs stay), and all of them are compared; a
+            stage that reads a removed file no stage writes then fails the run. Stages run with
+            :func:`_env` ``(strict=True)``.
 
     Returns:
         A :class:`Verification`; ``ok`` only when every compared file matches. A tracked file under
@@ -309,11 +329,11 @@ def verify(root: str | Path = ".", scratch: str | Path | None = None) -> Verific
     skip = replayed_stages(root)
     if scratch is None:
         with tempfile.TemporaryDirectory(prefix="assay-verify-") as tmp:
-            return _verify(root, Path(tmp), tracked, skip)
+            return _verify(root, Path(tmp), tracked, skip, strict)
     folder = Path(scratch).resolve()
     if folder.exists() and any(folder.iterdir()):
         raise RecomputeFailed(f"verify: scratch folder {folder} is not empty (fix: give an empty or new folder)")
-    return _verify(root, folder, tracked, skip)
+    return _verify(root, folder, tracked, skip, strict)
 
 
 def _compare_file(root: Path, scratch: Path, rel: str, tracked: set[str]) -> Difference | None:
@@ -331,7 +351,19 @@ def _compare_file(root: Path, scratch: Path, rel: str, tracked: set[str]) -> Dif
     return None
 
 
-def _verify(root: Path, scratch: Path, tracked: list[str], skip: dict[str, str]) -> Verification:
+def _outputs_to_remove(tracked: list[str], plan: _Plan, strict: bool) -> list[str]:
+    """What is deleted in the scratch copy before the run (see :func:`verify`): never the
+    :data:`APPEND_ONLY` logs nor the systems' stored replies (:data:`REPLAY_KEPT`), which are replayed."""
+    skipped_outs = [o for o in plan.git_outs if o not in plan.run_outs]
+    if strict:
+        stray = [t for t in tracked if _under(t, OUTPUT_FOLDERS) and not _under(t, skipped_outs)
+                 and Path(t).name != ".gitignore"]
+    else:
+        stray = [t for t in tracked if _under(t, COMPARED_FOLDERS) and t not in plan.deps and not _under(t, skipped_outs)]
+    return [rel for rel in plan.run_outs + stray if rel not in APPEND_ONLY and not _under(rel, REPLAY_KEPT)]
+
+
+def _verify(root: Path, scratch: Path, tracked: list[str], skip: dict[str, str], strict: bool = False) -> Verification:
     for rel in tracked:
         if (root / rel).exists() or (root / rel).is_symlink():
             _copy(root / rel, scratch / rel)
@@ -340,15 +372,13 @@ def _verify(root: Path, scratch: Path, tracked: list[str], skip: dict[str, str])
     for rel in plan.sources:  # `dvc add`-ed inputs live outside git
         if (root / rel).exists():
             _copy(root / rel, scratch / rel)
-    skipped_outs = [o for o in plan.git_outs if o not in plan.run_outs]
-    stray = [t for t in tracked if _under(t, COMPARED_FOLDERS) and t not in plan.deps and not _under(t, skipped_outs)]
-    for rel in plan.run_outs + stray:
-        if rel not in APPEND_ONLY and not _under(rel, REPLAY_KEPT):
-            _remove(scratch / rel)
-    _reproduce(scratch, plan.order)
+    for rel in _outputs_to_remove(tracked, plan, strict):
+        _remove(scratch / rel)
+    _reproduce(scratch, plan.order, strict)
 
     tracked_set = set(tracked)
-    names: set[str] = {t for t in tracked if _under(t, COMPARED_FOLDERS)}
+    folders = OUTPUT_FOLDERS if strict else COMPARED_FOLDERS
+    names: set[str] = {t for t in tracked if _under(t, folders) and not (strict and Path(t).name == ".gitignore")}
     for out in plan.git_outs:
         names |= {t for t in tracked if _under(t, [out])} | _files_under(scratch, out)
     result = Verification(stages=plan.order, replayed={s: skip[s] for s in plan.skipped}, compared=sorted(names),
