@@ -42,10 +42,10 @@ def emulate_cache_hit(with_: dict, workspace: Path, dvc_cache: Path) -> dict:
     if with_["path"] == ".dvc/cache":
         assert "hashFiles('dvc.lock')" in with_["key"] and with_["restore-keys"]
         shutil.copytree(dvc_cache, workspace / ".dvc/cache", symlinks=True)
-        return {"cache-hit": "true"}
-    assert with_["path"] == ".venv" and "hashFiles('pyproject.toml')" in with_["key"]
+        return {"cache-hit": "true", "cache-primary-key": with_["key"]}
+    assert with_["path"] == ".venv" and "hashFiles('pyproject.toml', 'constraints.txt')" in with_["key"]
     (workspace / ".venv").symlink_to(VENV, target_is_directory=True)
-    return {"cache-hit": "true"}
+    return {"cache-hit": "true", "cache-primary-key": with_["key"]}
 
 
 @pytest.fixture
@@ -68,7 +68,8 @@ def pull_request(reproduced, tmp_path):
 def test_the_example_workflow_reaches_the_gate_and_fails_with_its_exit_code(pull_request, reproduced, tmp_path):
     tools = tmp_path / "hostedtoolcache"
     actions = {"actions/checkout": emulate_checkout,
-               "actions/cache": lambda w, ws: emulate_cache_hit(w, ws, reproduced / ".dvc/cache"),
+               "actions/cache/restore": lambda w, ws: emulate_cache_hit(w, ws, reproduced / ".dvc/cache"),
+               "actions/cache/save": lambda w, ws: {},  # both caches were hits: the save steps are skipped
                "actions/setup-python": lambda w, ws: emulate_setup_python(w, ws, tools)}
     # a minimal PATH: the system tools (bash, git, coreutils) and setup-python's folder, nothing of the test's venv
     base_path = [str(tools), "/usr/local/bin", "/usr/bin", "/bin"]
@@ -88,8 +89,9 @@ def test_the_example_workflow_reaches_the_gate_and_fails_with_its_exit_code(pull
     # the committed outputs matched; only the PR's run table, which main's cache cannot hold, is computed
     assert ran == {"evaluate@candidate"}, log
     assert outcomes["Metrics diff"] == "success", log
-    gate = job.steps[-1]
-    assert gate.name == "Release gate" and gate.outcome == "failure", log
+    gate = next(s for s in job.steps if s.name == "Release gate")
+    assert gate.outcome == "failure", log
+    assert outcomes["Save the virtual environment"] == outcomes["Save DVC's cache"] == "skipped"  # both were hits
     # the job fails with the gate's exit code: 1, a threshold unmet, on the demo data (not 2: nothing stale)
     assert gate.exit_code == job.exit_code == 1, log
     assert "## Metrics changed against origin/main" in job.summary
