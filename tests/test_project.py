@@ -126,7 +126,7 @@ def test_add_keeps_a_block_style_parts_list_valid_and_every_other_byte(tmp_path)
     assert (root2 / "params.yaml").read_text(encoding="utf-8").startswith(flow.replace("['core']", "['core', judge]"))
 
 
-@pytest.mark.parametrize("name", ["[draft]", "my eval: v2", "a #b", "it's \"q\" {x}", "naïve, & *ref !tag"])
+@pytest.mark.parametrize("name", ["[draft]", "my eval: v2", "a #b", "評価 ক্ষ\u200dা", "it's \"q\" {x}", "naïve, & *ref !tag"])
 def test_init_quotes_the_folder_name_so_params_yaml_reads_back_the_exact_value(tmp_path, name):
     from ruamel.yaml import YAML
 
@@ -143,7 +143,8 @@ def test_init_quotes_the_folder_name_so_params_yaml_reads_back_the_exact_value(t
 
 
 @pytest.mark.parametrize("name, said", [("a\tb", "holds the control character U+0009"), ("a\x7fb", "holds the control character U+007F"),
-                                        ("x" * 256, "is longer than 255 bytes"), ("a\udc80b", "holds the lone surrogate U+DC80")])
+                                        ("x" * 256, "is longer than 255 bytes"), ("a\udc80b", "holds the lone surrogate U+DC80"),
+                                        ("a\u2028b", "holds the line separator U+2028")])
 def test_a_name_that_cannot_be_a_folder_is_refused_in_one_line_and_nothing_is_written(tmp_path, capsys, name, said):
     target = tmp_path / "in" / name
     assert main(["init", str(target)]) == 1

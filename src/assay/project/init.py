@@ -85,8 +85,8 @@ def folder_name_problem(name: str) -> str | None:
     """Why ``name`` cannot be a project folder's name, or ``None`` when it can.
 
     Refused: empty, ``.`` and ``..``, longer than 255 bytes in UTF-8 (Linux's limit), and any control
-    character, lone surrogate or unassigned code point (they cannot be written to params.yaml or
-    typed back). Spaces, ``:``, ``#`` and brackets are fine: every value written to YAML is quoted.
+    character, line or paragraph separator (YAML folds U+2028/U+2029 as line breaks), lone surrogate
+    or unassigned code point (they cannot be written to params.yaml or typed back). Spaces, ``:``, ``#`` and brackets are fine: every value written to YAML is quoted.
 
     >>> folder_name_problem("[draft]") is None, folder_name_problem("a\tb")
     (True, "holds the control character U+0009 (fix: use printable characters)")
@@ -94,8 +94,9 @@ def folder_name_problem(name: str) -> str | None:
     if name in ("", ".", ".."):
         return "is not a folder name (fix: name a new folder, e.g. my-eval)"
     for char in name:
-        if unicodedata.category(char) in ("Cc", "Cs", "Cn"):
-            kind = {"Cc": "control character", "Cs": "lone surrogate", "Cn": "unassigned code point"}
+        if unicodedata.category(char) in ("Cc", "Cs", "Cn", "Zl", "Zp"):
+            kind = {"Cc": "control character", "Cs": "lone surrogate", "Cn": "unassigned code point",
+                    "Zl": "line separator", "Zp": "paragraph separator"}
             return f"holds the {kind[unicodedata.category(char)]} U+{ord(char):04X} (fix: use printable characters)"
     if len(name.encode("utf-8", "surrogatepass")) > 255:
         return "is longer than 255 bytes, the longest folder name Linux allows (fix: a shorter name)"
