@@ -197,6 +197,13 @@ def test_init_inside_a_repository_writes_the_workflow_at_its_root_running_in_the
                                            r"it a repository of its own with `git init -b main"):
         init_project(top / "my eval", ["core"], "minimal", setup=False)
     assert not (top / "my eval").exists()
+    # a second project in the same repository: the root's workflow runs the first one, so it is refused
+    with pytest.raises(ProjectError, match=r"assay.yml exists and does not run in evals/search, .* \(fix: `git mv "
+                                           r".github/workflows/assay.yml .github/workflows/assay-other.yml`"):
+        init_project(top / "evals" / "search", ["core"], "minimal", setup=False)
+    assert not (top / "evals/search").exists()
+    again = init_project(top / "evals" / "rag", ["core"], "minimal", setup=False, force=True)
+    assert "../../.github/workflows/assay.yml" in again.kept and again.written == []
 
 
 def test_the_version_is_the_installed_distributions_and_assay_version_prints_it(capsys):

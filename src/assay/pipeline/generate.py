@@ -83,7 +83,7 @@ def is_generated(text: str) -> bool:
     the lines after it. A file without a digest line (hand-written, or a header copied) is not.
 
     >>> text = dvc_yaml(["core"])
-    >>> is_generated(text), is_generated(text.replace("stages:", "stages:\n  mine:\n    cmd: cp a b", 1))
+    >>> is_generated(text), is_generated(text + "  mine:" + chr(10) + "    cmd: cp a b" + chr(10))
     (True, False)
     """
     found = DIGEST.search(text)

@@ -86,10 +86,11 @@ def folder_name_problem(name: str) -> str | None:
 
     Refused: empty, ``.`` and ``..``, longer than 255 bytes in UTF-8 (Linux's limit), and any control
     character, line or paragraph separator (YAML folds U+2028/U+2029 as line breaks), lone surrogate
-    or unassigned code point (they cannot be written to params.yaml or typed back). Spaces, ``:``, ``#`` and brackets are fine: every value written to YAML is quoted.
+    or unassigned code point (they cannot be written to params.yaml or typed back). Spaces, ``:``,
+    ``#`` and brackets are fine: every value written to YAML is quoted.
 
-    >>> folder_name_problem("[draft]") is None, folder_name_problem("a\tb")
-    (True, "holds the control character U+0009 (fix: use printable characters)")
+    >>> folder_name_problem("[draft]") is None, folder_name_problem("a" + chr(9) + "b")
+    (True, 'holds the control character U+0009 (fix: use printable characters)')
     """
     if name in ("", ".", ".."):
         return "is not a folder name (fix: name a new folder, e.g. my-eval)"
@@ -229,6 +230,23 @@ def _subdir(root: Path, top: Path | None) -> str | None:
     return rel
 
 
+def _check_root_workflow(top: Path, subdir: str) -> None:
+    """Refuse when the repository's root already has a workflow at :data:`WORKFLOW` for another folder.
+
+    GitHub reads workflows only under the root's ``.github/workflows``; keeping another project's file
+    there would leave this project without CI and say nothing.
+    """
+    existing = top / WORKFLOW
+    if not existing.is_file():
+        return
+    text = existing.read_text(encoding="utf-8", errors="replace")
+    if re.search(rf"^\s*working-directory:\s*{re.escape(subdir)}\s*(#.*)?$", text, re.MULTILINE):
+        return  # this project's own workflow, written before: kept
+    raise ProjectError(f"{existing} exists and does not run in {subdir}, and GitHub reads workflows only there (fix: "
+                       f"`git mv {WORKFLOW} .github/workflows/assay-other.yml` in {top} to keep it under another name, "
+                       "then run assay init again)")
+
+
 def init_project(target: str | Path, parts: Iterable[str] = ("core", "judge"), example: str = "minimal",
                  force: bool = False, setup: bool = True, pin: InstallPin | None = None) -> InitResult:
     """Write a ready evaluation project at ``target``; run ``git init -b main`` and ``dvc init`` there when needed.
@@ -269,6 +287,8 @@ def init_project(target: str | Path, parts: Iterable[str] = ("core", "judge"), e
     files = project_files(root, chosen, example, pin, subdir)
     boundary = {rel: top for rel in files if top is not None and rel.startswith("..")}
     check_destinations(root, files, boundary)
+    if top is not None and subdir is not None:
+        _check_root_workflow(top, subdir)
     root.mkdir(parents=True, exist_ok=True)
     result = InitResult(root=root, parts=chosen, notes=[pin.note] if pin.note else [])
     for rel, content in sorted(files.items()):
