@@ -1,10 +1,14 @@
 """Getting in: the wheel, `assay init` plus the first `dvc repro`, and the CI template's job on the demo.
 
-Run: .venv/bin/python benchmarks/bench_init.py [--skip-demo]
+Run: .venv/bin/python benchmarks/bench_init.py [--skip-demo] [--reuse-deps]
+
+Times are wall clock and CPU (user + system of the child processes, from getrusage), on this machine.
 
 1. Builds the wheel (`pip wheel`) and prints its size.
 2. Installs it with its dependencies (pinned by constraints.txt, from pip's cache or PyPI) into a
    fresh virtual environment in a temporary folder, as a user would, and prints the install time.
+   --reuse-deps installs the wheel alone and makes this environment's packages importable through a
+   .pth file (as tests/test_packaging.py does): no download, the same library files.
 3. From that environment, times `assay init my-eval` (the minimal example, parts core,judge) plus the
    first `dvc repro`, then `assay gate`.
 4. Unless --skip-demo: `assay init --example demo` with every part, its cold `dvc repro`, then the
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -28,17 +33,29 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+CPU: list[float] = [0.0]  # CPU seconds of the last timed() call's child process tree
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def timed(cmd: list[str], cwd: Path, env: dict, ok=(0,)) -> tuple[float, subprocess.CompletedProcess]:
-    start = time.perf_counter()
+    """Run ``cmd``; its wall seconds and the process (its CPU seconds are left in ``CPU[0]``)."""
+    start, cpu = time.perf_counter(), _children_cpu()
     proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     if proc.returncode not in ok:
         raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    CPU[0] = _children_cpu() - cpu
     return time.perf_counter() - start, proc
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-demo", action="store_true", help="only the wheel and the minimal example")
+    parser.add_argument("--reuse-deps", action="store_true",
+                        help="install the wheel alone; this environment's packages are made importable (no download)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -49,17 +66,33 @@ def main() -> None:
         print(f"wheel: {wheel.name}, {wheel.stat().st_size / 2**20:.2f} MB")
         venv = work / "venv"
         subprocess.run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", str(venv)], check=True)
-        seconds, _ = timed([str(venv / "bin/python"), "-m", "pip", "install", "--quiet", "-c", str(ROOT / "constraints.txt"),
-                            str(wheel)], work, base)
-        print(f"pip install of the wheel and its dependencies into a fresh venv: {seconds:.1f} s")
+        if args.reuse_deps:
+            import sysconfig
+
+            timed([str(venv / "bin/python"), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(wheel)],
+                  work, base)
+            site = subprocess.run([str(venv / "bin/python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                  capture_output=True, text=True, check=True).stdout.strip()
+            Path(site, "_bench_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
+            (venv / "bin/dvc").write_text(f"#!{venv / 'bin/python'}\nimport sys\nfrom dvc.cli import main\nsys.exit(main())\n",
+                                          encoding="utf-8")
+            (venv / "bin/dvc").chmod(0o755)
+            print("the wheel alone installed into a fresh venv; dependencies from this environment (--reuse-deps)")
+        else:
+            seconds, _ = timed([str(venv / "bin/python"), "-m", "pip", "install", "--quiet", "-c",
+                                str(ROOT / "constraints.txt"), str(wheel)], work, base)
+            print(f"pip install of the wheel and its dependencies into a fresh venv: {seconds:.1f} s")
         env = {"PATH": f"{venv / 'bin'}:/usr/bin:/bin", "HOME": str(work / "home"), "LANG": "C.UTF-8",
                "DVC_NO_ANALYTICS": "1", "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b",
                "GIT_COMMITTER_NAME": "b", "GIT_COMMITTER_EMAIL": "b@b"}
         init, _ = timed(["assay", "init", "my-eval"], work, env)
+        init_cpu = CPU[0]
         repro, _ = timed(["dvc", "repro", "-q"], work / "my-eval", env)
+        repro_cpu = CPU[0]
         _, gate = timed(["assay", "gate"], work / "my-eval", env, ok=(0, 1))
-        print(f"minimal example: assay init {init:.1f} s + first dvc repro {repro:.1f} s = {init + repro:.1f} s; "
-              f"assay gate exit {gate.returncode}")
+        print(f"minimal example: assay init {init:.1f} s wall / {init_cpu:.1f} s CPU + first dvc repro {repro:.1f} s wall / "
+              f"{repro_cpu:.1f} s CPU = {init + repro:.1f} s wall, {init_cpu + repro_cpu:.1f} s CPU "
+              f"({os.cpu_count()} cores); assay gate exit {gate.returncode}")
         if args.skip_demo:
             return
         demo = work / "demo"

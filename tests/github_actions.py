@@ -11,7 +11,9 @@ What is emulated, as GitHub documents it for ``ubuntu-latest``:
   ``secrets`` (empty unless given: a missing secret reads as an empty string, as on GitHub) and
   ``steps.<id>.outputs/outcome`` contexts; ``${{ ... }}`` in ``run`` and ``env`` values;
 - a step's outcome is ``success`` or ``failure`` by its exit code; the job fails with the first
-  failing step's exit code.
+  failing step's exit code;
+- ``defaults.run.working-directory`` (workflow, then job) and a step's ``working-directory``: the
+  folder, relative to the workspace, a ``run`` step starts in (``uses:`` steps ignore it, as on GitHub).
 
 ``uses:`` steps are not run: the caller passes a function per action (``actions/cache`` ->
 ``emulate_cache``) that does its work and returns its outputs. An expression or action the
@@ -104,7 +106,9 @@ def run_job(workflow: Path, job: str, workspace: Path, *, github: dict, base_pat
         env: extra variables for every step (HOME and the like).
         secrets: the ``secrets`` context (none by default).
     """
-    spec = yaml.safe_load(workflow.read_text(encoding="utf-8"))["jobs"][job]
+    whole = yaml.safe_load(workflow.read_text(encoding="utf-8"))
+    spec = whole["jobs"][job]
+    default_dir = ((spec.get("defaults") or whole.get("defaults") or {}).get("run") or {}).get("working-directory", ".")
     scratch = workspace.parent / f".{workspace.name}-runner"
     scratch.mkdir(exist_ok=True)
     path_entries: list[str] = []
@@ -140,7 +144,8 @@ def run_job(workflow: Path, job: str, workspace: Path, *, github: dict, base_pat
                     **{k: str(v) for k, v in files.items()},
                     "PATH": os.pathsep.join([*reversed(path_entries), *base_path]), "GITHUB_WORKSPACE": str(workspace),
                     "CI": "true", "GITHUB_ACTIONS": "true"}
-        proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], cwd=workspace,
+        cwd = workspace / step.get("working-directory", default_dir)
+        proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], cwd=cwd,
                               env=step_env, capture_output=True, text=True)
         outcome = "success" if proc.returncode == 0 else "failure"
         result.steps.append(StepResult(name, outcome, proc.returncode, proc.stdout, proc.stderr))

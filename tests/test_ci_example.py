@@ -41,10 +41,10 @@ def emulate_cache_hit(with_: dict, workspace: Path, dvc_cache: Path) -> dict:
     if with_["path"] == ".dvc/cache":
         assert "hashFiles('dvc.lock')" in with_["key"] and with_["restore-keys"]
         shutil.copytree(dvc_cache, workspace / ".dvc/cache", symlinks=True)
-        return {"cache-hit": "true"}
-    assert with_["path"] == ".venv" and "hashFiles('pyproject.toml')" in with_["key"]
+        return {"cache-hit": "true", "cache-primary-key": with_["key"]}
+    assert with_["path"] == ".venv" and "hashFiles('pyproject.toml', 'constraints.txt')" in with_["key"]
     (workspace / ".venv").symlink_to(VENV, target_is_directory=True)
-    return {"cache-hit": "true"}
+    return {"cache-hit": "true", "cache-primary-key": with_["key"]}
 
 
 @pytest.fixture
@@ -67,7 +67,8 @@ def pull_request(reproduced, tmp_path):
 def test_the_example_workflow_reaches_the_gate_and_fails_with_its_exit_code(pull_request, reproduced, tmp_path):
     tools = tmp_path / "hostedtoolcache"
     actions = {"actions/checkout": emulate_checkout,
-               "actions/cache": lambda w, ws: emulate_cache_hit(w, ws, reproduced / ".dvc/cache"),
+               "actions/cache/restore": lambda w, ws: emulate_cache_hit(w, ws, reproduced / ".dvc/cache"),
+               "actions/cache/save": lambda w, ws: {},  # both caches were hits: the save steps are skipped
                "actions/setup-python": lambda w, ws: emulate_setup_python(w, ws, tools)}
     # a minimal PATH: the system tools (bash, git, coreutils) and setup-python's folder, nothing of the test's venv
     base_path = [str(tools), "/usr/local/bin", "/usr/bin", "/bin"]
@@ -85,6 +86,8 @@ def test_the_example_workflow_reaches_the_gate_and_fails_with_its_exit_code(pull
     assert "Verified: " in ci.stdout and ci.exit_code == job.exit_code == 1, log
     assert "POLICY" not in ci.stdout and "### Policy changes" not in job.summary  # the PR changed no policy
     assert outcomes["Metrics diff"] == "success", log  # it runs when the gate fails too
+    # the venv was a cache hit (nothing to save); the gate failed, so the DVC cache was neither restored nor saved
+    assert outcomes["Save the virtual environment"] == outcomes["Save DVC's cache"] == "skipped", log
     assert "## Metrics changed against origin/main" in job.summary
     assert "metrics/rag/candidate.json" in job.summary  # the PR's change shows in the diff
     assert "## assay ci: exit 1 (a pre-registered threshold is unmet)" in job.summary

@@ -95,7 +95,9 @@ def test_assay_runs_from_the_wheel_alone(venv, tmp_path):
     assert "init" in sh(["assay", "--help"], tmp_path, env).stdout
 
 
-def emulate(venv: Path, dvc_cache: Path | None):
+def emulate(venv: Path, dvc_cache: Path | None, saved: list[str] | None = None):
+    """The workflow's actions: a venv cache hit (this venv), DVC's cache restored from ``dvc_cache`` (a miss
+    when ``None``); every save is recorded in ``saved`` by path."""
     def checkout(with_: dict, workspace: Path) -> dict:
         assert with_.get("fetch-depth") == 0
         return {}
@@ -104,30 +106,79 @@ def emulate(venv: Path, dvc_cache: Path | None):
         assert str(with_["python-version"]) == "3.11"
         return {}
 
-    def cache(with_: dict, workspace: Path) -> dict:
+    def restore(with_: dict, workspace: Path) -> dict:
+        key = {"cache-primary-key": with_["key"]}
         if with_["path"] == ".venv":
-            assert "hashFiles('requirements.txt')" in with_["key"]
+            assert "hashFiles('requirements.txt', 'constraints.txt')" in with_["key"]
             (workspace / ".venv").symlink_to(venv, target_is_directory=True)
-            return {"cache-hit": "true"}
+            return {"cache-hit": "true", **key}
         if dvc_cache is not None:
             shutil.copytree(dvc_cache, workspace / ".dvc/cache", symlinks=True)
-            return {"cache-hit": "true"}
-        return {"cache-hit": "false"}
+            return {"cache-hit": "true", **key}
+        return {"cache-hit": "false", **key}
 
-    return {"actions/checkout": checkout, "actions/setup-python": setup_python, "actions/cache": cache}
+    def save(with_: dict, workspace: Path) -> dict:
+        assert (workspace / with_["path"]).exists() and with_["key"].startswith("${{ steps.")
+        (saved if saved is not None else []).append(with_["path"])
+        return {}
+
+    return {"actions/checkout": checkout, "actions/setup-python": setup_python, "actions/cache/restore": restore,
+            "actions/cache/save": save}
 
 
 @pytest.mark.e2e
-def test_a_user_project_from_the_wheel_runs_diffs_passes_its_ci_and_fails_it_when_forged(venv, tmp_path):
+def test_a_user_project_from_the_wheel_runs_diffs_passes_its_ci_and_fails_it_when_forged(wheel, venv, tmp_path):
+    """From the wheel in a fresh venv: `assay --version`, the pin of the wheel (copied into wheels/), the
+    constraints file, `main` as the branch, the workflow's job on the first commit, then a forged metric."""
     env = user_env(venv, tmp_path / "home")
+    version = wheel.name.split("-")[1]
+    assert sh(["assay", "--version"], tmp_path, env).stdout == f"assay {version}\n"
     root = tmp_path / "my-eval"
     said = sh(["assay", "init", str(root)], tmp_path, env).stdout
-    assert "uses core, judge" in said and "ran      git init" in said and "ran      dvc init" in said
+    assert "uses core, judge" in said and "ran      git init -b main" in said and "ran      dvc init" in said
+    # installed from a local wheel: the wheel is copied into the project and pinned through --find-links
+    assert f"note:    assay was installed from the local file {wheel.name}: it is copied to wheels/{wheel.name}" in said
+    assert (root / "wheels" / wheel.name).read_bytes() == wheel.read_bytes()
+    assert (root / "requirements.txt").read_text(encoding="utf-8").endswith(
+        f"--find-links wheels\n-c constraints.txt\nassay-eval=={version}\n")
+    dry = sh(["python", "-m", "pip", "install", "--dry-run", "--no-index", "--no-deps", "--ignore-installed", "-r",
+              "requirements.txt"], root, env)
+    assert f"Would install assay-eval-{version}" in dry.stdout  # the pin resolves from wheels/, no index needed
+    pinned = sh(["python", "-c", "import dvc, pydantic, importlib.metadata as m; print(m.version('dvc'), m.version('pydantic'))"],
+                root, env).stdout.split()
+    constraints = (root / "constraints.txt").read_text(encoding="utf-8")
+    assert f"\ndvc=={pinned[0]}\n" in constraints and f"\npydantic=={pinned[1]}\n" in constraints
+    assert "\nassay-eval==" not in constraints
+    assert sh(["git", "symbolic-ref", "--short", "HEAD"], root, env).stdout == "main\n"
     sh(["dvc", "repro", "-q"], root, env)
     gate = sh(["assay", "gate"], root, env, check=False)
     assert gate.returncode in (0, 1), gate.stdout + gate.stderr
     sh(["git", "add", "-A"], root, env)
     sh(["git", "commit", "-qm", "first evaluation"], root, env)
+
+    # the workflow assay init wrote, run step by step on the first commit (no HEAD~1): it recomputes before
+    # the gate decides, the metrics diff says there is no base and passes, and DVC's cache is saved
+    workflow = root / ".github/workflows/assay.yml"
+    clone = tmp_path / "ci"
+    sh(["git", "clone", "-q", str(root), str(clone)], tmp_path, env)
+    ci_env = {"HOME": str(tmp_path / "home"), "LANG": "C.UTF-8", "DVC_NO_ANALYTICS": "1", "CI": "true"}  # as GitHub sets
+    base_path = [str(venv / "bin"), "/usr/bin", "/bin"]
+    saved: list[str] = []
+    job = run_job(workflow, "evaluate", clone, github={"event_name": "push", "base_ref": ""}, base_path=base_path,
+                  actions=emulate(venv, None, saved), env=ci_env)
+    log = "\n".join(f"{s.name}: {s.outcome} {s.exit_code}\n{s.stdout[-1500:]}{s.stderr[-1500:]}" for s in job.steps)
+    outcomes = {s.name: s.outcome for s in job.steps}
+    ci = next(s for s in job.steps if s.name == "Recompute every stage and decide")
+    assert ci.exit_code == gate.returncode == job.exit_code, log  # the gate's verdict, on the recomputed outputs
+    assert "Stored judge replies re-asked" not in ci.stdout  # no judge key among the secrets: no spot check
+    assert f"## assay ci: exit {gate.returncode}" in job.summary and "### Release gate" in job.summary
+    assert outcomes["Metrics diff"] == "success", log
+    assert "## Metrics: no base commit to diff against (HEAD~1 does not exist: the first commit)" in job.summary
+    assert outcomes["Install"] == "skipped" and outcomes["Save the virtual environment"] == "skipped"  # a cache hit
+    # `assay ci` recomputes in a scratch copy and needs no DVC cache; the steps that restore and save it run only
+    # after a passing gate (they bring back the tables git does not hold for later steps)
+    assert saved == ([".dvc/cache"] if gate.returncode == 0 else []), log
+
     params = root / "params.yaml"
     params.write_text(params.read_text(encoding="utf-8").replace("min_score: 0.2", "min_score: 0.4"), encoding="utf-8")
     sh(["dvc", "repro", "-q"], root, env)
@@ -136,20 +187,6 @@ def test_a_user_project_from_the_wheel_runs_diffs_passes_its_ci_and_fails_it_whe
     diff = sh(["dvc", "metrics", "diff", "HEAD~1", "--md"], root, env).stdout
     assert "metrics/rag/baseline.json" in diff
     assert sh(["git", "status", "--porcelain"], root, env).stdout == ""
-
-    # the workflow assay init wrote, run step by step: it recomputes before the gate decides
-    workflow = root / ".github/workflows/assay.yml"
-    clone = tmp_path / "ci"
-    sh(["git", "clone", "-q", str(root), str(clone)], tmp_path, env)
-    ci_env = {"HOME": str(tmp_path / "home"), "LANG": "C.UTF-8", "DVC_NO_ANALYTICS": "1", "CI": "true"}  # as GitHub sets
-    base_path = [str(venv / "bin"), "/usr/bin", "/bin"]
-    job = run_job(workflow, "evaluate", clone, github={"event_name": "push", "base_ref": "", "event": {}}, base_path=base_path,
-                  actions=emulate(venv, None), env=ci_env)
-    log = "\n".join(f"{s.name}: {s.outcome} {s.exit_code}\n{s.stdout[-1500:]}{s.stderr[-1500:]}" for s in job.steps)
-    ci = next(s for s in job.steps if s.name == "Recompute every stage and decide")
-    assert ci.exit_code == job.exit_code == gate.returncode, log  # the gate's verdict, on the recomputed outputs
-    assert "Stored judge replies re-asked" not in ci.stdout  # no judge key among the secrets: no spot check
-    assert f"## assay ci: exit {gate.returncode}" in job.summary and "### Release gate" in job.summary
 
     # a forged metric, committed with `dvc commit -f`, and DVC's cache restored: the job fails, naming the file
     forged = root / "metrics/rag/mine.json"

@@ -20,7 +20,11 @@ COMMANDS = ["init", "add", "pipeline", "validate", "summary", "agreement", "cali
 
 def build_parser() -> argparse.ArgumentParser:
     """The full parser with every registered subcommand."""
+    from assay import __version__
+
     parser = argparse.ArgumentParser(prog="assay", description="Reproducible evaluation of RAG systems and LLM judges.")
+    parser.add_argument("--version", action="version", version=f"assay {__version__}",
+                        help="print the installed assay-eval version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"assay.cli.{name}").register(sub)

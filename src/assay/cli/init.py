@@ -17,9 +17,12 @@ PARTS_HELP = "; ".join(f"{name}: {text}" for name, text in DESCRIPTIONS.items())
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("init", help="write a ready evaluation project (data, params, pipeline, CI) into DIR",
                        description="Write a new evaluation project: example data, params.yaml with a section per "
-                                   "chosen part, dvc.yaml for those parts, requirements.txt pinning this assay "
-                                   "version, a README and .github/workflows/assay.yml; run `git init` and `dvc init` "
-                                   "when DIR is not a repository yet. Parts: " + PARTS_HELP + ".")
+                                   "chosen part, dvc.yaml for those parts, requirements.txt pinning assay as it was "
+                                   "installed (index version, git commit, or a wheel copied to wheels/), "
+                                   "constraints.txt pinning every other package, a README and "
+                                   ".github/workflows/assay.yml (at the repository's root when DIR is inside one); "
+                                   "run `git init -b main` and `dvc init` when DIR is not a repository yet. Parts: "
+                                   + PARTS_HELP + ".")
     p.add_argument("dir", metavar="DIR", help="the project folder: new or empty (see --force)")
     p.add_argument("--parts", default=",".join(DEFAULT_PARTS), metavar="PARTS",
                    help=f"comma-separated parts to use, of {', '.join(PARTS)} (default: {','.join(DEFAULT_PARTS)}; "
@@ -40,6 +43,8 @@ def report(verb: str, result: InitResult, next_steps: list[str]) -> None:
     if result.kept:
         print(f"kept     {len(result.kept)} existing file(s) unchanged: {', '.join(result.kept[:8])}"
               + (" ..." if len(result.kept) > 8 else ""))
+    for note in result.notes:
+        print(f"note:    {note}")
     if next_steps:
         print("next:")
         for step in next_steps:

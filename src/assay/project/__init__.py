@@ -2,7 +2,8 @@
 
 Owns the project templates (``templates/``: params.yaml, the project README, the CI workflow), the
 starter data of ``--example minimal`` (``examples/minimal/``) and where the NodiNet demo's data is
-found (:mod:`assay.project.examples`), and the writing of a project (:mod:`assay.project.init`).
+found (:mod:`assay.project.examples`), the pin of assay as it was installed and the constraints file
+of the environment (:mod:`assay.project.install`), and the writing of a project (:mod:`assay.project.init`).
 
 May import: ``assay.core``, ``assay.pipeline``. Imported by ``assay.cli``.
 """
