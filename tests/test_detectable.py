@@ -43,3 +43,14 @@ def test_each_blocking_share_metric_is_checked_on_the_candidates_holdout():
 def test_a_threshold_closer_than_the_detectable_change_warns():
     c = threshold_check("answer_correct", 66, 0.80, 0.75)  # the power module's doctest: 0.05 apart, 66 cases
     assert c.warning is not None and "closer than" in c.warning and c.margin < c.detectable
+
+
+def test_a_threshold_every_share_meets_has_nothing_to_detect():
+    # a lenient plan (threshold 0 for higher is better, 1 for lower) used to stop the gate stage with
+    # "threshold 0.0 must be in (0.0, 1.0)": every share meets it, so the distance to detect is 0
+    from assay.stats.power import threshold_check
+
+    higher = threshold_check("answer_correct", 58, 0.5, 0.0, "higher")
+    lower = threshold_check("latency_share", 58, 0.5, 1.0, "lower")
+    assert (higher.detectable, higher.warning) == (0.0, None)
+    assert (lower.detectable, lower.warning) == (0.0, None)

@@ -16,8 +16,11 @@ from conftest import ROOT, hand_wilson
 DEMO_CHECKS = {
     "answer_correct (candidate, holdout)": "fail",
     "abstain_correct (candidate, holdout)": "fail",
-    "citation_support (candidate, holdout)": "pass",
-    "format_ok (candidate, holdout)": "fail",  # 72 of 72: lower bound 0.941 < 0.99 at look 2 (level 0.0125)
+    # the ledger holds three distinct candidates on this holdout, so this look runs at 0.05 / 2^3 = 0.00625:
+    # citation_support 48 of 48 has the one-sided Clopper-Pearson bound 0.00625^(1/48) = 0.8997 < 0.9
+    # (at look 2, 0.0125^(1/48) = 0.9128 passed), and format_ok 72 of 72 has 0.00625^(1/72) = 0.932 < 0.99
+    "citation_support (candidate, holdout)": "fail",
+    "format_ok (candidate, holdout)": "fail",
     "tool_permission (candidate, holdout)": "fail",
     "no regression on answer_correct": "fail",
     "no regression on tool_permission": "fail",

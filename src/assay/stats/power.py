@@ -435,11 +435,15 @@ def threshold_check(name: str, n: int, value: float | None, threshold: float, di
     Edge cases: no current value gives ``detectable`` and no margin or warning; a holdout on which
     no true share passes with ``power`` (``detectable`` None) warns, value or not; a threshold at the
     end of the scale (1 for higher is better, 0 for lower) has no share past it, so ``detectable``
-    is None and the warning says the threshold can be met only by every case.
+    is None and the warning says the threshold can be met only by every case; a threshold at the
+    other end (0 for higher is better, 1 for lower) is met by every share, so ``detectable`` is 0 and
+    there is no warning.
 
     >>> c = threshold_check("answer_correct", 66, 0.80, 0.75)
     >>> round(c.detectable, 3), c.warning is not None
     (0.125, True)
+    >>> threshold_check("answer_correct", 66, 0.80, 0.0).detectable
+    0.0
     """
     if value is not None:
         _check("value", value, 0.0, 1.0, (True, True))
@@ -450,6 +454,9 @@ def threshold_check(name: str, n: int, value: float | None, threshold: float, di
                               margin=margin, power=power, alpha=alpha, method=method,
                               warning=(f"{name}: threshold {threshold:g} is the end of the scale: only every case meeting it "
                                        "meets it, and no sample size shows it with a one-sided bound"))
+    if threshold == (0.0 if direction == "higher" else 1.0):  # every share meets it: nothing to detect
+        return ThresholdCheck(name=name, n=n, value=value, threshold=threshold, direction=direction, detectable=0.0,
+                              margin=margin, warning=None, power=power, alpha=alpha, method=method)
     detectable = threshold_detectable(n, threshold, power, alpha, direction, method)
     warning = None
     if detectable is None:
