@@ -52,7 +52,7 @@ def test_summary_prints_one_line_per_metrics_file(tmp_path, capsys):
     assert main(["summary", "--root", str(tmp_path)]) == 0
     assert capsys.readouterr().out == (
         "split        dev 7, holdout 3\n"
-        "gate         FAIL (2 check(s) unmet, 1 missing or stale); details in reports/summary.md, CI runs `assay gate`\n")
+        "gate         FAIL (2 check(s) unmet, 1 missing or stale); details in reports/summary.md, CI runs `assay ci`\n")
 
 
 def test_the_readme_shows_what_summary_prints_on_the_committed_demo(capsys):

@@ -45,7 +45,7 @@ def summary_lines(root: Path) -> list[str]:
                      f"{m.better} better, {m.worse} worse, sign test p {num(m.p_sign)}")
     if (g := GATE.read_optional(root)) is not None:
         verdict = "PASS" if g.passed == 1 else f"FAIL ({g.failed} check(s) unmet, {g.missing + g.stale} missing or stale)"
-        lines.append(f"gate         {verdict}; details in {SUMMARY_PAGE.relpath()}, CI runs `assay gate`")
+        lines.append(f"gate         {verdict}; details in {SUMMARY_PAGE.relpath()}, CI runs `assay ci`")
     return lines
 
 
