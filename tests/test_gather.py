@@ -60,8 +60,12 @@ def test_the_committed_demo_gives_the_committed_verdict(repo):
     committed = json.loads((ROOT / "reports" / "provenance" / "gate.json").read_text(encoding="utf-8"))
     assert {k: v for k, v in committed["details"]["statuses"].items() if not k.startswith("fresh")} == DEMO_CHECKS
     by_name = {c.name: c for c in checks}
-    assert by_name["answer_correct (candidate, holdout)"].value == pytest.approx(27 / 58)
-    assert by_name["abstain_correct (candidate, holdout)"].value == pytest.approx(8 / 14)
+    # the check's value is the bound it decided on: the one-sided Clopper-Pearson lower bound of 27 of 58 at look 3's
+    # level 0.05 / 2^3 = 0.00625, beta.ppf(0.00625, 27, 32) = 0.30166 (scipy)
+    from scipy.stats import beta
+
+    assert by_name["answer_correct (candidate, holdout)"].value == pytest.approx(beta.ppf(0.00625, 27, 32), abs=1e-9)
+    assert by_name["abstain_correct (candidate, holdout)"].value == pytest.approx(beta.ppf(0.00625, 8, 7), abs=1e-9)  # 8 of 14
     assert by_name["fresh compare"].detail == "changed since the last run: run_baseline, run_candidate, split"
     # the evidence is what the summary page reads: the candidate's holdout figure and its Wilson interval
     answer = ev.metrics["metrics/rag/candidate.json"].holdout.answer_correct

@@ -164,7 +164,7 @@ def test_a_user_project_from_the_wheel_runs_diffs_passes_its_ci_and_fails_it_whe
     ci_env = {"HOME": str(tmp_path / "home"), "LANG": "C.UTF-8", "DVC_NO_ANALYTICS": "1", "CI": "true"}  # as GitHub sets
     base_path = [str(venv / "bin"), "/usr/bin", "/bin"]
     saved: list[str] = []
-    job = run_job(workflow, "evaluate", clone, github={"event_name": "push", "base_ref": ""}, base_path=base_path,
+    job = run_job(workflow, "evaluate", clone, github={"event_name": "push", "base_ref": "", "event": {}}, base_path=base_path,
                   actions=emulate(venv, None, saved), env=ci_env)
     log = "\n".join(f"{s.name}: {s.outcome} {s.exit_code}\n{s.stdout[-1500:]}{s.stderr[-1500:]}" for s in job.steps)
     outcomes = {s.name: s.outcome for s in job.steps}

@@ -111,4 +111,10 @@ def test_a_blocking_permission_metric_blocks_the_gate():
         "metrics": [{"name": "tool_permission", "family": "tool_use", "gate": "block", "threshold": 1.0, "min_n": 4}]})
     side = side_metrics(ROWS, "wilson")
     [check] = metric_checks(plan, RagMetrics(n=5, dev=side, holdout=side), None, "candidate")
-    assert (check.status, check.value, check.detail) == ("fail", 0.75, "0.75 misses >= 1 (n 4)")
+    # the gate decides on the one-sided Clopper-Pearson lower bound at the first look's level 0.025: 3 of 4 gives
+    # beta.ppf(0.025, 3, 2) = 0.1941 (scipy); a threshold of 1 is out of reach of any bound
+    from scipy.stats import beta
+
+    assert check.status == "fail" and check.value == pytest.approx(beta.ppf(0.025, 3, 2), abs=1e-9)
+    assert check.detail == ("lower bound 0.1941204497 (one-sided Clopper-Pearson at level 0.025) misses >= 1 (estimate 0.75, "
+                            "3 of 4); even every case passing could not pass: no holdout size can show it")

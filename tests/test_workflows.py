@@ -78,7 +78,7 @@ def test_the_caches_are_restored_first_and_saved_whatever_the_gate_says(generate
     uses = [s.get("uses", "").split("@")[0] for s in steps]
     assert "actions/cache" not in uses  # the combined action saves only when the job succeeds
     names = [s.get("name") for s in steps]
-    assert names.index("Release gate") < names.index("Save the virtual environment") < names.index("Save DVC's cache")
+    assert names.index("Recompute every stage and decide") < names.index("Save the virtual environment") < names.index("Save DVC's cache")
     for name in ("Save the virtual environment", "Save DVC's cache"):
         step = steps[names.index(name)]
         assert step["uses"].startswith("actions/cache/save@") and step["if"].startswith("always() && ")
@@ -103,7 +103,7 @@ def test_the_metrics_diff_on_a_first_commit_says_there_is_no_base_and_passes(gen
     subprocess.run([*git, "-C", str(repo), "add", "-A"], check=True)
     subprocess.run([*git, "-C", str(repo), "commit", "-qm", "first"], check=True)
     job = run_job(_diff_step_only(generated["alone"], tmp_path / "diff.yml"), "evaluate", repo,
-                  github={"event_name": event, "base_ref": base_ref}, base_path=["/usr/bin", "/bin"], actions={})
+                  github={"event_name": event, "base_ref": base_ref, "event": {}}, base_path=["/usr/bin", "/bin"], actions={})
     (step,) = job.steps
     assert step.outcome == "success" and job.exit_code == 0, step.stdout + step.stderr
     assert job.summary == f"## Metrics: no base commit to diff against ({base} does not exist: the first commit)\n"
@@ -116,6 +116,6 @@ def test_a_project_in_a_subfolder_runs_its_steps_there(generated, tmp_path):
     spec["jobs"]["evaluate"]["steps"] = [{"name": "where", "run": "pwd; test -f params.yaml"}]
     one = tmp_path / "where.yml"
     one.write_text(yaml.safe_dump(spec), encoding="utf-8")
-    job = run_job(one, "evaluate", top, github={"event_name": "push", "base_ref": ""}, base_path=["/usr/bin", "/bin"],
+    job = run_job(one, "evaluate", top, github={"event_name": "push", "base_ref": "", "event": {}}, base_path=["/usr/bin", "/bin"],
                   actions={})
     assert job.exit_code == 0 and job.steps[0].stdout.strip() == str(top / "evals/rag"), job.steps[0].stderr

@@ -27,12 +27,13 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from assay.core.errors import AssayError
+from assay.release.verify import OUTPUT_FOLDERS
 
 Effect = Literal["tightens", "loosens"]
 #: params sections that are policy (the rest are the system and its data)
 POLICY_SECTIONS = ("parts", "plan", "gate", "judge")
 #: tracked paths whose change is neither policy nor system nor data
-NEUTRAL_PREFIXES = ("metrics/", "reports/", "data/derived/", "docs/")
+NEUTRAL_PREFIXES = (*(f"{folder}/" for folder in OUTPUT_FOLDERS), "docs/")
 NEUTRAL_FILES = ("dvc.lock", "README.md", ".gitignore")
 #: the public key review snapshots are checked against (assay.queue.signature): policy, taken from the base
 SIGNING_KEY = "data/reviews/queue_key.pub.json"
