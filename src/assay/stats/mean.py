@@ -40,8 +40,8 @@ import numpy as np
 
 from assay.core.errors import AssayError
 
-MeanMethod = Literal["betting", "t"]
-MEAN_METHODS = ("betting", "t")
+MeanMethod = Literal["betting", "betting_final", "t"]
+MEAN_METHODS = ("betting", "betting_final", "t")
 BET_CAP = 0.75  # c: no bet risks more than 3/4 of the capital
 _GRID = 201
 _TOLERANCE = 1e-10
@@ -61,7 +61,9 @@ def mean_ci(values: Sequence[float] | np.ndarray, level: float = 0.95, bounds: t
         level: confidence level in (0, 1).
         bounds: ``(low, high)`` every value is known to lie in, for example ``(0.0, 1.0)`` for an IR
             measure; the interval then stays within them.
-        method: ``"betting"`` (the default when ``bounds`` are given; needs them) or ``"t"`` (the
+        method: ``"betting"`` (the default when ``bounds`` are given; needs them: the running
+            intersection of the betting intervals over the values in the order given),
+            ``"betting_final"`` (the betting interval at the last value only, wider) or ``"t"`` (the
             default without bounds). See the module docstring.
 
     Returns:
@@ -85,8 +87,8 @@ def mean_ci(values: Sequence[float] | np.ndarray, level: float = 0.95, bounds: t
     method = method or ("betting" if bounds is not None else "t")
     if method not in MEAN_METHODS:
         raise MeanError(f"mean_ci: method {method!r} is not one of {', '.join(MEAN_METHODS)}")
-    if method == "betting" and bounds is None:
-        raise MeanError("mean_ci: the betting interval needs bounds, for example bounds=(0.0, 1.0); "
+    if method != "t" and bounds is None:
+        raise MeanError(f"mean_ci: the {method} interval needs bounds, for example bounds=(0.0, 1.0); "
                         "use method='t' for values without known bounds")
     x = np.asarray(values, dtype=float)
     if bounds is not None:
@@ -102,7 +104,7 @@ def mean_ci(values: Sequence[float] | np.ndarray, level: float = 0.95, bounds: t
         return (math.nan, math.nan)
     if method == "t":
         return _t_interval(x, level, bounds)
-    low, high = _betting((x - lo) / (hi - lo), 1 - level)
+    low, high = _betting((x - lo) / (hi - lo), 1 - level, running=method == "betting")
     return (lo + low * (hi - lo), lo + high * (hi - lo))
 
 
@@ -130,46 +132,60 @@ def _bets(y: np.ndarray, alpha: float) -> np.ndarray:
     return np.sqrt(2 * math.log(2 / alpha) / (n * before))
 
 
-def _log_capital(y: np.ndarray, bets: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """``max(log K+(m), log K-(m))`` for each candidate mean in ``m`` (hedged: half the stake on each side)."""
+def _log_capitals(y: np.ndarray, bets: np.ndarray, m: np.ndarray, running: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``(log K+(m), log K-(m))`` for each candidate mean in ``m``: at the last value, or with ``running``
+    the largest over t = 1..n (the running maximum that Ville's inequality bounds).
+
+    ``K+`` never increases with ``m`` and ``K-`` never decreases (each factor is monotone, the caps
+    included), so each side rejects a one-sided range: ``[0, a]`` for ``K+`` and ``[b, 1]`` for ``K-``.
+    """
     m = m[:, None]
     with np.errstate(divide="ignore"):
         up = np.minimum(bets[None, :], BET_CAP / m)
         down = np.minimum(bets[None, :], BET_CAP / (1 - m))
     gap = y[None, :] - m
-    return np.maximum(np.log1p(up * gap).sum(axis=1), np.log1p(-down * gap).sum(axis=1))
+    up_terms, down_terms = np.log1p(up * gap), np.log1p(-down * gap)
+    if not running:
+        return up_terms.sum(axis=1), down_terms.sum(axis=1)
+    return np.cumsum(up_terms, axis=1).max(axis=1), np.cumsum(down_terms, axis=1).max(axis=1)
 
 
-def _betting(y: np.ndarray, alpha: float) -> tuple[float, float]:
-    """The betting interval for the mean of ``y`` in [0, 1] (see the module docstring)."""
+def _betting(y: np.ndarray, alpha: float, running: bool = True) -> tuple[float, float]:
+    """The betting interval for the mean of ``y`` in [0, 1] (see the module docstring): with ``running``
+    the running intersection over t = 1..n, without the interval at t = n; either is extended to reach
+    the mean when the mean falls outside it, and an empty running intersection is replaced by the
+    interval at t = n. Each result contains the set of unrejected m, so its coverage is kept."""
     bets = _bets(y, alpha)
+    low, high = _limit(y, bets, alpha, running, -1), _limit(y, bets, alpha, running, +1)
+    mean = float(y.mean())
+    if running and low > high:  # no m survives every t (probability <= alpha): the interval at t = n
+        return _betting(y, alpha, running=False)
+    return (min(low, high, mean), max(low, high, mean))
+
+
+def _limit(y: np.ndarray, bets: np.ndarray, alpha: float, running: bool, side: int) -> float:
+    """One limit (``side`` -1 lower, +1 upper): the edge of the range the side's capital rejects, found on
+    a grid of 201 points and refined by bisection; the returned point is the unrejected one."""
     threshold = math.log(2 / alpha)  # max(K+, K-) / 2 >= 1 / alpha
 
     def rejected(m: np.ndarray) -> np.ndarray:
         out = np.empty(m.size, dtype=bool)
         chunk = max(1, 2_000_000 // y.size)  # bound the memory of the grid x values table
         for start in range(0, m.size, chunk):
-            out[start:start + chunk] = _log_capital(y, bets, m[start:start + chunk]) >= threshold
+            up, down = _log_capitals(y, bets, m[start:start + chunk], running)
+            out[start:start + chunk] = (up if side < 0 else down) >= threshold
         return out
 
     grid = np.linspace(0.0, 1.0, _GRID)
-    out = rejected(grid)
-    mean = float(y.mean())
-
-    def edge(side: int) -> float:
-        """The limit on one side (-1 below the mean, +1 above): bisect between the rejected grid point
-        nearest the mean and the next point towards it; the bound itself when none is rejected."""
-        beyond = grid[out & ((grid < mean) if side < 0 else (grid > mean))]
-        if not beyond.size:
-            return 0.0 if side < 0 else 1.0
-        outside = float(beyond.max() if side < 0 else beyond.min())
-        inside = min(outside + 1.0 / (_GRID - 1), mean) if side < 0 else max(outside - 1.0 / (_GRID - 1), mean)
-        while abs(outside - inside) > _TOLERANCE:
-            mid = (inside + outside) / 2
-            if rejected(np.array([mid]))[0]:
-                outside = mid
-            else:
-                inside = mid
-        return inside
-
-    return (edge(-1), edge(+1))
+    hit = grid[rejected(grid)]
+    if not hit.size:  # K+ at m = 1 and K- at m = 0 never exceed 1, so the bound itself is never rejected
+        return 0.0 if side < 0 else 1.0
+    outside = float(hit.max() if side < 0 else hit.min())
+    inside = outside - side / (_GRID - 1)
+    while abs(outside - inside) > _TOLERANCE:
+        mid = (inside + outside) / 2
+        if rejected(np.array([mid]))[0]:
+            outside = mid
+        else:
+            inside = mid
+    return inside
