@@ -156,36 +156,42 @@ def _betting(y: np.ndarray, alpha: float, running: bool = True) -> tuple[float, 
     the mean when the mean falls outside it, and an empty running intersection is replaced by the
     interval at t = n. Each result contains the set of unrejected m, so its coverage is kept."""
     bets = _bets(y, alpha)
-    low, high = _limit(y, bets, alpha, running, -1), _limit(y, bets, alpha, running, +1)
+    low, high = _limits(y, bets, alpha, running)
     mean = float(y.mean())
     if running and low > high:  # no m survives every t (probability <= alpha): the interval at t = n
         return _betting(y, alpha, running=False)
     return (min(low, high, mean), max(low, high, mean))
 
 
-def _limit(y: np.ndarray, bets: np.ndarray, alpha: float, running: bool, side: int) -> float:
-    """One limit (``side`` -1 lower, +1 upper): the edge of the range the side's capital rejects, found on
-    a grid of 201 points and refined by bisection; the returned point is the unrejected one."""
+def _limits(y: np.ndarray, bets: np.ndarray, alpha: float, running: bool) -> tuple[float, float]:
+    """``(a, b)``: the edges of the ranges ``K+`` rejects (``[0, a)``) and ``K-`` rejects (``(b, 1]``), found
+    on a grid of 201 points and refined by bisection (both at once); each returned point is unrejected.
+    ``a > b`` when no m survives both sides."""
     threshold = math.log(2 / alpha)  # max(K+, K-) / 2 >= 1 / alpha
 
-    def rejected(m: np.ndarray) -> np.ndarray:
-        out = np.empty(m.size, dtype=bool)
+    def rejected(m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(rejected by K+, rejected by K-) for each m."""
+        up, down = np.empty(m.size, dtype=bool), np.empty(m.size, dtype=bool)
         chunk = max(1, 2_000_000 // y.size)  # bound the memory of the grid x values table
         for start in range(0, m.size, chunk):
-            up, down = _log_capitals(y, bets, m[start:start + chunk], running)
-            out[start:start + chunk] = (up if side < 0 else down) >= threshold
-        return out
+            log_up, log_down = _log_capitals(y, bets, m[start:start + chunk], running)
+            up[start:start + chunk], down[start:start + chunk] = log_up >= threshold, log_down >= threshold
+        return up, down
 
     grid = np.linspace(0.0, 1.0, _GRID)
-    hit = grid[rejected(grid)]
-    if not hit.size:  # K+ at m = 1 and K- at m = 0 never exceed 1, so the bound itself is never rejected
-        return 0.0 if side < 0 else 1.0
-    outside = float(hit.max() if side < 0 else hit.min())
-    inside = outside - side / (_GRID - 1)
-    while abs(outside - inside) > _TOLERANCE:
+    by_up, by_down = rejected(grid)
+    # K+ at m = 1 and K- at m = 0 never exceed 1, so neither bound is rejected by its own side
+    if not by_up.any() and not by_down.any():
+        return (0.0, 1.0)
+    outside = np.array([grid[by_up].max() if by_up.any() else 0.0, grid[by_down].min() if by_down.any() else 1.0])
+    inside = outside + np.array([1.0, -1.0]) / (_GRID - 1)
+    active = np.array([by_up.any(), by_down.any()])
+    while active.any() and np.abs(outside - inside)[active].max() > _TOLERANCE:
         mid = (inside + outside) / 2
-        if rejected(np.array([mid]))[0]:
-            outside = mid
-        else:
-            inside = mid
-    return inside
+        up, down = rejected(mid)
+        hit = np.array([up[0], down[1]])
+        outside = np.where(active & hit, mid, outside)
+        inside = np.where(active & ~hit, mid, inside)
+    low = float(inside[0]) if active[0] else 0.0
+    high = float(inside[1]) if active[1] else 1.0
+    return (low, high)
