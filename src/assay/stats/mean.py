@@ -19,12 +19,27 @@ other half of the stake, on "below m"::
 with the bet sizes ``l_i = sqrt(2 log(2 / alpha) / (n s2_{i-1}))`` (``s2_{i-1}`` the running
 variance of the values before ``x_i``, started at 1/4 with one pseudo-value 1/2), capped at
 ``c / m`` and ``c / (1 - m)`` (``c = 3/4``) so that the capital stays positive. ``m`` is rejected
-when ``max(K+(m), K-(m)) / 2 >= 1 / alpha`` (Markov's inequality: the capital is a nonnegative
-martingale with mean 1 when ``m`` is the true mean); the interval is every ``m`` in [0, 1] not
-rejected, found on a grid of 201 points and refined by bisection to 1e-10. The mean is always
-inside. The bets depend on the order of the values: pass them in a fixed order (the pipeline passes
-them in id order) and the interval is reproducible; reordering moves the limits a little
-(typically in the third decimal).
+at time t when ``max(K+_t(m), K-_t(m)) / 2 >= 1 / alpha``, ``K_t`` the capital after the first t values.
+When ``m`` is the true mean each capital is a nonnegative martingale with mean 1, so by Ville's
+inequality the chance that the true mean is *ever* rejected, at any t = 1..n, is at most alpha.
+
+``method="betting"`` (the default) reports the running intersection: every ``m`` in [0, 1] rejected
+at no t = 1..n. ``method="betting_final"`` reports the ``m`` not rejected at t = n only (Markov's
+inequality; assay's default before the intersection), which contains the intersection. The
+intersection is 0-16% narrower (median 3-9% on IR-like values; ``benchmarks/bench_mean.py``).
+``K+`` never increases with ``m`` and ``K-`` never decreases, so each side rejects a one-sided range
+and the limits are found on a grid of 201 points refined by bisection to 1e-10.
+
+Edge cases, all chosen so that the reported interval contains the set of unrejected ``m`` and so
+keeps the coverage: when the final mean lies outside that set (the values came in an order that
+made early bets win big, for example sorted), the interval is widened to reach the mean, which is
+then one of its limits; when no ``m`` survives every t (at most alpha of the time when the values
+are independent), the interval at t = n is reported instead. So the mean is always inside.
+
+Order: the bets depend on the order of the values, and the guarantee needs that order to carry no
+information about the values (independent draws in an order fixed beforehand: the pipeline passes
+them in id order, so the interval is reproducible). Reordering moves the limits a little; passing
+the values sorted by size is the one thing not to do.
 
 ``method="t"``: Student's t interval ``mean -/+ t_{n-1} s / sqrt(n)`` (scipy), clipped to
 ``bounds`` when given; the default without bounds.
@@ -67,9 +82,10 @@ def mean_ci(values: Sequence[float] | np.ndarray, level: float = 0.95, bounds: t
             default without bounds). See the module docstring.
 
     Returns:
-        ``(low, high)``. ``(nan, nan)`` with fewer than two values. For ``t``, a sample with no
-        spread gives ``(mean, mean)``; the betting interval keeps a width (20 values all 1 in [0, 1]
-        give a lower limit of 0.787).
+        ``(low, high)``, always containing the mean. ``(nan, nan)`` with fewer than two values. For
+        ``t``, a sample with no spread gives ``(mean, mean)``; the betting interval keeps a width
+        (20 values all 1 in [0, 1] give a lower limit of 0.787). A betting limit equals the mean
+        when the mean falls outside the unrejected set (see the module docstring).
 
     Raises:
         MeanError: a value outside ``bounds`` (named with its position), ``bounds`` with low >= high,
