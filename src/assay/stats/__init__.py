@@ -9,7 +9,8 @@ chooses another):
 - :func:`kappa_ci` ``(a, b, weights=None, labels=None, level=0.95) -> (low, high)``: the union of
   the large-sample interval and Wilson's for observed agreement mapped through kappa.
 - :func:`mean_ci` ``(values, level=0.95, bounds=None) -> (low, high)``: the betting interval of
-  Waudby-Smith and Ramdas within ``bounds``, Student's t without.
+  Waudby-Smith and Ramdas within ``bounds`` (the running intersection over the values, by Ville's
+  inequality), Student's t without.
 - :func:`paired_diff_ci` ``(both, only_first, only_second, neither, level=0.95) -> (diff, low, high)``:
   Tango's score interval for ``p_second - p_first``.
 
