@@ -95,7 +95,7 @@ class ResponseFormatRefused(AssayError):
 
 
 class MissingApiKey(AssayError):
-    """The environment variable named by ``judge.api_key_env`` is unset, empty or not a header value."""
+    """The environment variable named by ``judge.openai.api_key_env`` is unset, empty or not a header value."""
 
 
 class OpenAIJudgeParams(InputModel):
@@ -398,7 +398,7 @@ class OpenAIJudge:
             return None
         key = os.environ.get(name, "").strip()
         if not key:
-            raise MissingApiKey(f"OpenAIJudge: environment variable {name} (judge.api_key_env) is unset or empty "
+            raise MissingApiKey(f"OpenAIJudge: environment variable {name} (judge.openai.api_key_env) is unset or empty "
                                 f"(fix: export {name}=<your key>, or remove api_key_env for a server without auth)")
         if not _HEADER_SAFE.fullmatch(key):
             raise MissingApiKey(f"OpenAIJudge: environment variable {name} holds characters an HTTP header cannot "
