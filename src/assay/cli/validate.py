@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     tools = args.tools or (CATALOGUE_PATH if Path(CATALOGUE_PATH).exists() else None)
     cases, documents = load_dataset(path, args.corpus, tools)
     rows, _ = scan_jsonl(path)  # the cases loaded, so every row is one case, in file order
-    warnings = unpassable_facts(str(path), zip((line for line, _ in rows), cases), documents)
+    warnings = unpassable_facts(str(path), zip((line for line, _ in rows), cases, strict=True), documents)
     if args.strict:
         raise_problems(warnings)
     cov = coverage(cases)
