@@ -89,16 +89,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"{path}: {len(load_pairs(path, kinds))} valid pairs")
         return 0
     from assay.core.errors import raise_problems
-    from assay.core.io import scan_jsonl
     from assay.data.cases import coverage, dataset_hash
     from assay.data.corpus import load_dataset
     from assay.data.tools import CATALOGUE_PATH
-    from assay.data.unpassable import unpassable_facts
+    from assay.data.unpassable import unpassable_in_file
 
     tools = args.tools or (CATALOGUE_PATH if Path(CATALOGUE_PATH).exists() else None)
     cases, documents = load_dataset(path, args.corpus, tools)
-    rows, _ = scan_jsonl(path)  # the cases loaded, so every row is one case, in file order
-    warnings = unpassable_facts(str(path), zip((line for line, _ in rows), cases, strict=True), documents)
+    warnings = unpassable_in_file(path, cases, documents)
     if args.strict:
         raise_problems(warnings)
     cov = coverage(cases)

@@ -10,9 +10,11 @@ paraphrase of the document ("thirty days" for "30 days") or a doc_id that names 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assay.core.errors import Problem
+from assay.core.io import scan_jsonl
 from assay.data.tokens import fold
 
 if TYPE_CHECKING:
@@ -44,3 +46,14 @@ def unpassable_facts(path: str, cases: Iterable[tuple[int | None, CaseRecord]],
                 problems.append(Problem(path, line, f"facts[{i}]", f"{fact!r} appears in none of the case's documents "
                                         f"({', '.join(case.doc_ids)}), so no answer can pass", FIX))
     return problems
+
+
+def unpassable_in_file(path: str | Path, cases: list[CaseRecord], documents: Mapping[str, Document]) -> list[Problem]:
+    """:func:`unpassable_facts` of the cases loaded from ``path``, each named by its line there.
+
+    ``cases`` must be what :func:`assay.data.cases.load_cases` returned for ``path`` (it refuses
+    a file with any bad line, so every row read is one case, in file order); a different count is
+    a ``ValueError``.
+    """
+    rows, _ = scan_jsonl(path)
+    return unpassable_facts(str(path), zip((line for line, _ in rows), cases, strict=True), documents)
