@@ -544,7 +544,7 @@ class OpenAIJudge:
         counts = ", ".join(f"{s} {self.last_counts[s]}" for s in STATUSES)
         raise JudgeFailures(
             f"OpenAIJudge.judge_many: {len(bad)} of {len(verdicts)} items ({share:.1%}) failed, gave unparseable "
-            f"replies or were refused, more than judge.max_failed_share {self.params.max_failed_share} ({counts}) at {self.url} "
+            f"replies or were refused, more than judge.openai.max_failed_share {self.params.max_failed_share} ({counts}) at {self.url} "
             f"model {self.params.model}. Most common: {shown} (fix: check the endpoint, model and prompt; failed "
             "requests are retried on the next run, completed ones come from the cache)"
         )
