@@ -116,3 +116,26 @@ def test_kind_is_taken_from_the_name(tmp_path):
     assert [kind_of(Path(p)) for p in ("params.yaml", "data/plan.yaml", "x/pairwise_v3.md", "pairs.jsonl", "c.jsonl")] == \
         ["params", "plan", "prompt", "pairs", "cases"]
     assert kind_of(tmp_path) == "corpus"
+
+
+def test_a_fact_no_document_of_its_case_holds_is_a_warning_and_an_error_with_strict(repo, capsys):
+    summary = main(["validate", CASES]) == 0 and capsys.readouterr().out
+    # line 3 cites kb-moving-home, which says "BDT 500"; "five hundred taka" is in no document of the case
+    edit_json_row(repo / CASES, 3, facts=["BDT 500", "five hundred taka"])
+    # full-width digits and upper case fold (NFKC, casefold) to the document's "BDT 500": passable, no warning
+    edit_json_row(repo / CASES, 5, facts=["ｂｄｔ ５００"])
+    warning = ("data/cases.jsonl:3: field 'facts[1]': 'five hundred taka' appears in none of the case's documents "
+               "(kb-moving-home), so no answer can pass (fix: write the fact as the document words it, or add the "
+               "document that holds it to doc_ids)")
+    assert main(["validate", CASES]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].split(", hash ")[0] == summary.split(", hash ")[0]
+    assert out.splitlines()[1:] == [f"warning: {warning}"]
+    assert main(["validate", CASES, "--strict"]) == 1
+    assert capsys.readouterr() == ("", f"assay validate: {warning}\n")
+
+
+def test_strict_passes_the_demo_cases(repo, capsys):
+    assert main(["validate", CASES, "--strict"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"{CASES}: {DEMO_CASES} valid cases, ") and out.count("\n") == 1

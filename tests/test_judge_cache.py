@@ -61,7 +61,7 @@ def test_rows_round_trip_persist_and_replace(tmp_path):
 def test_a_file_that_is_not_sqlite_is_a_clear_error(tmp_path):
     bad = tmp_path / "cache.sqlite"
     bad.write_text("this is not a database, just some text that is long enough to have a header\n" * 20)
-    with pytest.raises(CacheUnavailable, match="cache.sqlite.*fix: point judge.cache_path"):
+    with pytest.raises(CacheUnavailable, match="cache.sqlite.*fix: point judge.openai.cache_path at a writable file, or delete"):
         ResponseCache(bad)
 
 
@@ -128,3 +128,14 @@ def test_an_interrupted_run_keeps_every_completed_response(tmp_path, sig):
         verdicts = OpenAIJudge(params).judge_many([JudgeItem(q, (), "one", "two") for q in questions], prompt)
         assert server.requests == 2  # only the two that never finished
         assert [v.extra["cached"] for v in verdicts] == [True] * 6 + [False] * 2
+
+
+def test_the_system_reply_store_names_its_own_file_not_the_judges_setting(tmp_path):
+    from assay.rag.reply_store import CACHE_PATH, ReplyStore
+
+    (tmp_path / CACHE_PATH).parent.mkdir(parents=True)
+    (tmp_path / CACHE_PATH).write_text("not a database, long enough to have a header\n" * 40)
+    with pytest.raises(CacheUnavailable) as caught:
+        ReplyStore("v1", root=tmp_path)
+    assert str(caught.value).endswith(f"(fix: make {CACHE_PATH} a writable file, or delete a corrupt cache file)")
+    assert "judge." not in str(caught.value)

@@ -115,3 +115,44 @@ def test_every_doctor_argument_has_help():
     assert doctor_parser.description
     for action in doctor_parser._actions:
         assert action.help, action.dest
+
+
+
+def _fake_error(status: str) -> str:
+    return f'HTTP {status}: {{"error": {{"message": "fake {status}", "type": "fake", "code": "{status}"}}}} (not retried)'
+
+
+@pytest.mark.parametrize("status", ["401", "403"])
+def test_a_refused_key_is_named_with_its_setting_not_start_the_server(project, capsys, monkeypatch, status):
+    monkeypatch.setenv("ASSAY_TEST_DOCTOR_KEY", "sk-wrong")
+    with FakeOpenAIServer() as server:
+        server.fault(status, attempts=None)
+        code, out, err = doctor(capsys, project(server.base_url, api_key_env="ASSAY_TEST_DOCTOR_KEY"))
+    assert code == 1 and out == ""
+    assert err.splitlines()[-1] == (
+        f"assay judge: judge doctor: the server at {server.base_url}/chat/completions refused the key "
+        f"({_fake_error(status)}) (fix: check the key in the environment variable "
+        "ASSAY_TEST_DOCTOR_KEY that judge.openai.api_key_env names: export the key this server accepts)")
+    assert "sk-wrong" not in err and "start the server" not in err
+
+
+def test_a_key_wanted_but_none_sent_says_set_api_key_env(project, capsys):
+    with FakeOpenAIServer() as server:
+        server.fault("401", attempts=None)
+        code, _, err = doctor(capsys, project(server.base_url))
+    assert code == 1
+    assert err.splitlines()[-1] == (
+        f"assay judge: judge doctor: the server at {server.base_url}/chat/completions refused the key "
+        f"({_fake_error('401')}; no key was sent) (fix: set judge.openai.api_key_env to the name of the "
+        "environment variable holding the server's key, or pass --api-key-env)")
+
+
+def test_an_unset_key_names_judge_openai_api_key_env(project, capsys, monkeypatch):
+    monkeypatch.delenv("ASSAY_TEST_DOCTOR_KEY", raising=False)
+    with FakeOpenAIServer() as server:
+        code, out, err = doctor(capsys, project(server.base_url, api_key_env="ASSAY_TEST_DOCTOR_KEY"))
+        assert server.requests == 0
+    assert code == 1 and out == ""
+    assert err == ("assay judge: OpenAIJudge: environment variable ASSAY_TEST_DOCTOR_KEY (judge.openai.api_key_env) "
+                   "is unset or empty (fix: export ASSAY_TEST_DOCTOR_KEY=<your key>, or remove api_key_env for a "
+                   "server without auth)\n")

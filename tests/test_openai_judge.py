@@ -172,7 +172,7 @@ def test_failure_share_above_the_threshold_raises(server, make_judge, prompt):
     with pytest.raises(JudgeFailures) as caught:
         make_judge(max_failed_share=0.2).judge_many(items, prompt)
     message = str(caught.value)
-    assert "3 of 10 items (30.0%)" in message and "max_failed_share 0.2" in message
+    assert "3 of 10 items (30.0%)" in message and "more than judge.openai.max_failed_share 0.2" in message
     assert "invalid 2" in message and "failed 1" in message
     # at the threshold it passes: 3/10 is not more than 0.3; the replies now come from the cache
     verdicts = make_judge(max_failed_share=0.3).judge_many(items, prompt)

@@ -15,7 +15,8 @@ class PlanMetrics(Metrics):
 
 
 class DatasetMetrics(Metrics):
-    """metrics/dataset.json: case and document counts, coverage gaps, counts by language, set and task, tool cases."""
+    """metrics/dataset.json: case and document counts, coverage gaps, counts by language, set and task, tool cases,
+    unpassable facts."""
 
     cases: int
     documents: int
@@ -25,6 +26,7 @@ class DatasetMetrics(Metrics):
     by_set: dict[str, int]
     by_task: dict[str, int]
     tool_cases: int = 0
+    unpassable_facts: int = 0  # facts in none of their case's documents (assay.data.unpassable)
 
 
 class SplitMetrics(Metrics):

@@ -23,6 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--corpus", default="data/corpus", help="corpus folder that cases' doc_ids must exist in (default: data/corpus)")
     p.add_argument("--tools", default=None, help="tool catalogue that cases' expected_tools are checked against "
                                                  "(default: data/tools.yaml when it exists)")
+    p.add_argument("--strict", action="store_true",
+                   help="make warnings errors (exit 1): a case's fact that appears in none of its documents, "
+                        "so no answer can pass")
     p.set_defaults(func=run)
 
 
@@ -85,13 +88,20 @@ def run(args: argparse.Namespace) -> int:
         kinds = pair_kinds() if Path("params.yaml").is_file() else DEFAULT_KINDS
         print(f"{path}: {len(load_pairs(path, kinds))} valid pairs")
         return 0
+    from assay.core.errors import raise_problems
     from assay.data.cases import coverage, dataset_hash
     from assay.data.corpus import load_dataset
     from assay.data.tools import CATALOGUE_PATH
+    from assay.data.unpassable import unpassable_in_file
 
     tools = args.tools or (CATALOGUE_PATH if Path(CATALOGUE_PATH).exists() else None)
-    cases, _ = load_dataset(path, args.corpus, tools)
+    cases, documents = load_dataset(path, args.corpus, tools)
+    warnings = unpassable_in_file(path, cases, documents)
+    if args.strict:
+        raise_problems(warnings)
     cov = coverage(cases)
     print(f"{path}: {len(cases)} valid cases, hash {dataset_hash(cases)[:12]}, "
           f"{len(cov['gaps'])} thin cell(s), {len(cov['empty'])} empty")
+    for w in warnings:
+        print(f"warning: {w}")
     return 0

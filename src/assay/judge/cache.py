@@ -72,12 +72,14 @@ class ResponseCache:
 
     Args:
         path: the database file; its folder is created if missing.
+        fix: what to change when it cannot be opened, naming the setting that chose ``path``
+            (the judge's ``judge.openai.cache_path`` by default).
 
     Raises:
         CacheUnavailable: the file cannot be opened as a SQLite database, naming the path and the fix.
     """
 
-    def __init__(self, path: str | Path = DEFAULT_CACHE_PATH):
+    def __init__(self, path: str | Path = DEFAULT_CACHE_PATH, fix: str = "point judge.openai.cache_path at a writable file"):
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -88,7 +90,7 @@ class ResponseCache:
         except (OSError, sqlite3.Error) as error:
             raise CacheUnavailable(
                 f"ResponseCache: cannot open {str(self.path)!r} as a SQLite cache ({error}) "
-                "(fix: point judge.cache_path at a writable file, or delete a corrupt cache file)"
+                f"(fix: {fix}, or delete a corrupt cache file)"
             ) from None
 
     def get(self, key: str) -> CachedResponse | None:

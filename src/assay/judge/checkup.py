@@ -176,6 +176,9 @@ async def _checkup(params: OpenAIJudgeParams, prompt: PromptVersion, parallel: i
         answered = [s.shape for s in checkup.shapes if s.outcome in ("verdict", "not_a_verdict")]
         if not answered:
             worst = checkup.shapes[0]
+            refused = next((s for s in checkup.shapes if s.status_code in (401, 403)), None)
+            if refused is not None:
+                raise CheckupFailed(_key_refused(url, params.api_key_env, refused))
             raise CheckupFailed(f"judge doctor: the server at {url} answered no request: {worst.detail} (fix: start the "
                                 "server, check judge.openai.base_url (the API root, ending in /v1) and model, or pass a "
                                 "longer --timeout for a slow first request)")
@@ -214,6 +217,19 @@ async def _checkup(params: OpenAIJudgeParams, prompt: PromptVersion, parallel: i
     return checkup
 
 
+def _key_refused(url: str, key_env: str | None, result: ShapeResult) -> str:
+    """The message for a server that answered HTTP 401 or 403: the key, not the server, is the problem.
+
+    With ``key_env`` ``None`` no key was sent, so the fix is to name one in ``judge.openai.api_key_env``.
+    """
+    said = f"the server at {url} refused the key ({result.detail})"
+    if key_env is None:
+        return (f"judge doctor: {said[:-1]}; no key was sent) (fix: set judge.openai.api_key_env to the name of the "
+                "environment variable holding the server's key, or pass --api-key-env)")
+    return (f"judge doctor: {said} (fix: check the key in the environment variable {key_env} that "
+            "judge.openai.api_key_env names: export the key this server accepts)")
+
+
 def run_checkup(params: OpenAIJudgeParams, prompt: PromptVersion, parallel: int = 4, timeout: float = 120.0,
                 log: Callable[[str], None] = lambda line: None) -> Checkup:
     """Check the server ``params`` (:class:`~assay.judge.openai.OpenAIJudgeParams`) names, as the module says.
@@ -228,7 +244,8 @@ def run_checkup(params: OpenAIJudgeParams, prompt: PromptVersion, parallel: int 
         log: called with a line before each step (the CLI prints them to stderr).
 
     Raises:
-        CheckupFailed: no request got a completion (server down, wrong URL, every request timed out).
+        CheckupFailed: no request got a completion (server down, wrong URL, every request timed out,
+            or the server refused the key with HTTP 401 or 403: the message says so).
         MissingApiKey: ``params.api_key_env`` names an unset variable.
     """
     from assay.judge.openai import _run_sync

@@ -95,7 +95,7 @@ class ResponseFormatRefused(AssayError):
 
 
 class MissingApiKey(AssayError):
-    """The environment variable named by ``judge.api_key_env`` is unset, empty or not a header value."""
+    """The environment variable named by ``judge.openai.api_key_env`` is unset, empty or not a header value."""
 
 
 class OpenAIJudgeParams(InputModel):
@@ -398,7 +398,7 @@ class OpenAIJudge:
             return None
         key = os.environ.get(name, "").strip()
         if not key:
-            raise MissingApiKey(f"OpenAIJudge: environment variable {name} (judge.api_key_env) is unset or empty "
+            raise MissingApiKey(f"OpenAIJudge: environment variable {name} (judge.openai.api_key_env) is unset or empty "
                                 f"(fix: export {name}=<your key>, or remove api_key_env for a server without auth)")
         if not _HEADER_SAFE.fullmatch(key):
             raise MissingApiKey(f"OpenAIJudge: environment variable {name} holds characters an HTTP header cannot "
@@ -544,7 +544,7 @@ class OpenAIJudge:
         counts = ", ".join(f"{s} {self.last_counts[s]}" for s in STATUSES)
         raise JudgeFailures(
             f"OpenAIJudge.judge_many: {len(bad)} of {len(verdicts)} items ({share:.1%}) failed, gave unparseable "
-            f"replies or were refused, more than judge.max_failed_share {self.params.max_failed_share} ({counts}) at {self.url} "
+            f"replies or were refused, more than judge.openai.max_failed_share {self.params.max_failed_share} ({counts}) at {self.url} "
             f"model {self.params.model}. Most common: {shown} (fix: check the endpoint, model and prompt; failed "
             "requests are retried on the next run, completed ones come from the cache)"
         )

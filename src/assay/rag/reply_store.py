@@ -89,7 +89,7 @@ class ReplyStore:
         path = SYSTEM_REPLIES.path(self.root, version=version)
         rows = SYSTEM_REPLIES.read(self.root, version=version) if path.is_file() else []
         self.committed = {row.key: row for row in rows}
-        self.cache = None if cache_path is None else ResponseCache(self.root / cache_path)
+        self.cache = None if cache_path is None else ResponseCache(self.root / cache_path, fix=f"make {cache_path} a writable file")
         self.rows: list[SystemReplyRow] = []
         self.asked = 0
 
