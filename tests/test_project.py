@@ -80,6 +80,15 @@ def test_add_appends_the_part_and_never_touches_the_users_data(tmp_path):
     assert add_part(root, "study").parts == ("core", "queue", "retrieval", "study")
 
 
+def test_the_study_access_log_is_ignored_by_git_in_a_study_project(tmp_path):
+    root = init_project(tmp_path / "p", ["study"], "minimal").root
+    log = root / "data/relevance/evidence.synthetic/access.log"
+    assert not log.exists()  # the demo's log is never copied
+    log.write_text('{"by": "study check"}\n', encoding="utf-8")
+    assert run(["git", "check-ignore", "-q", str(log)], root, check=False).returncode == 0
+    assert "access.log" not in run(["git", "status", "--porcelain", "--untracked-files=all"], root).stdout
+
+
 def test_add_refuses_a_dvc_yaml_that_assay_did_not_write(tmp_path):
     root = init_project(tmp_path / "p", ["core"], "minimal", setup=False).root
     (root / "dvc.yaml").write_text("stages: {}\n", encoding="utf-8")
