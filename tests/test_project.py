@@ -89,6 +89,33 @@ def test_the_study_access_log_is_ignored_by_git_in_a_study_project(tmp_path):
     assert "access.log" not in run(["git", "status", "--porcelain", "--untracked-files=all"], root).stdout
 
 
+def test_add_queue_without_example_wires_no_example_data(tmp_path, capsys):
+    root = init_project(tmp_path / "p", ["core"], "minimal", setup=False).root
+    assert main(["add", "queue", "--root", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "assay queue export NAME" in out and "data/reviews/NAME.jsonl" in out
+    params = yaml.safe_load((root / "params.yaml").read_text(encoding="utf-8"))
+    assert params["review"]["snapshots"] == []
+    assert sorted(p.name for p in (root / "data/reviews").iterdir()) == ["README.md"]
+    assert not (root / "data/queues").exists() and (root / "data/rubric.yaml").exists()
+    assert yaml.safe_load((root / "dvc.yaml").read_text(encoding="utf-8"))["stages"]["review"]["foreach"] == "${review.snapshots}"
+    judged = init_project(tmp_path / "j", ["judge"], "minimal", setup=False).root
+    add_part(judged, "queue")
+    params = yaml.safe_load((judged / "params.yaml").read_text(encoding="utf-8"))
+    assert params["review"]["snapshots"] == [] and params["ppi"]["reviews"] == [] and params["ppi"]["min_labelled"] == 10
+
+
+@pytest.mark.e2e
+def test_add_queue_without_example_then_repro_leaves_the_training_files_empty(tmp_path):
+    root = tmp_path / "p"
+    run([str(BIN / "assay"), "init", str(root)], tmp_path)
+    run([str(BIN / "assay"), "add", "queue"], root)
+    run([str(BIN / "dvc"), "repro", "-q"], root)
+    for name in ("sft.jsonl", "dpo.jsonl", "dpo_trl.jsonl"):
+        assert (root / "reports/training" / name).read_text(encoding="utf-8") == ""
+    assert json.loads((root / "metrics/ppi.json").read_text(encoding="utf-8"))
+
+
 def test_add_refuses_a_dvc_yaml_that_assay_did_not_write(tmp_path):
     root = init_project(tmp_path / "p", ["core"], "minimal", setup=False).root
     (root / "dvc.yaml").write_text("stages: {}\n", encoding="utf-8")

@@ -27,6 +27,7 @@ from assay.core.pin import DISTRIBUTION, PIN_FILE
 from assay.pipeline.generate import HEADER, dvc_yaml
 from assay.pipeline.parts import project_parts, resolve_parts
 from assay.pipeline.template import render
+from assay.project.blank import empty_example_lists, without_example_data
 from assay.project.examples import EXAMPLES, RENDERED, files_for
 
 
@@ -174,8 +175,11 @@ def _sections(text: str) -> dict[str, str]:
     return out
 
 
-def add_part(root: str | Path, part: str, example: str = "minimal") -> InitResult:
+def add_part(root: str | Path, part: str, example: str | None = None) -> InitResult:
     """Add ``part`` (and what it needs) to the project at ``root`` without touching the user's data.
+
+    ``example`` None wires no example data in (:mod:`assay.project.blank`): the queue part's
+    snapshot lists start empty and no example snapshot or queue is copied.
 
     The ``parts`` line of params.yaml is updated and the new parts' sections are appended; example
     files of the new parts are copied where none exists; dvc.yaml is generated again.
@@ -188,7 +192,7 @@ def add_part(root: str | Path, part: str, example: str = "minimal") -> InitResul
     params = base / "params.yaml"
     if not params.exists():
         raise ProjectError(f"{params} not found (fix: run `assay init` first, or run this in the project folder)")
-    if example not in EXAMPLES:
+    if example is not None and example not in EXAMPLES:
         raise ProjectError(f"--example {example!r} is not an example (fix: use one of {', '.join(EXAMPLES)})")
     before = project_parts(params)
     after = resolve_parts([*before, part])
@@ -204,14 +208,16 @@ def add_part(root: str | Path, part: str, example: str = "minimal") -> InitResul
     parts_value = template_values(base, after)["parts"]
     text = PARTS_LINE.sub(f"parts: {parts_value}", text, count=1) if PARTS_LINE.search(text) else f"parts: {parts_value}\n\n" + text
     have = _sections(text)
-    for name, block in _sections(params_text(base, after, example)).items():
+    added = params_text(base, after, example or "minimal")
+    for name, block in _sections(added if example else empty_example_lists(added)).items():
         if name not in have:
             text = text.rstrip("\n") + "\n\n" + block
     write_text(params, text)
     result.written.append("params.yaml")
     write_text(dvc_file, dvc_yaml(after, "installed"))
     result.written.append("dvc.yaml")
-    for rel, content in sorted(data_files(tuple(new), example, after).items()):
+    files = data_files(tuple(new), example or "minimal", after)
+    for rel, content in sorted((files if example else without_example_data(files)).items()):
         if (base / rel).exists():
             result.kept.append(rel)
         else:
