@@ -119,6 +119,17 @@ def test_add_queue_without_example_then_repro_leaves_the_training_files_empty(tm
     assert json.loads((root / "metrics/ppi.json").read_text(encoding="utf-8"))
 
 
+def test_a_study_project_starts_with_no_opening(tmp_path):
+    root = init_project(tmp_path / "p", ["study"], "demo", setup=False).root
+    evidence = root / "data/relevance/evidence.synthetic"
+    assert (evidence / "development/manifest.json").exists() and not (evidence / "opening.json").exists()
+    assert json.loads((root / "data/relevance/received.json").read_text(encoding="utf-8"))["opening"] == \
+        {"opening.json": "absent"}
+    added = init_project(tmp_path / "q", ["core"], "minimal", setup=False).root
+    add_part(added, "study")
+    assert not (added / "data/relevance/evidence.synthetic/opening.json").exists()
+
+
 def test_add_refuses_a_dvc_yaml_that_assay_did_not_write(tmp_path):
     root = init_project(tmp_path / "p", ["core"], "minimal", setup=False).root
     (root / "dvc.yaml").write_text("stages: {}\n", encoding="utf-8")

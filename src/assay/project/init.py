@@ -29,6 +29,7 @@ from assay.pipeline.parts import project_parts, resolve_parts
 from assay.pipeline.template import render
 from assay.project.blank import empty_example_lists, without_example_data
 from assay.project.examples import EXAMPLES, RENDERED, files_for
+from assay.project.study_start import unopened
 
 
 class ProjectError(AssayError):
@@ -88,12 +89,13 @@ def project_files(root: Path, parts: tuple[str, ...], example: str) -> dict[str,
 
 def data_files(parts: tuple[str, ...], example: str, chosen: tuple[str, ...] | None = None) -> dict[str, bytes | str]:
     """The example's data files for ``parts``, by project-relative path; templates among them are
-    rendered for ``chosen`` (the project's parts, default ``parts``)."""
+    rendered for ``chosen`` (the project's parts, default ``parts``). A study comes unopened
+    (:func:`~assay.project.study_start.unopened`)."""
     out: dict[str, bytes | str] = {}
     for source, dest in files_for(example, parts):
         out[dest] = (render(source.read_text(encoding="utf-8"), chosen or parts) if Path(dest).name in RENDERED
                      else source.read_bytes())
-    return out
+    return unopened(out)
 
 
 def _write(root: Path, rel: str, content: bytes | str) -> None:
