@@ -166,3 +166,26 @@ def test_init_then_repro_gate_commit_and_a_second_repro_leave_git_clean(tmp_path
     assert proc.returncode != 0 and "pins assay-eval==0.0.1" in proc.stdout + proc.stderr
     gate = run([str(BIN / "assay"), "gate", "--skip-dvc-status"], root, check=False)
     assert gate.returncode == 2 and "requirements.txt pins 0.0.1, assay" in gate.stdout
+
+
+@pytest.mark.e2e
+def test_a_study_project_opens_its_own_holdout_and_its_access_log_stays_out_of_git(tmp_path):
+    """A fresh study project: verdict not stuck at 2, an annotator cannot open, the coordinator can;
+    the sealed reads that follow go to access.log, and git stays clean after `dvc repro -f`."""
+    root = tmp_path / "p"
+    run([str(BIN / "assay"), "init", str(root), "--parts", "core,judge,study"], tmp_path)
+    run([str(BIN / "dvc"), "repro", "-q"], root)
+    verdict = run([str(BIN / "assay"), "study", "verdict"], root, check=False)
+    assert verdict.returncode in (1, 3) and "holdout_opened" in verdict.stdout, verdict.stdout + verdict.stderr
+    refused = run([str(BIN / "assay"), "study", "open-holdout", "--decided-by", "ANN-A01", "--reason", "rc"], root,
+                  check=False)
+    assert refused.returncode == 2 and "not the study's coordinator (CRD-01" in refused.stderr
+    run(["git", "add", "-A"], root)
+    run(["git", "commit", "-qm", "first"], root)
+    run([str(BIN / "assay"), "study", "open-holdout", "--decided-by", "CRD-01", "--reason", "rc frozen"], root)
+    run([str(BIN / "dvc"), "repro", "-q"], root)
+    run(["git", "add", "-A"], root)
+    run(["git", "commit", "-qm", "opened"], root)
+    run([str(BIN / "dvc"), "repro", "-f", "-q"], root)
+    assert (root / "data/relevance/evidence.synthetic/access.log").read_text(encoding="utf-8").count("\n") >= 2
+    assert run(["git", "status", "--porcelain"], root).stdout == ""
