@@ -56,6 +56,8 @@ def test_validate_development_then_sealed_without_and_with_the_flag(study, capsy
     assert code == 2 and "is the sealed holdout's manifest" in err and "--allow-sealed" in err
     code, _, err = run(capsys, "relevance", "validate", str(secret / "sealed_holdout/manifest.json"), "--allow-sealed")
     assert code == 2 and "has not been opened" in err
+    code, _, err = run(capsys, "relevance", "open-holdout", "--decided-by", "ANN-A01", "--reason", "rc frozen")
+    assert code == 2 and "'ANN-A01' is not the study's coordinator (CRD-01" in err
     code, out, _ = run(capsys, "relevance", "open-holdout", "--decided-by", "CRD-01", "--reason", "rc frozen")
     assert code == 0 and "sealed holdout opened by CRD-01" in out
     code, out, err = run(capsys, "relevance", "validate", str(secret / "sealed_holdout/manifest.json"), "--allow-sealed")

@@ -54,6 +54,15 @@ def test_opening_needs_a_pseudonym_and_a_reason(setup, who, why, message):
     assert not (root.path / "opening.json").exists()
 
 
+@pytest.mark.parametrize("who", ["ANN-A01", "ANN-B01", "ARB-C01"])
+def test_only_the_coordinator_may_open_the_holdout(setup, who):
+    root, thresholds = setup
+    with pytest.raises(HoldoutRefused, match=f"{who}' is not the study's coordinator .CRD-01.*--decided-by CRD-01"):
+        open_holdout(root, who, "rc frozen", thresholds, coordinator="CRD-01")
+    assert not (root.path / "opening.json").exists()
+    assert open_holdout(root, "CRD-01", "rc frozen", thresholds, now=NOON, coordinator="CRD-01")["decided_by"] == "CRD-01"
+
+
 def test_changed_thresholds_after_opening_need_a_new_preregistration(setup):
     root, thresholds = setup
     open_holdout(root, "CRD-01", "rc frozen", thresholds, now=NOON)

@@ -14,8 +14,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "generate dvc.yaml again. Nothing you wrote is changed.")
     a.add_argument("part", metavar="PART", choices=[p for p in PARTS if p != "core"], help="the part to add")
     a.add_argument("--root", default=".", help="project folder (default: .)")
-    a.add_argument("--example", choices=["minimal", "demo"], default="minimal",
-                   help="whose example data to copy for the part (default: minimal)")
+    a.add_argument("--example", choices=["minimal", "demo"], default=None,
+                   help="also copy and wire in this example's data for the part (default: none; the queue part "
+                        "then starts with no review snapshot)")
     a.set_defaults(func=run)
 
 
@@ -23,5 +24,9 @@ def run(args: argparse.Namespace) -> int:
     from assay.cli.init import report
     from assay.project.init import add_part
 
-    report("add", add_part(args.root, args.part, args.example), ["dvc repro"])
+    from assay.project.blank import NEXT_STEP
+
+    result = add_part(args.root, args.part, args.example)
+    steps = ["dvc repro"] if args.example or "queue" not in result.parts else [NEXT_STEP]
+    report("add", result, steps)
     return 0

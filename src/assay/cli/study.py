@@ -261,7 +261,8 @@ def _register_open_holdout(rs: argparse._SubParsersAction) -> None:
                                   "Refused (exit 2) when already opened. Every later read of sealed data is appended to "
                                   "access.log; a change "
                                   "to the thresholds after this makes the verdict refuse.")
-    p.add_argument("--decided-by", required=True, metavar="PSEUDONYM", help="who decided, e.g. CRD-01")
+    p.add_argument("--decided-by", required=True, metavar="PSEUDONYM",
+                   help="who decided: the coordinator's pseudonym (roles.coordinator), e.g. CRD-01")
     p.add_argument("--reason", required=True, help="why now, e.g. 'release candidate rc-3 frozen'")
     p.set_defaults(func=run_open_holdout)
 
@@ -275,7 +276,8 @@ def run_open_holdout(args: argparse.Namespace) -> int:
 
     study, root = _study_root()
     with redacting(root):
-        record = open_holdout(root, args.decided_by, args.reason, study.thresholds)
+        record = open_holdout(root, args.decided_by, args.reason, study.thresholds,
+                              coordinator=study.roles.coordinator)
         locked = update_entry(root, "opening", OPENING, LOCK)
     print(f"sealed holdout opened by {record['decided_by']} at {record['opened_at']}; thresholds "
           f"{study.thresholds} pre-registered as sha256 {record['thresholds_sha256']}")

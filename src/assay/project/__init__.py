@@ -5,7 +5,7 @@ starter data of ``--example minimal`` (``examples/minimal/``) and where the Nodi
 found (:mod:`assay.project.examples`), the pin of assay as it was installed and the constraints file
 of the environment (:mod:`assay.project.install`), and the writing of a project (:mod:`assay.project.init`).
 
-May import: ``assay.core``, ``assay.pipeline``. Imported by ``assay.cli``.
+May import: ``assay.core``, ``assay.pipeline``, ``assay.study`` (an added study starts unopened). Imported by ``assay.cli``.
 """
 
 from assay.core.lazy import lazy_exports

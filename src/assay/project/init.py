@@ -32,8 +32,10 @@ from assay.core.pin import CONSTRAINTS_FILE, DISTRIBUTION, PIN_FILE
 from assay.pipeline.generate import dvc_yaml, is_generated
 from assay.pipeline.parts import project_parts, resolve_parts
 from assay.pipeline.template import render
+from assay.project.blank import empty_example_lists, without_example_data
 from assay.project.examples import EXAMPLES, RENDERED, files_for
 from assay.project.install import WHEELS, InstallPin, constraints_text, install_pin
+from assay.project.study_start import unopened
 
 
 class ProjectError(AssayError):
@@ -155,12 +157,13 @@ def project_files(root: Path, parts: tuple[str, ...], example: str, pin: Install
 
 def data_files(parts: tuple[str, ...], example: str, chosen: tuple[str, ...] | None = None) -> dict[str, bytes | str]:
     """The example's data files for ``parts``, by project-relative path; templates among them are
-    rendered for ``chosen`` (the project's parts, default ``parts``)."""
+    rendered for ``chosen`` (the project's parts, default ``parts``). A study comes unopened
+    (:func:`~assay.project.study_start.unopened`)."""
     out: dict[str, bytes | str] = {}
     for source, dest in files_for(example, parts):
         out[dest] = (render(source.read_text(encoding="utf-8"), chosen or parts) if Path(dest).name in RENDERED
                      else source.read_bytes())
-    return out
+    return unopened(out)
 
 
 def _write(root: Path, rel: str, content: bytes | str) -> None:
@@ -412,8 +415,11 @@ def _item_text(line: str, col: int) -> str:
     return re.match(r"[^,\]\s#]*", rest).group(0)  # type: ignore[union-attr]
 
 
-def add_part(root: str | Path, part: str, example: str = "minimal") -> InitResult:
+def add_part(root: str | Path, part: str, example: str | None = None) -> InitResult:
     """Add ``part`` (and what it needs) to the project at ``root`` without touching the user's data.
+
+    ``example`` None wires no example data in (:mod:`assay.project.blank`): the queue part's
+    snapshot lists start empty and no example snapshot or queue is copied.
 
     The ``parts`` list of params.yaml is updated round-trip (ruamel.yaml: comments and styles kept)
     and the new parts' sections are appended; example files of the new parts are copied where none
@@ -427,7 +433,7 @@ def add_part(root: str | Path, part: str, example: str = "minimal") -> InitResul
     params = base / "params.yaml"
     if not params.exists():
         raise ProjectError(f"{params} not found (fix: run `assay init` first, or run this in the project folder)")
-    if example not in EXAMPLES:
+    if example is not None and example not in EXAMPLES:
         raise ProjectError(f"--example {example!r} is not an example (fix: use one of {', '.join(EXAMPLES)})")
     before = project_parts(params)
     after = resolve_parts([*before, part])
@@ -442,10 +448,12 @@ def add_part(root: str | Path, part: str, example: str = "minimal") -> InitResul
     import yaml
 
     have = set(yaml.safe_load(text))
-    for name, block in _sections(params_text(base, after, example)).items():
+    added = params_text(base, after, example or "minimal")
+    for name, block in _sections(added if example else empty_example_lists(added)).items():
         if name not in have:
             text = text.rstrip("\n") + "\n\n" + block
-    data = data_files(tuple(new), example, after)
+    files = data_files(tuple(new), example or "minimal", after)
+    data = files if example else without_example_data(files)
     check_destinations(base, ["params.yaml", "dvc.yaml", *data])
     write_text(params, text)
     result.written.append("params.yaml")

@@ -53,12 +53,15 @@ def read_opening(root: EvidenceRoot) -> dict | None:
 
 
 def open_holdout(root: EvidenceRoot, decided_by: str, reason: str, thresholds: str | Path,
-                 now: dt.datetime | None = None) -> dict:
+                 now: dt.datetime | None = None, coordinator: str | None = None) -> dict:
     """Record the decision to open the sealed holdout and pre-register the thresholds' hash.
+
+    ``coordinator`` is the study's coordinator pseudonym (``roles.coordinator`` in study.yaml): when
+    given, only that pseudonym may decide; an annotator's or the arbiter's is refused.
 
     Raises:
         HoldoutRefused: already opened (naming when and by whom), a pseudonym that does not look
-            like ``ANN-A01``, or an empty reason.
+            like ``ANN-A01``, a pseudonym other than the coordinator's, or an empty reason.
         InputError: the thresholds file is missing or invalid.
     """
     from assay.relevance.thresholds import load_thresholds
@@ -70,6 +73,10 @@ def open_holdout(root: EvidenceRoot, decided_by: str, reason: str, thresholds: s
     if not re.match(PSEUDONYM, decided_by):
         raise HoldoutRefused(f"--decided-by {decided_by!r} is not a pseudonym like ANN-A01: record who decided "
                              "by pseudonym, never by name")
+    if coordinator is not None and decided_by != coordinator:
+        raise HoldoutRefused(f"--decided-by {decided_by!r} is not the study's coordinator ({coordinator}, roles.coordinator "
+                             "in data/relevance/study.yaml): only the coordinator opens the holdout (fix: "
+                             f"--decided-by {coordinator})")
     if not reason.strip():
         raise HoldoutRefused("--reason is empty: say why the holdout is opened now (for example, the release "
                              "candidate is frozen)")
