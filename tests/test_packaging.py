@@ -205,7 +205,9 @@ def test_a_user_project_from_the_wheel_runs_diffs_passes_its_ci_and_fails_it_whe
 
     # a part added afterwards
     sh(["git", "reset", "-q", "--hard", "HEAD~1"], root, env)
-    said = sh(["assay", "add", "queue"], root, env).stdout
+    # with the example's signed snapshots: without --example the queue part starts with none, and dvc repro then
+    # stops at the gate (tests/test_project.py keeps that gap as a strict xfail)
+    said = sh(["assay", "add", "queue", "--example", "minimal"], root, env).stdout
     assert "uses core, judge, queue" in said
     sh(["dvc", "repro", "-q"], root, env)
     assert sh(["assay", "gate"], root, env, check=False).returncode in (0, 1)
