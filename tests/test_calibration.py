@@ -65,7 +65,8 @@ def hybrid_interval(table) -> tuple[float, float]:
 
 
 def pair(id, final, kind="clear", lang="en", a="x", b="y"):
-    return Pair(id=id, case_question="q", facts=["x"], a=a, b=b, kind=kind, lang=lang, ann1=final, ann2=final,
+    # the question names the id: pairs of equal content would be one request, asked once
+    return Pair(id=id, case_question=f"q {id}", facts=["x"], a=a, b=b, kind=kind, lang=lang, ann1=final, ann2=final,
                 final=final)
 
 

@@ -9,7 +9,8 @@ from assay.data.pairs import Pair
 
 
 def pair(id="p", a="x", b="y", final="a"):
-    return Pair(id=id, case_question="q", facts=["f"], a=a, b=b, kind="clear", lang="en", ann1=final, ann2=final,
+    # the question names the id: pairs of equal content are one request (asked once, see test_replies)
+    return Pair(id=id, case_question=f"q {id}", facts=["f"], a=a, b=b, kind="clear", lang="en", ann1=final, ann2=final,
                 final=final)
 
 
@@ -59,6 +60,17 @@ def test_both_orders_in_one_batch():
 def test_wrong_number_of_verdicts_is_an_error():
     with pytest.raises(JudgeContractError, match="returned 1 verdicts for 2 items"):
         judge_pairs(Scripted([Verdict("tie")]), [pair()], None, swap=True)
+
+
+def test_equal_items_are_asked_once_and_share_their_verdict():
+    # pairs 0 and 2 hold the same content, and pair 1's (a, b) is pair 0's (b, a): 2 distinct items of 6
+    judge = Scripted([Verdict("first"), Verdict("second")])
+    same = [pair("0", a="x", b="y"), pair("1", a="y", b="x"), pair("2", a="x", b="y")]
+    same = [p.model_copy(update={"case_question": "q"}) for p in same]
+    out = judge_pairs(judge, same, None, swap=True)
+    assert [(i.first, i.second) for i in judge.asked[0]] == [("x", "y"), ("y", "x")] and len(judge.asked) == 1
+    assert [(r.forward.winner, r.backward.winner) for r in out] == [("first", "second"), ("second", "first"),
+                                                                     ("first", "second")]
 
 
 def test_no_pairs():

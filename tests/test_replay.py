@@ -109,3 +109,31 @@ def test_missing_identity_file_and_bad_rows(tmp_path):
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"pairwise_v2.jsonl:3: field 'winner': 'a' is not one of first, second, tie"):
         ReplayJudge.open(tmp_path).judge_many(items_for(PAIRS, swap=False), V2)
+
+
+def test_pairs_with_equal_content_replay_their_shared_reply_and_a_differing_copy_is_named(tmp_path):
+    # issue 35: a copied row of the pairs file stored two rows per order under one key; replay read that
+    # as a duplicate key and probe, calibrate and sensitivity exited 1
+    copied = PAIRS[0].model_copy(update={"id": "zz-copy"})
+    pairs = [*PAIRS, copied]
+    fake = PRESETS["mixed"]
+    replay = ReplayJudge.open(store(tmp_path, fake, pairs=pairs), pairs)
+    assert calibration_run(pairs, replay, V2).record == calibration_run(pairs, fake, V2).record
+    assert bias_probes(replay, pairs, V2) == bias_probes(fake, pairs, V2)
+    assert wording_sensitivity(replay, pairs, V1, V2) == wording_sensitivity(fake, pairs, V1, V2)
+    first, again = judge_pairs(replay, [PAIRS[0], copied], V2, swap=True)
+    assert (first.label, first.forward, first.backward) == (again.label, again.forward, again.backward)
+    # the copy's row edited to another winner: the same request with two replies is refused, both lines named
+    path = tmp_path / "pairwise_v2.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    at = {(json.loads(t)["pair"], json.loads(t)["order"]): n for n, t in enumerate(lines, 1)}
+    row = json.loads(lines[at[("zz-copy", "ab")] - 1])
+    row["winner"] = {"first": "second", "second": "tie", "tie": "first"}[row["winner"]]
+    lines[at[("zz-copy", "ab")] - 1] = json.dumps(row)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        ReplayJudge.open(tmp_path, pairs).judge_many(items_for(pairs, swap=False), V2)
+    assert str(caught.value) == (
+        f"{path}:{at[('zz-copy', 'ab')]}: field 'winner': the same request as line {at[(PAIRS[0].id, 'ab')]} "
+        f"(key {row['key'][:12]}) with a different reply (winner differ) "
+        "(fix: run `dvc repro judge` to ask the judge, then commit data/derived/judge/)")

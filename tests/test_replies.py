@@ -71,3 +71,61 @@ def test_a_judge_returning_the_wrong_number_of_verdicts_is_refused():
 
     with pytest.raises(JudgeContractError, match="returned 1 verdicts for 4 items"):
         ask(Short(), {}, PAIRS[:2], V2, both_orders=True)
+
+
+class Counting:
+    """A judge that answers like ``inner`` and records every item it is asked."""
+
+    def __init__(self, inner):
+        self.inner, self.asked = inner, []
+        self.identity = inner.identity
+
+    def judge_many(self, items, prompt):
+        self.asked += items
+        return self.inner.judge_many(items, prompt)
+
+
+def copy(pair, id, swapped=False):
+    """``pair`` under another id; ``swapped`` also exchanges its answers (and the labels with them)."""
+    flip = {"a": "b", "b": "a", "tie": "tie"}
+    if not swapped:
+        return pair.model_copy(update={"id": id})
+    return pair.model_copy(update={"id": id, "a": pair.b, "b": pair.a,
+                                   **{k: flip[getattr(pair, k)] for k in ("ann1", "ann2", "final")}})
+
+
+def test_two_ids_with_equal_content_are_asked_once_and_each_keeps_its_rows():
+    # a copied row of a labelling export (issue 35): 2 pairs x 2 orders = 4 rows, but 2 distinct requests
+    judge = Counting(PRESETS["position"])
+    pairs = [PAIRS[0], copy(PAIRS[0], "zz-copy")]
+    rows = ask(judge, judge.identity, pairs, V2, both_orders=True)
+    assert len(judge.asked) == 2 and len(set(judge.asked)) == 2
+    assert [(r.pair, r.order) for r in rows] == [(PAIRS[0].id, "ab"), (PAIRS[0].id, "ba"), ("zz-copy", "ab"), ("zz-copy", "ba")]
+    for order in ("ab", "ba"):
+        mine, copied = (r for r in rows if r.order == order)
+        assert mine.model_dump(exclude={"pair"}) == copied.model_dump(exclude={"pair"})
+    # a pair whose answers are another's swapped: its (a, b) is the other's (b, a), so 4 rows, 2 requests again
+    judge = Counting(PRESETS["position"])
+    rows = ask(judge, judge.identity, [PAIRS[0], copy(PAIRS[0], "zz-swapped", swapped=True)], V2, both_orders=True)
+    by = {(r.pair, r.order): r for r in rows}
+    assert len(judge.asked) == 2 and len(rows) == 4
+    assert by[(PAIRS[0].id, "ab")].key == by[("zz-swapped", "ba")].key
+    assert by[(PAIRS[0].id, "ab")].winner == by[("zz-swapped", "ba")].winner
+
+
+def test_a_served_judge_gets_one_http_request_per_distinct_content(tmp_path):
+    from fake_openai_server import FakeOpenAIServer
+
+    from assay.judge.openai import OpenAIJudge, OpenAIJudgeParams
+
+    pairs = [*PAIRS[:3], copy(PAIRS[0], "zz-copy-1"), copy(PAIRS[0], "zz-copy-2"), copy(PAIRS[1], "zz-copy-3")]
+    with FakeOpenAIServer() as server:
+        judge = OpenAIJudge(OpenAIJudgeParams(base_url=server.base_url, model="judge-model", timeout=5.0, retries=0,
+                                              concurrency=4, progress=False, cache_path=None))
+        rows = ask(judge, judge.identity, pairs, V2, both_orders=True)
+        assert server.requests == 3 * 2  # 3 distinct pairs, both orders; the copies send nothing
+    assert len(rows) == 6 * 2 and len({r.key for r in rows}) == 6
+    by = {(r.pair, r.order): r for r in rows}
+    for copied, source in (("zz-copy-1", PAIRS[0].id), ("zz-copy-2", PAIRS[0].id), ("zz-copy-3", PAIRS[1].id)):
+        for order in ("ab", "ba"):
+            assert by[(copied, order)].model_dump(exclude={"pair"}) == by[(source, order)].model_dump(exclude={"pair"})

@@ -89,18 +89,38 @@ def items_for(pairs: Sequence[AnswerPair], swap: bool) -> list[JudgeItem]:
     return forward + [JudgeItem(i.question, i.facts, i.second, i.first) for i in forward]
 
 
+def distinct(items: Sequence[JudgeItem]) -> tuple[list[JudgeItem], list[int]]:
+    """The distinct items in first-seen order, and for each of ``items`` the index of its distinct item.
+
+    Two pairs with the same question, facts and answers under different ids (a copied row in a
+    labelling export), or one pair's (b, a) equal to another's (a, b), are the same request: under one
+    judge and prompt they have the same reply key (:func:`assay.judge.replies.reply_key`).
+
+    >>> x, y = JudgeItem("q", (), "a", "b"), JudgeItem("q", (), "b", "a")
+    >>> distinct([x, y, x])
+    ([JudgeItem(question='q', facts=(), first='a', second='b'), JudgeItem(question='q', facts=(), first='b', second='a')], [0, 1, 0])
+    """
+    index: dict[JudgeItem, int] = {}
+    where = [index.setdefault(item, len(index)) for item in items]
+    return list(index), where
+
+
 def ask_items(judge: Judge, pairs: Sequence[AnswerPair], prompt: PromptVersion, swap: bool) -> tuple[list[JudgeItem], list[Verdict]]:
     """The items of :func:`items_for` and the judge's verdicts on them, from one ``judge_many`` call.
+
+    Identical items (:func:`distinct`) are asked once and their verdict is shared: the judge sees
+    each distinct request one time, and every pair holding it gets the same verdict.
 
     Raises:
         JudgeContractError: the judge returned the wrong number of verdicts.
     """
     items = items_for(pairs, swap)
-    verdicts = judge.judge_many(items, prompt)
-    if len(verdicts) != len(items):
-        raise JudgeContractError(f"the judge returned {len(verdicts)} verdicts for {len(items)} items "
+    unique, where = distinct(items)
+    verdicts = judge.judge_many(unique, prompt)
+    if len(verdicts) != len(unique):
+        raise JudgeContractError(f"the judge returned {len(verdicts)} verdicts for {len(unique)} items "
                                  "(fix: judge_many must return one verdict per item, in order)")
-    return items, verdicts
+    return items, [verdicts[k] for k in where]
 
 
 def judge_pairs(judge: Judge, pairs: Sequence[AnswerPair], prompt: PromptVersion, swap: bool) -> list[PairJudgement]:

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assay.core.errors import InputError, MissingArtifact, Problem
+from assay.core.errors import InputError, MissingArtifact, Problem, raise_problems
 from assay.core.io import read_jsonl
 from assay.core.records import validate_rows
 from assay.judge.base import JudgeIdentity, JudgeItem, Verdict
@@ -51,6 +51,36 @@ def _judge_name(identity: JudgeIdentity) -> str:
     return f"{identity.get('kind', 'judge')} preset {identity.get('preset')}"
 
 
+#: The fields of a stored reply that name the pair and order holding it; every other field is the reply itself.
+_HOLDER = frozenset({"pair", "order"})
+
+
+def shared_replies(path: str, rows: Sequence[tuple[int, StoredReply]], fix: str = _FIX) -> dict[str, StoredReply]:
+    """The stored replies of one file by key; rows sharing a key must hold the same reply.
+
+    Pairs with the same content under different ids are asked once (:func:`assay.judge.orders.distinct`)
+    and each keeps its own row carrying the shared reply, so a key appears once per pair and order
+    that holds it. Those rows agree on everything but ``pair`` and ``order``; rows that share a key
+    but differ in the reply (an edited or merged file) are an error, never a silent pick.
+
+    Raises:
+        InputError: one Problem per row whose reply differs from the first row of its key (both
+            lines named).
+    """
+    first: dict[str, tuple[int, StoredReply]] = {}
+    problems = []
+    for line, row in rows:
+        seen = first.setdefault(row.key, (line, row))
+        if seen[1] is row:
+            continue
+        differ = sorted(k for k, v in row.model_dump(exclude=_HOLDER).items() if getattr(seen[1], k) != v)
+        if differ:
+            problems.append(Problem(path, line, differ[0], f"the same request as line {seen[0]} (key {row.key[:12]}) "
+                                    f"with a different reply ({', '.join(differ)} differ)", fix))
+    raise_problems(problems)
+    return {key: row for key, (_, row) in first.items()}
+
+
 class ReplayJudge:
     """Stored replies behind the Judge interface.
 
@@ -74,8 +104,8 @@ class ReplayJudge:
         self._models: set[str] = set()
         self._names: dict[tuple, tuple[str, str]] = {}
         for p in pairs:
-            self._names[(p.case_question, tuple(p.facts), p.a, p.b)] = (p.id, "ab")
-            self._names[(p.case_question, tuple(p.facts), p.b, p.a)] = (p.id, "ba")
+            self._names.setdefault((p.case_question, tuple(p.facts), p.a, p.b), (p.id, "ab"))
+            self._names.setdefault((p.case_question, tuple(p.facts), p.b, p.a), (p.id, "ba"))
 
     @classmethod
     def open(cls, folder: str | Path = REPLIES_DIR, pairs: Sequence[AnswerPair] = (), fix: str = _FIX) -> ReplayJudge:
@@ -113,8 +143,8 @@ class ReplayJudge:
             if not path.is_file():
                 raise MissingReply(f"ReplayJudge: {path} not found: no stored replies for prompt {prompt.label} "
                                    f"(fix: {self.fix})")
-            rows = validate_rows(str(path), read_jsonl(path), StoredReply, key="key")
-            self._rows[path] = {row.key: row for _, row in rows}
+            self._rows[path] = shared_replies(str(path), validate_rows(str(path), read_jsonl(path), StoredReply, key=None),
+                                              self.fix)
         return self._rows[path]
 
     def _describe(self, item: JudgeItem) -> str:
