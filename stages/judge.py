@@ -1,7 +1,7 @@
 """DVC stage `judge`: ask the configured judge everything calibrate, probe and sensitivity need, and store the replies.
 
 Reads params ``judge.kind``, ``judge.preset``, ``judge.openai``, ``judge.prompt_version``,
-``judge.swap``, ``judge.sensitivity_versions``, ``inputs.pairs`` (kinds: ``agreement.kinds``) and ``inputs.prompts``, and the
+``judge.swap``, ``judge.sensitivity_versions``, ``judge.duplicates``, ``inputs.pairs`` (kinds: ``agreement.kinds``) and ``inputs.prompts``, and the
 prompt files of the versions asked (see ``assay.judge.replies.requested``). Writes, under
 data/derived/judge/ (committed, ``cache: false``): judge.json (the judge's identity before any reply,
 its keys in the judge's own order, since JSON objects are written sorted, and the input hashes) and one
@@ -28,7 +28,7 @@ def main() -> None:
 
     params = load_section("judge", JudgeParams)
     paths = input_paths()
-    pairs = sorted(load_pairs(paths.pairs, pair_kinds()), key=lambda p: p.id)
+    pairs = sorted(load_pairs(paths.pairs, pair_kinds(), params.duplicates), key=lambda p: p.id)
     versions = requested(params.prompt_version, params.sensitivity_versions, params.swap)
     prompts = {v: load_prompt(params.prompt_file(paths.prompts, v)) for v in versions}
     judge = make_judge(params)

@@ -139,3 +139,19 @@ def test_strict_passes_the_demo_cases(repo, capsys):
     assert main(["validate", CASES, "--strict"]) == 0
     out = capsys.readouterr().out
     assert out.startswith(f"{CASES}: {DEMO_CASES} valid cases, ") and out.count("\n") == 1
+
+
+def test_pairs_of_equal_content_pass_by_default_and_fail_naming_both_lines_when_the_project_refuses(repo, capsys):
+    lines = (repo / PAIRS).read_text(encoding="utf-8").splitlines()
+    copied = json.dumps({**json.loads(lines[1]), "id": "copied-row"})
+    (repo / PAIRS).write_text("\n".join([*lines, copied]) + "\n", encoding="utf-8")
+    original = json.loads(lines[1])["id"]
+    assert main(["validate", PAIRS]) == 0  # judge.duplicates: share, the default
+    assert capsys.readouterr().out == f"{PAIRS}: {len(lines) + 1} valid pairs\n"
+    edit_yaml(repo / "params.yaml", lambda data: data["judge"].update(duplicates="refuse"))
+    assert main(["validate", PAIRS]) == 1
+    assert capsys.readouterr().err == (
+        f"assay validate: {PAIRS}:{len(lines) + 1}: field 'id': pair 'copied-row' holds the same question, facts and "
+        f"answers as pair {original!r} on line 2, and judge.duplicates is refuse (fix: remove one of lines 2 and "
+        f"{len(lines) + 1}, or set judge.duplicates: share in params.yaml to ask the judge once and give both pairs "
+        "its reply)\n")

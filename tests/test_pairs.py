@@ -42,3 +42,20 @@ def test_an_empty_pairs_file_is_refused(tmp_path, text):
     with pytest.raises(InputError) as err:
         load_pairs(path)
     assert str(err.value) == f"{path}: holds no pairs (fix: add at least one labelled pair, one JSON object per line)"
+
+
+def test_equal_content_is_kept_when_shared_and_named_with_both_lines_when_refused(tmp_path):
+    path = tmp_path / "pairs.jsonl"
+    rows = [pair("p1"), pair("p2", a="13 days."), pair("p1-copy", final="b"),  # p1's content, other labels
+            pair("p1-swapped", a="7 days.", b="14 days.", ann1="b", ann2="b", final="b"), pair("p5", facts=["7 days"])]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert [p.id for p in load_pairs(path)] == ["p1", "p2", "p1-copy", "p1-swapped", "p5"]  # share: the default
+    with pytest.raises(InputError) as err:
+        load_pairs(path, duplicates="refuse")
+    assert str(err.value).splitlines() == [
+        f"{path}:3: field 'id': pair 'p1-copy' holds the same question, facts and answers as pair 'p1' on line 1, "
+        "and judge.duplicates is refuse (fix: remove one of lines 1 and 3, or set judge.duplicates: share in "
+        "params.yaml to ask the judge once and give both pairs its reply)",
+        f"{path}:4: field 'id': pair 'p1-swapped' holds the same question, facts and answers as pair 'p1' on line 1 "
+        "(answers a and b in the other order), and judge.duplicates is refuse (fix: remove one of lines 1 and 4, or "
+        "set judge.duplicates: share in params.yaml to ask the judge once and give both pairs its reply)"]

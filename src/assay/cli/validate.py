@@ -82,11 +82,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"{path}: {len(load_catalogue(path).tools)} valid tools")
         return 0
     if kind == "pairs":
+        from assay.core.params import load_section
         from assay.data.pairs import DEFAULT_KINDS, load_pairs, pair_kinds
+        from assay.judge.params import JudgeParams
 
-        # the kinds declared in params.yaml (agreement.kinds) when run where it is, else the default six
-        kinds = pair_kinds() if Path("params.yaml").is_file() else DEFAULT_KINDS
-        print(f"{path}: {len(load_pairs(path, kinds))} valid pairs")
+        # the kinds declared in params.yaml (agreement.kinds) and judge.duplicates when run where it is, else the defaults
+        here = Path("params.yaml").is_file()
+        kinds = pair_kinds() if here else DEFAULT_KINDS
+        duplicates = load_section("judge", JudgeParams).duplicates if here else "share"
+        print(f"{path}: {len(load_pairs(path, kinds, duplicates))} valid pairs")
         return 0
     from assay.core.errors import raise_problems
     from assay.data.cases import coverage, dataset_hash

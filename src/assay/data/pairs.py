@@ -35,6 +35,10 @@ DEFAULT_KINDS = ("clear", "verbose_tie", "padded_wrong", "cite", "tie", "self")
 
 Label = Literal["a", "b", "tie"]
 
+#: What to do with pairs of equal content under different ids (params ``judge.duplicates``): ``share``
+#: asks the judge once and gives every such pair the shared reply; ``refuse`` makes them an input error.
+Duplicates = Literal["share", "refuse"]
+
 
 class Pair(InputModel):
     """One labelled pair. ``facts`` are the strings a correct answer must contain (may be empty for a tie)."""
@@ -87,18 +91,49 @@ def pair_kinds(params_file: str | Path = "params.yaml") -> tuple[str, ...]:
     return tuple(load_section("agreement", AgreementParams, params_file).kinds)
 
 
-def load_pairs(path: str | Path, kinds: Sequence[str] = DEFAULT_KINDS) -> list[Pair]:
+def same_content(path: str | Path, good: Sequence[tuple[int, Pair]]) -> list[Problem]:
+    """One Problem per pair whose content repeats an earlier line's, naming both lines.
+
+    Content is what the judge is shown: the question, the facts and the two answers, compared
+    exactly (the judge's request key, :func:`assay.judge.replies.reply_key`, hashes the same text).
+    A pair whose answers are an earlier pair's in the other order repeats it too: its (a, b)
+    request is the earlier pair's (b, a). Ids and labels do not count; ``[]`` when every pair differs.
+
+    >>> one = Pair(id="p1", case_question="q", facts=[], a="x", b="y", kind="tie", lang="en", ann1="a", ann2="a", final="a")
+    >>> [str(p) for p in same_content("pairs.jsonl", [(1, one), (2, one.model_copy(update={"id": "p2"}))])]  # doctest: +ELLIPSIS
+    ["pairs.jsonl:2: field 'id': pair 'p2' holds the same question, facts and answers as pair 'p1' on line 1, and judge.duplicates is refuse (fix: ...)"]
+    """
+    first: dict[tuple[str, tuple[str, ...], str, str], tuple[int, Pair]] = {}
+    problems = []
+    for line, pair in good:
+        facts = tuple(pair.facts)
+        earlier = first.get((pair.case_question, facts, pair.a, pair.b)) or first.get((pair.case_question, facts, pair.b, pair.a))
+        if earlier is None:
+            first[(pair.case_question, facts, pair.a, pair.b)] = (line, pair)
+            continue
+        swapped = " (answers a and b in the other order)" if earlier[1].a != pair.a else ""
+        problems.append(Problem(
+            str(path), line, "id", f"pair {pair.id!r} holds the same question, facts and answers as pair "
+            f"{earlier[1].id!r} on line {earlier[0]}{swapped}, and judge.duplicates is refuse",
+            f"remove one of lines {earlier[0]} and {line}, or set judge.duplicates: share in params.yaml to ask the "
+            "judge once and give both pairs its reply"))
+    return problems
+
+
+def load_pairs(path: str | Path, kinds: Sequence[str] = DEFAULT_KINDS, duplicates: Duplicates = "share") -> list[Pair]:
     """Read and validate a pairs JSONL file; every pair's ``kind`` must be one of ``kinds``
     (the project's declared list, :func:`pair_kinds`).
 
     Every line is checked in one run: a line that is not UTF-8 or not JSON is one Problem and the
-    other rows are still validated.
+    other rows are still validated. Pairs of equal content under different ids (:func:`same_content`)
+    are kept with ``duplicates="share"`` (the judge is asked once for them) and are a Problem on the
+    later line, naming the earlier one, with ``duplicates="refuse"``.
 
     Raises:
         InputError: one Problem per bad row (bad UTF-8 or JSON, wrong type, unknown field, blank
             text, bad label, a kind not declared, a lang that is not a BCP 47 tag, duplicate id, two
-            answers of the same text), naming file, line, field and fix; or a whole-file Problem
-            when the file holds no pairs.
+            answers of the same text, equal content when refused), naming file, line, field and fix;
+            or a whole-file Problem when the file holds no pairs.
     """
     rows, problems = scan_jsonl(path)
     good, found = check_rows(str(path), rows, Pair)
@@ -110,6 +145,8 @@ def load_pairs(path: str | Path, kinds: Sequence[str] = DEFAULT_KINDS) -> list[P
     problems += [Problem(str(path), line, "b", "is the same text as answer a (blanks aside): a labelled pair compares "
                          "two different answers", "write two different answers, or remove the pair")
                  for line, p in good if " ".join(p.a.split()) == " ".join(p.b.split())]
+    if duplicates == "refuse":
+        problems += same_content(path, good)
     if not rows and not problems:
         problems.append(Problem(str(path), None, None, "holds no pairs", "add at least one labelled pair, one JSON object per line"))
     raise_problems(problems)

@@ -17,6 +17,7 @@
       interval: wilson         # wilson | clopper-pearson
       openai: {}               # openai only: passed to assay.judge.openai.OpenAIJudgeParams
       sensitivity_versions: [1, 2]   # the sensitivity stage labels every pair under both wordings
+      duplicates: share        # share | refuse: pairs of equal content under different ids
 
 The pairs file and the prompts folder are not here: they are ``inputs.pairs`` and ``inputs.prompts``
 (:class:`assay.core.paths.InputPaths`), written once for every stage that reads them.
@@ -32,6 +33,7 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
+from assay.data.pairs import Duplicates
 from assay.judge.prompts import prompt_path
 from assay.judge.usability import UsabilityRule
 
@@ -53,6 +55,9 @@ class JudgeParams(UsabilityRule):
     #: `assay verify --rejudge N` fails when more than this share of the re-asked verdicts differ
     #: from the stored ones (:mod:`assay.judge.audit`); measure a judge's own variation first
     rejudge_tolerance: float = Field(default=0.0, ge=0, le=1)
+    #: pairs of equal content under different ids: ``share`` asks the judge once and gives each the
+    #: reply; ``refuse`` makes them an input error naming both lines (:func:`assay.data.pairs.same_content`)
+    duplicates: Duplicates = "share"
 
     @property
     def rule(self) -> UsabilityRule:
