@@ -1,8 +1,9 @@
 """DVC stage `judge`: ask the configured judge everything calibrate, probe and sensitivity need, and store the replies.
 
 Reads params ``judge.kind``, ``judge.preset``, ``judge.openai``, ``judge.prompt_version``,
-``judge.swap``, ``judge.sensitivity_versions``, ``judge.duplicates``, ``inputs.pairs`` (kinds: ``agreement.kinds``) and ``inputs.prompts``, and the
-prompt files of the versions asked (see ``assay.judge.replies.requested``). Writes, under
+``judge.swap``, ``judge.sensitivity_versions``, ``judge.duplicates``, ``inputs.pairs`` (kinds:
+``agreement.kinds``) and ``inputs.prompts``, and the prompt files of the versions asked (see
+``assay.judge.replies.requested``). Writes, under
 data/derived/judge/ (committed, ``cache: false``): judge.json (the judge's identity before any reply,
 its keys in the judge's own order, since JSON objects are written sorted, and the input hashes) and one
 ``pairwise_v<N>.jsonl`` of replies per prompt version asked. Also writes metrics/judge.json (item,

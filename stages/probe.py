@@ -3,7 +3,7 @@
 Reads params ``judge.kind``, ``judge.preset``, ``judge.openai``, ``judge.prompt_version``,
 ``inputs.pairs`` (kinds: ``agreement.kinds``) and ``inputs.prompts``; reads only the prompt file of the version in use. Writes
 metrics/bias.json (the configured judge's probe shares and counts), reports/provenance/probe.json
-(judge identity, prompt, label hash) and reports/bias.md (a table for every fake preset, plus the
+(judge identity, prompt, label hash, pairs file hash) and reports/bias.md (a table for every fake preset, plus the
 configured judge when it is not a fake).
 """
 
@@ -11,6 +11,7 @@ configured judge when it is not a fake).
 def main() -> None:
     from assay.artifacts.provenance import provenance
     from assay.artifacts.registry import BIAS, BIAS_PAGE, write_record
+    from assay.core.io import sha256_file
     from assay.core.params import load_section
     from assay.core.paths import input_paths
     from assay.data.pairs import load_pairs, pair_kinds
@@ -28,7 +29,9 @@ def main() -> None:
     probes = bias_probes(judge, pairs, prompt)
     labels_sha = labels_hash(pairs)
     settings = {"judge": judge.identity, "prompt": {"name": prompt.name, "version": prompt.version, "sha": prompt.sha}}
-    write_record(BIAS, probes, provenance(prompt=prompt.sha, labels=labels_sha, settings=settings))
+    # the pairs file's hash beside the label set's lets the gate trust the latter while the bytes are unchanged
+    write_record(BIAS, probes, provenance(prompt=prompt.sha, labels=labels_sha, pairs=sha256_file(paths.pairs),
+                                          settings=settings))
     BIAS_PAGE.write(probe_markdown(params.kind, params.preset, probes, preset_table(pairs, prompt),
                                    prompt, labels_sha))
 

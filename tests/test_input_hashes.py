@@ -115,3 +115,53 @@ def test_probe_inputs_follow_the_judge_params_under_root(committed_repo, elsewhe
     (committed_repo / "data" / "pairs.jsonl").unlink()
     with pytest.raises((AssayError, OSError)):
         inputs["labels"]()
+
+
+def counted(monkeypatch, module, name: str) -> list[int]:
+    """Count the calls of ``module.name`` (still calling it); the list grows by one per call."""
+    calls: list[int] = []
+    real = getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *args, **kwargs: calls.append(1) or real(*args, **kwargs))
+    return calls
+
+
+def test_the_gate_takes_the_recorded_label_hash_while_the_pairs_bytes_match_and_still_catches_a_change(
+        committed_repo, monkeypatch):
+    import assay.judge.calibration as calibration
+    from assay.release.gather import gather
+
+    pairs = committed_repo / "data/pairs.jsonl"
+    probe = committed_repo / "reports/provenance/probe.json"
+    record = json.loads(probe.read_text(encoding="utf-8"))
+    record["inputs"]["pairs"] = file_sha(pairs)  # what the probe stage records now (the committed demo output predates it)
+    probe.write_text(json.dumps(record), encoding="utf-8")
+    parsed = counted(monkeypatch, calibration, "labels_hash")
+
+    fresh = {c.name: c for c in gather(committed_repo)[0] if c.name.startswith("fresh")}
+    assert parsed == []  # the pairs' bytes are as probe recorded them: their labels are not parsed again
+    assert [fresh[n].status for n in ("fresh calibrate", "fresh probe", "fresh judge calibration")] == ["pass"] * 3
+
+    rows = pairs.read_text(encoding="utf-8").splitlines()
+    row = json.loads(rows[3])
+    row["final"] = {"a": "b", "b": "tie", "tie": "a"}[row["final"]]  # one human label changed
+    rows[3] = json.dumps(row, ensure_ascii=False)
+    pairs.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    fresh = {c.name: c for c in gather(committed_repo)[0] if c.name.startswith("fresh")}
+    assert parsed == [1]  # the bytes changed: parsed once, for every check that needs the labels
+    assert (fresh["fresh calibrate"].status, fresh["fresh calibrate"].detail) == ("stale", "changed since the last run: labels")
+    assert (fresh["fresh probe"].status, fresh["fresh probe"].detail) == ("stale", "changed since the last run: labels, pairs")
+    assert fresh["fresh judge calibration"].status == "stale" and "labels" in fresh["fresh judge calibration"].detail
+
+
+def test_records_that_disagree_about_a_content_hash_prove_nothing():
+    from assay.release.input_hashes import recorded_first
+
+    calls: list[str] = []
+    now = {"pairs": lambda: calls.append("pairs") or "p1", "labels": lambda: calls.append("labels") or "L-now",
+           "cases_file": lambda: calls.append("cases_file") or "c1", "cases": lambda: calls.append("cases") or "C-now"}
+    # probe and an edited record both match the bytes but name different label sets: the labels are computed
+    fast = recorded_first({"probe": {"pairs": "p1", "labels": "L1"}, "edited": {"pairs": "p1", "labels": "L9"},
+                           "split": {"cases": "C-old"}}, now)
+    assert fast["labels"]() == "L-now" and fast["labels"]() == "L-now" and fast["pairs"]() == "p1"
+    assert fast["cases"]() == "C-now"  # no record pairs the dataset hash with the cases file's bytes
+    assert calls == ["pairs", "labels", "cases"]  # each computed once; cases_file never needed

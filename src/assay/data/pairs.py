@@ -99,9 +99,11 @@ def same_content(path: str | Path, good: Sequence[tuple[int, Pair]]) -> list[Pro
     A pair whose answers are an earlier pair's in the other order repeats it too: its (a, b)
     request is the earlier pair's (b, a). Ids and labels do not count; ``[]`` when every pair differs.
 
-    >>> one = Pair(id="p1", case_question="q", facts=[], a="x", b="y", kind="tie", lang="en", ann1="a", ann2="a", final="a")
-    >>> [str(p) for p in same_content("pairs.jsonl", [(1, one), (2, one.model_copy(update={"id": "p2"}))])]  # doctest: +ELLIPSIS
-    ["pairs.jsonl:2: field 'id': pair 'p2' holds the same question, facts and answers as pair 'p1' on line 1, and judge.duplicates is refuse (fix: ...)"]
+    >>> one = Pair(id="p1", case_question="q", facts=[], a="x", b="y", kind="tie", lang="en", ann1="a", ann2="a",
+    ...            final="a")
+    >>> [problem] = same_content("pairs.jsonl", [(1, one), (2, one.model_copy(update={"id": "p2"}))])
+    >>> (problem.line, problem.field, problem.message)  # doctest: +NORMALIZE_WHITESPACE
+    (2, 'id', "pair 'p2' holds the same question, facts and answers as pair 'p1' on line 1, and judge.duplicates is refuse")
     """
     first: dict[tuple[str, tuple[str, ...], str, str], tuple[int, Pair]] = {}
     problems = []

@@ -52,7 +52,7 @@ def _judge_name(identity: JudgeIdentity) -> str:
 
 
 #: The fields of a stored reply that name the pair and order holding it; every other field is the reply itself.
-_HOLDER = frozenset({"pair", "order"})
+_HOLDER: set[str] = {"pair", "order"}
 
 
 def shared_replies(path: str, rows: Sequence[tuple[int, StoredReply]], fix: str = _FIX) -> dict[str, StoredReply]:

@@ -300,14 +300,14 @@ def _missing_files(ev: Evidence) -> list[Check]:
 
 
 def _freshness(base: Path, ev: Evidence) -> list[Check]:
-    from assay.release.input_hashes import current_inputs
+    from assay.release.input_hashes import current_inputs, recorded_first
 
-    guarded = {key: _guard(fn) for key, fn in current_inputs(base).items()}
     recorded = {ev.stages[name]: prov.inputs for name, prov in ev.provenance.items()}
-    checks = freshness_checks(recorded, guarded)
+    current = recorded_first(recorded, {key: _guard(fn) for key, fn in current_inputs(base).items()})
+    checks = freshness_checks(recorded, current)
     cal = ev.provenance.get(CALIBRATION.relpath())
     if cal is not None:
-        checks += calibration_freshness(base, cal)
+        checks += calibration_freshness(base, cal, current["labels"])
     return checks
 
 
@@ -321,15 +321,19 @@ def _guard(fn: Callable[[], str]) -> Callable[[], str]:
     return call
 
 
-def calibration_freshness(base: Path, record: Provenance) -> list[Check]:
-    """Whether the calibration still matches the prompt, judge settings and labels in use."""
+def calibration_freshness(base: Path, record: Provenance, labels: Callable[[], str] | None = None) -> list[Check]:
+    """Whether the calibration still matches the prompt, judge settings and labels in use.
+
+    ``labels`` gives the current label set's hash (the freshness checks' own, so the pairs are not
+    read twice); ``None`` computes it from the pairs file.
+    """
     from assay.release.judge_staleness import current_staleness
 
     from assay.judge.calibration_record import CalibrationIdentity
 
     try:
         identity = CalibrationIdentity.parse(record.settings, PROVENANCE.relpath(stage=provenance_stage(CALIBRATION)))
-        changed = current_staleness(identity, base)
+        changed = current_staleness(identity, base, labels=labels)
     except AssayError as error:
         changed = [f"cannot check ({error})"]
     return [Check("fresh judge calibration", "stale" if changed else "pass",

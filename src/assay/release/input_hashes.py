@@ -3,12 +3,20 @@
 Provenance files carry ``inputs: {name: hash}``; the gate recomputes each named input here and calls
 a stage's outputs stale when any differs. Each value is a function so only the inputs some
 provenance file names are hashed, once.
+
+Two inputs are hashes of validated content, not of bytes: ``labels`` (the label set, from the
+pairs file) and ``cases`` (the dataset, from the cases file). Computing them validates every row
+again, most of the gate's time on a large project. :func:`recorded_first` avoids it when a
+provenance file records such a hash beside the SHA-256 of the file it came from
+(:data:`DERIVED`): when that file's bytes hash the same now, the content hash is the one recorded
+(the stage derived it from these very bytes), so the file is hashed but not parsed. A file whose
+bytes changed is always parsed again; so is one no provenance pairs with its content hash.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
+from collections.abc import Callable, Mapping
+from functools import cache, partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -90,3 +98,39 @@ def current_inputs(root: str | Path = ".", params_file: str = "params.yaml") -> 
     for name in reviewed:
         inputs[f"review_{name}:snapshot"] = partial(sha256_file, base / SNAPSHOT_DIR / f"{name}.jsonl")
     return inputs
+
+
+#: Content hashes and the input whose bytes they are computed from (validation aside, nothing else).
+DERIVED: dict[str, str] = {"labels": "pairs", "cases": "cases_file"}
+
+
+def recorded_first(recorded: Mapping[str, Mapping[str, str]], current: Mapping[str, Callable[[], str]],
+                   derived: Mapping[str, str] = DERIVED) -> dict[str, Callable[[], str]]:
+    """``current`` with every function computed at most once and content hashes taken from the records where they can be.
+
+    For each content hash ``d`` of ``derived`` (source ``s``): every provenance in ``recorded``
+    (output name -> ``{input name: hash}``) that records both ``d`` and ``s``, with ``s`` equal to
+    its current hash, says what ``d`` is now. When they all say the same, ``d`` is that value and
+    its function is not called; when none does, or two disagree (an edited record), ``d`` is
+    computed as before. A source's function is called only when some record pairs it with ``d``.
+
+    >>> calls = []
+    >>> now = {"pairs": lambda: "p1", "labels": lambda: calls.append("parsed") or "L2"}
+    >>> fast = recorded_first({"probe": {"pairs": "p1", "labels": "L1"}, "calibrate": {"labels": "L1"}}, now)
+    >>> fast["labels"](), calls  # the bytes are as recorded: the recorded content hash, nothing parsed
+    ('L1', [])
+    >>> recorded_first({"probe": {"pairs": "p0", "labels": "L1"}}, now)["labels"](), calls  # bytes changed
+    ('L2', ['parsed'])
+    """
+    out: dict[str, Callable[[], str]] = {name: cache(fn) for name, fn in current.items()}
+    for d, s in derived.items():
+        if d not in out or s not in out:
+            continue
+        said = {inputs[d] for inputs in recorded.values() if d in inputs and s in inputs and out[s]() == inputs[s]}
+        if len(said) == 1:
+            out[d] = _constant(said.pop())
+    return out
+
+
+def _constant(value: str) -> Callable[[], str]:
+    return lambda: value

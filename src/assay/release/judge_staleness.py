@@ -8,6 +8,7 @@ is computed from params (``assay.judge.factory.judge_identity``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,13 +17,15 @@ if TYPE_CHECKING:
     from assay.judge.prompts import PromptVersion
 
 
-def current_state(root: str | Path = ".",
-                  params_file: str | Path = "params.yaml") -> tuple[PromptVersion, JudgeSettings, str]:
+def current_state(root: str | Path = ".", params_file: str | Path = "params.yaml",
+                  labels: Callable[[], str] | None = None) -> tuple[PromptVersion, JudgeSettings, str]:
     """``(prompt, settings, labels_sha)`` as they are now in the repository at ``root``.
 
     Args:
         root: the repository root; the ``inputs`` paths are joined to it.
         params_file: the params file, relative to ``root`` (an absolute path is used as it is).
+        labels: gives the label set's hash when the caller knows it already (the gate's freshness
+            checks); ``None`` reads and validates the pairs file.
 
     Raises:
         InputError: bad params, a missing or bad prompt file, or bad pairs.
@@ -40,12 +43,17 @@ def current_state(root: str | Path = ".",
     paths = input_paths(where)
     prompt = load_prompt(params.prompt_file(base / paths.prompts))
     settings = judge_settings(judge_identity(params, where=str(where)), swap=params.swap, rule=params.rule)
-    return prompt, settings, labels_hash(load_pairs(base / paths.pairs, pair_kinds(where)))
+    labels_sha = labels() if labels is not None else labels_hash(load_pairs(base / paths.pairs, pair_kinds(where)))
+    return prompt, settings, labels_sha
 
 
-def current_staleness(record: CalibrationIdentity, root: str | Path = ".", params_file: str | Path = "params.yaml") -> list[str]:
-    """What changed since ``record`` was written (empty when current); see :func:`assay.judge.calibration.staleness`."""
+def current_staleness(record: CalibrationIdentity, root: str | Path = ".", params_file: str | Path = "params.yaml",
+                      labels: Callable[[], str] | None = None) -> list[str]:
+    """What changed since ``record`` was written (empty when current); see :func:`assay.judge.calibration.staleness`.
+
+    ``labels``: as for :func:`current_state`.
+    """
     from assay.judge.calibration import staleness
 
-    prompt, settings, labels_sha = current_state(root, params_file)
+    prompt, settings, labels_sha = current_state(root, params_file, labels)
     return staleness(record, prompt, settings, labels_sha)
