@@ -10,9 +10,9 @@ and a numbered answer, the second annotator's label changed on 10% of pairs), a 
 rounds: ``assay gate`` with this checkout's library and, with ``--before SRC``, with the library in
 ``SRC`` (a ``src`` folder, e.g. ``git archive <commit> src | tar -x -C /tmp/before``) first on
 ``PYTHONPATH``. Each gate runs as a subprocess; its CPU is the user+system time of finished children
-(``resource.getrusage(RUSAGE_CHILDREN)``), so the ``dvc status`` it runs is counted too. The first
-gate of this library meets an empty hash memo (``.assay/input_hashes.json``) and is reported apart
-(``cold``). Prints CPU and wall seconds per side and the ratio; both sides must reach the same exit code.
+(``resource.getrusage(RUSAGE_CHILDREN)``), so the ``dvc status`` it runs is counted too. Prints CPU
+and wall seconds per side and the ratio; both sides must reach the same exit code. ``--profile``
+also prints the ten costliest functions of one in-process gate (cProfile, cumulative time).
 """
 
 from __future__ import annotations
@@ -56,12 +56,25 @@ def gate(cwd: Path, env: dict[str, str]) -> tuple[float, float, int]:
     return children_cpu() - cpu, time.perf_counter() - wall, code
 
 
+def profile(root: Path) -> None:
+    """The ten costliest functions (cumulative) of one in-process ``gather`` at ``root``."""
+    import cProfile
+    import pstats
+
+    from assay.release.gather import gather
+
+    profiler = cProfile.Profile()
+    profiler.runcall(gather, root)
+    pstats.Stats(profiler).sort_stats("cumulative").print_stats(10)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=100_000, help="labelled pairs in the project (default 100000)")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (default 3)")
     parser.add_argument("--seed", type=int, default=35, help="the generator's seed (default 35)")
     parser.add_argument("--before", type=Path, help="a src folder holding another assay library, timed alongside")
+    parser.add_argument("--profile", action="store_true", help="also profile one gather() of this library in process")
     args = parser.parse_args(argv)
     env = {k: v for k, v in os.environ.items() if k not in ("CI", "PYTHONPATH")}
     env.update(PATH=f"{BIN}{os.pathsep}{env.get('PATH', '')}", DVC_NO_ANALYTICS="1", GIT_AUTHOR_NAME="bench",
@@ -83,9 +96,8 @@ def main(argv: list[str] | None = None) -> int:
         sides = {"now": env}
         if args.before is not None:
             sides["before"] = {**env, "PYTHONPATH": str(args.before.resolve())}
-        (root / ".assay/input_hashes.json").unlink(missing_ok=True)
-        cold = gate(root, env)
-        print(f"now, cold memo: {cold[0]:.2f} CPU-s, {cold[1]:.2f} s wall, exit {cold[2]}")
+        if args.profile:
+            profile(root)
         totals = {name: [0.0, 0.0] for name in sides}
         codes = {name: set() for name in sides}
         for _ in range(args.rounds):

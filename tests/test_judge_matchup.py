@@ -59,6 +59,30 @@ def test_replayed_values_equal_the_live_judge(tmp_path):
         judge_values(changed, stale, prompt)
 
 
+def test_two_cases_with_the_same_question_and_answers_are_one_request_and_replay_alike(tmp_path):
+    # issue 35: the judge_compare stage keys replies like the judge stage; two cases asking the same question
+    # whose versions answered alike are asked once, and ppi's replay gives both the same value
+    prompt = load_prompt(ROOT / "data/prompts/pairwise_v2.md")
+    items = [_m("c1", "It takes 30 days.", "No idea."), _m("c2", "It takes 30 days.", "No idea."),
+             _m("c3", "No idea.", "30 days [source: kb-x].")]
+    seen: list = []
+    fake = FakeJudge.from_preset("mixed")
+
+    class Counting:
+        identity = fake.identity
+
+        def judge_many(self, items, prompt=None):
+            seen.extend(items)
+            return fake.judge_many(items, prompt)
+
+    judge = Counting()
+    rows = ask(judge, judge.identity, asked(items), prompt, both_orders=True)
+    assert len(seen) == 4 and len(rows) == 6  # 2 distinct cases x 2 orders asked; a row per case and order
+    (tmp_path / "pairwise_v2.jsonl").write_text("".join(__import__("json").dumps(r.row()) + "\n" for r in rows))
+    replay = ReplayJudge(judge.identity, tmp_path, items)
+    assert judge_values(items, replay, prompt) == judge_values(items, fake, prompt) == [0.0, 0.0, 1.0]
+
+
 def test_matchups_pairs_runs_by_case():
     from assay.data.cases import load_cases
 
