@@ -7,6 +7,10 @@ under ``data/derived/judge/`` (committed to git, ``cache: false``)::
     data/derived/judge/judge.json          the judge's identity (before any reply), its key order, input hashes
     data/derived/judge/pairwise_v2.jsonl   one row per (pair, order) under prompt pairwise v2
 
+Two pairs of equal content (a copied row under a new id) are one request: the judge is asked once
+and both pairs' rows carry its key and reply, so a key can appear on several rows, always with the
+same reply (:func:`assay.judge.replay.shared_replies` checks it).
+
 Those three stages then replay the rows (:mod:`assay.judge.replay`), so they are pure functions
 of stored replies and labels: re-running them, or verifying them in CI, needs no API, no key
 and no network. The request cache (:mod:`assay.judge.cache`) only saves money inside the judge
@@ -101,6 +105,9 @@ def ask(judge: Judge, identity: JudgeIdentity, pairs: Sequence[AnswerPair], prom
         identity: ``judge.identity`` taken before the judge was asked anything (what params alone
             determine; a real judge adds the server's model version after replying).
         pairs: the labelled pairs (ids must be unique, as :func:`assay.data.pairs.load_pairs` ensures).
+            Pairs of equal content under different ids are one request, asked once
+            (:func:`assay.judge.orders.distinct`); each pair still gets its rows, carrying the shared
+            key and reply.
         prompt: an ``assay.judge.prompts.PromptVersion``.
         both_orders: also ask every pair as (b, a).
 
