@@ -17,6 +17,7 @@ key named (``retreived`` -> ``retrieved``), and so is an ``abstained`` that is n
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -41,17 +42,18 @@ MAX_NAMED = 5
 
 
 def output_row(key: str, output: SystemOutput) -> SystemReplyRow:
-    """The stored row of one case's output (``failed`` when it carries an error)."""
+    """The stored row of one run's output (``failed`` when it carries an error)."""
     return SystemReplyRow(key=key, case_id=output.case_id, status="failed" if output.error else "ok",
                           reply=output.reply, retrieved=None if output.retrieved is None else list(output.retrieved),
                           latency_ms=output.latency_ms,
-                          tool_calls=[c.openai() for c in output.tool_calls] or None, error=output.error)
+                          tool_calls=[c.openai() for c in output.tool_calls] or None, error=output.error,
+                          repeat=output.repeat or None)
 
 
 def row_output(row: SystemReplyRow) -> SystemOutput:
     """The output a stored row replays (its tool calls decoded again)."""
     return SystemOutput(row.case_id, row.reply, None if row.retrieved is None else tuple(row.retrieved),
-                        row.latency_ms, tool_calls=parse_tool_calls(row.tool_calls), error=row.error)
+                        row.latency_ms, tool_calls=parse_tool_calls(row.tool_calls), error=row.error, repeat=row.run)
 
 
 def _check_text(where: str, text: str) -> str:
@@ -132,19 +134,22 @@ class CalledSystem:
         """How messages name this system on one case."""
         return f"{self.param}: {self.label} on case {case_id!r}"
 
-    def requests(self, cases: Sequence[CaseRecord], k: int) -> list[SystemRequest]:
-        """One request per case, in case order."""
+    def requests(self, cases: Sequence[CaseRecord], k: int, repeats: int = 1) -> list[SystemRequest]:
+        """One request per case and run, in case order, the runs of a case together (``repeat`` 0 first)."""
         return [SystemRequest(c.id, c.question, c.lang, k, self.corpus, self.tools, tuple(c.permissions),
-                              self.settings) for c in cases]
+                              self.settings, repeat) for c in cases for repeat in range(repeats)]
 
     def run(self, cases: Sequence[CaseRecord], k: int, store: ReplyStore | None = None,
-            identity_sha: str = "") -> list[SystemOutput]:
-        """One output per case, in case order: stored replies first, the rest called (and stored as they arrive).
+            identity_sha: str = "", repeats: int = 1) -> list[SystemOutput]:
+        """One output per case and run, in case order (the runs of a case together): stored replies
+        first, the rest called (and stored as they arrive).
 
         Args:
             store: the version's stored replies; ``None`` calls every case and stores nothing.
             identity_sha: the system's identity hash (:func:`assay.rag.reply_store.system_sha`),
                 part of every key.
+            repeats: how many times each case is run (each run its own request and key;
+                ``max_failed_share`` is then a share of the runs).
 
         Raises:
             PluginError: the system misbehaved (a reply breaking the contract, ``sys.exit``), or
@@ -153,7 +158,7 @@ class CalledSystem:
             MissingSystemReply: replay only (:data:`assay.rag.reply_store.REPLAY_ENV`) and a case
                 has no stored reply.
         """
-        requests = self.requests(cases, k)
+        requests = self.requests(cases, k, repeats)
         keys = [case_key(self.param, identity_sha, r.shown()) for r in requests]
         replay = replay_only()
         outputs: dict[int, SystemOutput] = {}
@@ -163,35 +168,36 @@ class CalledSystem:
                 outputs[i] = row_output(row)
                 if store is not None:
                     store.keep(row, fresh=False)
-        pending = [i for i in range(len(cases)) if i not in outputs]
+        pending = [i for i in range(len(requests)) if i not in outputs]
         if pending and replay and store is not None:
-            raise store.missing([cases[i].id for i in pending])
+            raise store.missing(list(dict.fromkeys(requests[i].case_id for i in pending)))
         failed: list[SystemOutput] = [o for o in outputs.values() if o.error]
         with progress(len(pending), self.param) as bar:
             def done(j: int, outcome: Outcome) -> None:
                 i = pending[j]
-                out = self._settle(cases[i].id, outcome)
+                out = self._settle(requests[i], outcome)
                 if store is not None:
                     store.keep(output_row(keys[i], out), fresh=True)
                 outputs[i] = out
                 bar.update()
                 if out.error:
                     failed.append(out)
-                    if len(failed) > self._allowed(len(cases)):  # stop now: the run cannot pass any more
-                        self._check_failures(failed, len(cases))
+                    if len(failed) > self._allowed(len(requests)):  # stop now: the run cannot pass any more
+                        self._check_failures(failed, len(requests))
 
             call_all(self.target(), [requests[i] for i in pending], self.policy, done, self.opened)
-        result = [outputs[i] for i in range(len(cases))]
+        result = [outputs[i] for i in range(len(requests))]
         self._check_failures(result)
         return result
 
-    def _settle(self, case_id: str, outcome: Outcome) -> SystemOutput:
+    def _settle(self, request: SystemRequest, outcome: Outcome) -> SystemOutput:
         if outcome.fatal:
-            raise PluginError(f"{self.where(case_id)} {outcome.error}")
+            raise PluginError(f"{self.where(request.case_id)} {outcome.error}")
         if outcome.ok:
-            return self.output(case_id, outcome.value)
+            out = self.output(request.case_id, outcome.value)
+            return dataclasses.replace(out, repeat=request.repeat) if request.repeat else out
         tries = f" ({outcome.attempts} attempts)" if outcome.attempts > 1 else ""
-        return SystemOutput(case_id, "", None, None, error=f"{outcome.error}{tries}")
+        return SystemOutput(request.case_id, "", None, None, error=f"{outcome.error}{tries}", repeat=request.repeat)
 
     def _allowed(self, total: int) -> int:
         """How many of ``total`` cases may fail (``max_failed_share``, rounded down)."""
