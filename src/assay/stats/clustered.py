@@ -100,7 +100,7 @@ def clustered_share(successes: np.ndarray | list[int], trials: np.ndarray | list
 
     >>> c = clustered_share([3, 3, 2, 0], [3, 3, 3, 3])
     >>> round(c.value, 4), c.cases, c.runs, [round(x, 3) for x in (c.low, c.high)]
-    (0.6667, 4, 12, [0.217, 0.934])
+    (0.6667, 4, 12, [0.131, 0.964])
     """
     if not 0 < level < 1:
         raise ProportionError(f"clustered_share: level {level!r} must be between 0 and 1, for example 0.95")
