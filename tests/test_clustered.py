@@ -23,6 +23,8 @@ def _expand(successes, trials):
 
 @pytest.mark.parametrize("seed, k, unequal", [(0, 3, False), (1, 5, False), (2, 3, True), (3, 1, False)])
 def test_the_standard_error_is_statsmodels_cluster_robust_ols_on_an_intercept(seed, k, unequal):
+    """OLS when every case has k runs; with unequal runs per case, WLS with weights 1 / m_g (each case weighs
+    the same: the mean of the per-case shares)."""
     import statsmodels.api as sm
 
     rng = np.random.default_rng(seed)
@@ -30,14 +32,15 @@ def test_the_standard_error_is_statsmodels_cluster_robust_ols_on_an_intercept(se
     trials = rng.integers(1, k + 1, n) if unequal else np.full(n, k)
     successes = rng.binomial(trials, rng.beta(2, 1, n))
     y, groups = _expand(successes, trials)
-    fit = sm.OLS(y, np.ones_like(y)).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
+    weights = 1.0 / trials[groups]
+    model = sm.WLS(y, np.ones_like(y), weights=weights) if unequal else sm.OLS(y, np.ones_like(y))
+    fit = model.fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
     share = clustered_share(successes, trials)
     assert share.value == pytest.approx(float(fit.params[0]), rel=1e-12)
     assert share.se == pytest.approx(float(fit.bse[0]), rel=1e-10)
     assert cluster_se(successes, trials) == pytest.approx(float(fit.bse[0]), rel=1e-10)
-    if not unequal:  # equal cluster sizes: the standard error of the mean of the per-case means
-        means = successes / trials
-        assert share.se == pytest.approx(float(stats.sem(means)), rel=1e-10)
+    assert share.se == pytest.approx(float(stats.sem(successes / trials)), rel=1e-10)  # the t standard error of the case means
+    assert fit.df_resid_inference == n - 1  # statsmodels' t for the interval has G - 1 degrees of freedom, as ours
 
 
 def test_the_interval_by_hand():

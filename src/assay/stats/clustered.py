@@ -6,10 +6,13 @@ easy case passes every run), so an interval that counted the ``n * k`` runs as i
 would be too narrow. Here each case contributes its ``successes`` out of ``trials`` defined runs
 (``trials`` may differ between cases when a metric is undefined on some runs):
 
-* :func:`clustered_share`: the mean over runs (pooled, ``sum successes / sum trials``), its
-  cluster-robust standard error (CR1: the sandwich estimator with the ``G / (G - 1)`` correction, what
-  statsmodels' OLS on an intercept with ``cov_type="cluster"`` gives; with every case run ``k``
-  times it is the standard error of the mean of the per-case means) and a Wilson score interval at
+* :func:`clustered_share`: the mean over runs, as the mean of the per-case shares ``q_g = s_g / m_g``
+  (each case weighs the same, so on every case ``1[all runs pass] <= q_g <= 1[a run passes]`` and
+  pass^k <= mean <= pass@k; with every case run ``k`` times it is the pooled share of passing runs),
+  its cluster-robust standard error (CR1: the sandwich estimator with the ``G / (G - 1)`` correction,
+  what statsmodels' WLS on an intercept with weights ``1 / m_g`` and ``cov_type="cluster"`` gives,
+  OLS when every case has the same number of runs; it is the standard error of the mean of the
+  per-case shares, ``sd(q) / sqrt(G)``) and a Wilson score interval at
   the effective sample size ``p (1 - p) / se**2`` (Korn and Graubard 1998), shrunk by
   ``(z / t_{G-1})**2`` for the ``G - 1`` degrees of freedom the variance has and capped at the
   number of runs. Where the variance is 0 because every run agrees (all pass, or all fail) the
@@ -17,7 +20,7 @@ would be too narrow. Here each case contributes its ``successes`` out of ``trial
   can be correlated. Its coverage over per-case pass probabilities drawn from Beta distributions, at
   ``k`` in {1, 3, 5} and ``n`` in {50, 200}, is simulated in tests/test_clustered.py.
 * :func:`within_share`: the within-case share of the variance, ``sum_g m_g q_g (1 - q_g) / (N p (1 - p))``
-  (``q_g`` the case's share, ``p`` the pooled one): 0 when the runs of every case agree (all the
+  (``p`` the pooled share of the ``N`` runs): 0 when the runs of every case agree (all the
   variance is between cases), near 1 when the cases are alike and the runs decide.
 * :func:`paired_mean_diff`: the paired t test and interval on the per-case means of two versions
   (``scipy.stats.ttest_rel``'s statistic, p and interval).
@@ -37,7 +40,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ClusteredShare:
-    """A share over repeated runs: ``value`` (pooled mean), ``se`` (CR1), ``low``/``high`` (the interval),
+    """A share over repeated runs: ``value`` (mean of the per-case shares), ``se`` (CR1), ``low``/``high`` (the interval),
     ``cases`` (``G``, the units), ``runs`` (``N``, the defined runs) and ``n_eff`` (the effective size used).
 
     Undefined figures are nan: everything with no run; ``se`` and the interval with fewer than two cases.
@@ -67,9 +70,9 @@ def _counts(successes: np.ndarray | list[int], trials: np.ndarray | list[int]) -
 
 
 def cluster_se(successes: np.ndarray | list[int], trials: np.ndarray | list[int]) -> float:
-    """The CR1 cluster-robust standard error of the pooled share (see the module docstring).
+    """The CR1 cluster-robust standard error of the mean of the per-case shares (see the module docstring).
 
-    ``sqrt(G / (G - 1) * sum_g (s_g - m_g p)**2) / N``; nan with fewer than two cases.
+    ``sqrt(G / (G - 1) * sum_g (q_g - q)**2) / G`` = ``sd(q, ddof=1) / sqrt(G)``; nan with fewer than two cases.
 
     >>> round(cluster_se([3, 0], [3, 3]), 6)  # case means 1 and 0: the t standard error 0.5
     0.5
@@ -77,11 +80,11 @@ def cluster_se(successes: np.ndarray | list[int], trials: np.ndarray | list[int]
     import numpy as np
 
     s, m = _counts(successes, trials)
-    g, total = s.size, float(m.sum())
+    g = s.size
     if g < 2:
         return math.nan
-    p = float(s.sum()) / total
-    return math.sqrt(g / (g - 1) * float(np.sum((s - m * p) ** 2))) / total
+    q = s / m
+    return math.sqrt(g / (g - 1) * float(np.sum((q - q.mean()) ** 2))) / g
 
 
 def clustered_share(successes: np.ndarray | list[int], trials: np.ndarray | list[int],
@@ -108,11 +111,11 @@ def clustered_share(successes: np.ndarray | list[int], trials: np.ndarray | list
     g, total = int(s.size), int(m.sum())
     if g == 0:
         return ClusteredShare(math.nan, math.nan, math.nan, math.nan, 0, 0, math.nan)
-    p = float(s.sum()) / total
+    p = min(1.0, max(0.0, float((s / m).mean())))
     if g < 2:
         return ClusteredShare(p, math.nan, math.nan, math.nan, g, total, math.nan)
     se = cluster_se(s, m)
-    if se > 0:
+    if se > 0 and 0 < p < 1:
         n_eff = p * (1 - p) / se**2
     else:  # every case has the same share: all pass or all fail (one trial per case), else as independent runs
         n_eff = float(g) if p in (0.0, 1.0) else float(total)
