@@ -3,7 +3,8 @@
 Usage: ``python stages/evaluate.py VERSION`` from the repository root. Reads params ``rag``,
 ``inputs.cases``, ``inputs.corpus``, ``inputs.tools`` (the tool catalogue, when set), the split table
 and the version's ``source`` (hashed into the provenance; see :class:`assay.rag.runner.VersionParams`);
-writes ``data/derived/runs/VERSION.parquet`` (one row per case, sorted by id; per case and run with ``repeats``), ``metrics/rag/VERSION.json`` (dev and holdout figures),
+writes ``data/derived/runs/VERSION.parquet`` (one row per case, sorted by id; per case and run with
+``repeats``), ``metrics/rag/VERSION.json`` (dev and holdout figures),
 ``data/derived/replies/VERSION.jsonl`` (the replies of a system assay calls, replayed by the next run and by
 ``assay verify``; empty for the reference system and an answers file; see :mod:`assay.rag.reply_store`) and
 ``reports/provenance/evaluate_VERSION.json``.

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,8 +16,6 @@ from scipy import stats
 
 from assay.artifacts.estimate import Estimate
 from assay.artifacts.registry import RAG
-from assay.data.cases import load_cases
-from assay.data.corpus import load_corpus
 from assay.data.plan import Metric
 from assay.rag.compare import compare_runs, read_run
 from assay.rag.metrics import version_metrics
@@ -27,8 +24,7 @@ from assay.rag.reply_store import REPLAY_ENV, ReplyStore, system_sha
 from assay.rag.runner import VersionParams, results_table, run_version
 from assay.release.rule import decide
 from assay.core.io import write_parquet
-
-TINY = Path(__file__).parent / "fixtures" / "tiny_corpus"
+from conftest import logged_calls, team_module
 
 #: A team's system that samples: per case a chance to answer right (t1 always, t2 never, the rest half the
 #: time), drawn from a generator seeded on (case, run), so each run differs and a re-run repeats it.
@@ -53,31 +49,24 @@ def answer(request):
 '''
 
 
-@pytest.fixture(scope="module")
-def corpus():
-    return load_corpus(TINY / "corpus")
+@pytest.fixture
+def corpus(fixture_corpus):
+    return fixture_corpus
 
 
-@pytest.fixture(scope="module")
-def cases(corpus):
-    return load_cases(TINY / "cases.jsonl", corpus)
+@pytest.fixture
+def cases(fixture_cases):
+    return fixture_cases
 
 
 @pytest.fixture
 def team(tmp_path, monkeypatch, cases):
     gold = {c.id: (" and ".join(c.facts), c.doc_ids[0] if c.doc_ids else None) for c in cases}
-    (tmp_path / "sampling_rag.py").write_text(PLUGIN.format(gold=gold), encoding="utf-8")
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setenv("PLUGIN_LOG", str(tmp_path / "calls.log"))
-    monkeypatch.delenv(REPLAY_ENV, raising=False)
-    yield tmp_path
+    yield team_module(tmp_path, monkeypatch, "sampling_rag", PLUGIN.format(gold=gold))
     sys.modules.pop("sampling_rag", None)
 
 
-def calls(folder: Path) -> list[str]:
-    log = folder / "calls.log"
-    return log.read_text().split() if log.exists() else []
+calls = logged_calls
 
 
 def _run(version: VersionParams, cases, corpus):

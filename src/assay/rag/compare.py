@@ -343,9 +343,6 @@ def compare_runs(baseline: pa.Table | pd.DataFrame, candidate: pa.Table | pd.Dat
     Raises:
         PairingError: the runs hold different cases, an id repeats, or a case has no side in the split.
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     baseline, candidate = _as_table(baseline), _as_table(candidate)
     runs = (run_count(baseline), run_count(candidate))
     folded = "repeat" in baseline.column_names or "repeat" in candidate.column_names

@@ -8,7 +8,8 @@ and of what the system is shown for the case):
   run asks only for the rest;
 * at the end of the stage, in ``data/derived/replies/<version>.jsonl``
   (:data:`assay.artifacts.registry.SYSTEM_REPLIES`, a DVC output committed to git, one row per case
-  sorted by case id; with ``repeats``, one per case and run, sorted by case id and run): what ``dvc repro -f``, a fresh clone and ``assay verify`` replay.
+  sorted by case id; with ``repeats``, one per case and run, sorted by case id and run): what
+  ``dvc repro -f``, a fresh clone and ``assay verify`` replay.
 
 The system's identity (:func:`system_sha`) is the version's :meth:`~assay.rag.runner.VersionParams.identity`
 (system, callable or URL, ``settings``) with the hashes of its ``source``, the corpus and the tool

@@ -172,8 +172,9 @@ class VersionParams(InputModel):
         """The fields that decide this system's answers (what the metrics file and provenance record).
 
         Concurrency, time limits, retries and ``repeats`` are left out: they change how a system is
-        called (or how often), not what it answers, so each run's stored reply keeps its key. ``settings`` appears only when given, so a version without it records
-        what it did before settings existed.
+        called (or how often), not what it answers, so each run's stored reply keeps its key.
+        ``settings`` appears only when given, so a version without it records what it did before
+        settings existed.
 
         >>> VersionParams(system="callable", callable="m:f", settings={"top_k": 5}).identity()
         {'system': 'callable', 'callable': 'm:f', 'settings': {'top_k': 5}}

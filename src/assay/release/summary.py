@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from assay.core.fmt import md_words
 from assay.artifacts.estimate import Estimate
-from assay.artifacts.rag import RagMetrics
+from assay.artifacts.rag import CompareMetrics, RagMetrics
 from assay.artifacts.registry import (AGREEMENT, BIAS, BIAS_PAGE, CALIBRATION, CALIBRATION_PAGE, COMPARE,
                                       COMPARE_REPORT, CORRECTED, COVERAGE_PAGE, DATASET, DISAGREEMENTS, LEAKAGE,
                                       LEAKAGE_REPORT, METRIC_NAMES, RAG, REVIEW_PAGE, SPLIT)
@@ -51,6 +51,21 @@ def _repeats_section(runs: dict[str, RagMetrics | None]) -> list[str]:
                 for metric, f in rep.by_metric.items()]
         out.append("")
     return out
+
+
+def _paired_words(p: CompareMetrics, base: str, cand: str) -> str:
+    """The paired comparison in one paragraph: on 0/1 outcomes, or on per-case pass shares with repeated runs."""
+    if p.repeats is not None:
+        r = p.repeats
+        return (f"On the same {p.n} holdout cases, per-case pass shares over {r.baseline_runs} ({base}) and "
+                f"{r.candidate_runs} ({cand}) run(s): {p.better} better, {p.worse} worse, {p.unchanged} unchanged "
+                f"({p.still_failing} failing every run in both). Mean difference {cand} - {base}: "
+                f"{ci(p.diff, p.diff_ci_low, p.diff_ci_high)} (paired t interval on the case means; t test p = "
+                f"{num(r.t_p)}). Exact sign test p = {num(p.p_sign)}. Ids in {COMPARE_REPORT.relpath()}.")
+    return (f"On the same {p.n} holdout cases: {p.better} better, {p.worse} worse, {p.unchanged} unchanged "
+            f"({p.still_failing} failing in both). Pass-rate difference {cand} - {base}: "
+            f"{ci(p.diff, p.diff_ci_low, p.diff_ci_high)} (Tango's paired score interval). "
+            f"Exact sign test p = {num(p.p_sign)}; McNemar exact p = {num(p.mcnemar_p)}. Ids in {COMPARE_REPORT.relpath()}.")
 
 
 def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | None = None) -> str:
@@ -115,19 +130,8 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
     out += _repeats_section(runs)
 
     out += ["## Paired comparison on the holdout", ""]
-    if (p := ev.metric(COMPARE)) is not None and p.repeats is not None:
-        r = p.repeats
-        out += [f"On the same {p.n} holdout cases, per-case pass shares over {r.baseline_runs} ({base}) and "
-                f"{r.candidate_runs} ({cand}) run(s): {p.better} better, {p.worse} worse, {p.unchanged} unchanged "
-                f"({p.still_failing} failing every run in both). Mean difference {cand} - {base}: "
-                f"{ci(p.diff, p.diff_ci_low, p.diff_ci_high)} (paired t interval on the case means; t test p = "
-                f"{num(r.t_p)}). Exact sign test p = {num(p.p_sign)}. Ids in {COMPARE_REPORT.relpath()}.", ""]
-    elif p is not None:
-        out += [f"On the same {p.n} holdout cases: {p.better} better, {p.worse} worse, {p.unchanged} unchanged "
-                f"({p.still_failing} failing in both). Pass-rate difference {cand} - {base}: "
-                f"{ci(p.diff, p.diff_ci_low, p.diff_ci_high)} (Tango's paired score interval). "
-                f"Exact sign test p = {num(p.p_sign)}; McNemar exact p = {num(p.mcnemar_p)}. Ids in {COMPARE_REPORT.relpath()}.", ""]
-    if p is not None:
+    if (p := ev.metric(COMPARE)) is not None:
+        out += [_paired_words(p, base, cand), ""]
         out += [f"| task | {base} | {cand} |", "|---|---:|---:|"]
         out += [f"| {md_words(task)} | {_est(p.baseline_by_task[task])} | {_est(e)} |" for task, e in p.candidate_by_task.items()]
         out.append("")

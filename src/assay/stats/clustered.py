@@ -115,10 +115,8 @@ def clustered_share(successes: np.ndarray | list[int], trials: np.ndarray | list
     if g < 2:
         return ClusteredShare(p, math.nan, math.nan, math.nan, g, total, math.nan)
     se = cluster_se(s, m)
-    if se > 0 and 0 < p < 1:
-        n_eff = p * (1 - p) / se**2
-    else:  # every case has the same share: all pass or all fail (one trial per case), else as independent runs
-        n_eff = float(g) if p in (0.0, 1.0) else float(total)
+    # no spread between cases: all pass or all fail counts one trial per case, any other share independent runs
+    n_eff = float(g) if p in (0.0, 1.0) else p * (1 - p) / se**2 if se > 0 else float(total)
     n_eff = min(float(total), n_eff * (critical_z(level) / _t_quantile(level, g - 1)) ** 2)
     low, high = _wilson(p, n_eff, critical_z(level))
     return ClusteredShare(p, se, low, high, g, total, n_eff)
