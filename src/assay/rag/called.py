@@ -17,11 +17,11 @@ key named (``retreived`` -> ``retrieved``), and so is an ``abstained`` that is n
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from typing import Any
 
 from assay.core.plugins import PluginError, load_callable
@@ -41,19 +41,41 @@ REPLY_KEYS = ("answer", "citations", "abstained", "retrieved", "latency_ms", "to
 MAX_NAMED = 5
 
 
-def output_row(key: str, output: SystemOutput) -> SystemReplyRow:
-    """The stored row of one run's output (``failed`` when it carries an error)."""
+@dataclass(frozen=True)
+class CaseRun(SystemRequest):
+    """What a called system receives for one run of one case: a :class:`~assay.rag.systems.SystemRequest`
+    and ``repeat``, the run's index (0 to ``repeats - 1``; always 0 for a version without ``repeats``), so a
+    seeded system can seed on ``(case_id, repeat)`` and its runs differ.
+    """
+
+    repeat: int = 0
+
+    def shown(self) -> dict[str, Any]:
+        """What the system is shown (part of the reply key): :meth:`SystemRequest.shown`, with ``repeat`` from the
+        second run on, so the first run of a case keeps the key (and the HTTP body) it had without repeats.
+
+        >>> CaseRun("c1", "q?", "en", 3, {}, repeat=2).shown()["repeat"], "repeat" in CaseRun("c1", "q?", "en", 3, {}).shown()
+        (2, False)
+        """
+        shown = super().shown()
+        if self.repeat:
+            shown["repeat"] = self.repeat
+        return shown
+
+
+def output_row(key: str, output: SystemOutput, repeat: int = 0) -> SystemReplyRow:
+    """The stored row of one run's output (``failed`` when it carries an error); ``repeat`` is the run's index."""
     return SystemReplyRow(key=key, case_id=output.case_id, status="failed" if output.error else "ok",
                           reply=output.reply, retrieved=None if output.retrieved is None else list(output.retrieved),
                           latency_ms=output.latency_ms,
                           tool_calls=[c.openai() for c in output.tool_calls] or None, error=output.error,
-                          repeat=output.repeat or None)
+                          repeat=repeat or None)
 
 
 def row_output(row: SystemReplyRow) -> SystemOutput:
     """The output a stored row replays (its tool calls decoded again)."""
     return SystemOutput(row.case_id, row.reply, None if row.retrieved is None else tuple(row.retrieved),
-                        row.latency_ms, tool_calls=parse_tool_calls(row.tool_calls), error=row.error, repeat=row.run)
+                        row.latency_ms, tool_calls=parse_tool_calls(row.tool_calls), error=row.error)
 
 
 def _check_text(where: str, text: str) -> str:
@@ -134,15 +156,15 @@ class CalledSystem:
         """How messages name this system on one case."""
         return f"{self.param}: {self.label} on case {case_id!r}"
 
-    def requests(self, cases: Sequence[CaseRecord], k: int, repeats: int = 1) -> list[SystemRequest]:
+    def requests(self, cases: Sequence[CaseRecord], k: int, repeats: int = 1) -> list[CaseRun]:
         """One request per case and run, in case order, the runs of a case together (``repeat`` 0 first)."""
-        return [SystemRequest(c.id, c.question, c.lang, k, self.corpus, self.tools, tuple(c.permissions),
-                              self.settings, repeat) for c in cases for repeat in range(repeats)]
+        return [CaseRun(c.id, c.question, c.lang, k, self.corpus, self.tools, tuple(c.permissions),
+                        self.settings, repeat) for c in cases for repeat in range(repeats)]
 
     def run(self, cases: Sequence[CaseRecord], k: int, store: ReplyStore | None = None,
             identity_sha: str = "", repeats: int = 1) -> list[SystemOutput]:
-        """One output per case and run, in case order (the runs of a case together): stored replies
-        first, the rest called (and stored as they arrive).
+        """One output per case and run, in case order (the runs of a case together, as :meth:`requests`
+        orders them): stored replies first, the rest called (and stored as they arrive).
 
         Args:
             store: the version's stored replies; ``None`` calls every case and stores nothing.
@@ -175,9 +197,9 @@ class CalledSystem:
         with progress(len(pending), self.param) as bar:
             def done(j: int, outcome: Outcome) -> None:
                 i = pending[j]
-                out = self._settle(requests[i], outcome)
+                out = self._settle(requests[i].case_id, outcome)
                 if store is not None:
-                    store.keep(output_row(keys[i], out), fresh=True)
+                    store.keep(output_row(keys[i], out, requests[i].repeat), fresh=True)
                 outputs[i] = out
                 bar.update()
                 if out.error:
@@ -190,14 +212,13 @@ class CalledSystem:
         self._check_failures(result)
         return result
 
-    def _settle(self, request: SystemRequest, outcome: Outcome) -> SystemOutput:
+    def _settle(self, case_id: str, outcome: Outcome) -> SystemOutput:
         if outcome.fatal:
-            raise PluginError(f"{self.where(request.case_id)} {outcome.error}")
+            raise PluginError(f"{self.where(case_id)} {outcome.error}")
         if outcome.ok:
-            out = self.output(request.case_id, outcome.value)
-            return dataclasses.replace(out, repeat=request.repeat) if request.repeat else out
+            return self.output(case_id, outcome.value)
         tries = f" ({outcome.attempts} attempts)" if outcome.attempts > 1 else ""
-        return SystemOutput(request.case_id, "", None, None, error=f"{outcome.error}{tries}", repeat=request.repeat)
+        return SystemOutput(case_id, "", None, None, error=f"{outcome.error}{tries}")
 
     def _allowed(self, total: int) -> int:
         """How many of ``total`` cases may fail (``max_failed_share``, rounded down)."""

@@ -278,11 +278,12 @@ class CaseResult:
 
 
 def score_case(case: CaseRecord, output: SystemOutput, corpus: Mapping[str, Document], k: int,
-               _texts: dict[str, str] | None = None, tools: ToolCatalogue | None = None) -> CaseResult:
+               _texts: dict[str, str] | None = None, tools: ToolCatalogue | None = None, repeat: int = 0) -> CaseResult:
     """Score one case's system output (rules in the module docstring).
 
     ``_texts`` is an optional cache of normalised document texts by id, shared across cases;
-    ``tools`` is the catalogue the tool calls are checked against (permissions).
+    ``tools`` is the catalogue the tool calls are checked against (permissions); ``repeat`` is the
+    run's index when the version runs each case several times.
     """
     texts = _texts if _texts is not None else {}
     reply = parse_reply(output.reply)
@@ -314,7 +315,7 @@ def score_case(case: CaseRecord, output: SystemOutput, corpus: Mapping[str, Docu
         recall_at_k=recall, citation_support=support, correct=correct,
         answer_correct=correct if case.expect == "answer" else None,
         abstain_correct=correct if case.expect == "abstain" else None,
-        format_ok=format_ok, latency_ms=output.latency_ms, passed=passed, repeat=output.repeat,
+        format_ok=format_ok, latency_ms=output.latency_ms, passed=passed, repeat=repeat,
         tool_calls=calls_text(output.tool_calls) if output.tool_calls or case.tool_case else None,
         **asdict(score_tools(case, output.tool_calls, tools)))
 
@@ -407,10 +408,10 @@ def run_version(name: str, version: VersionParams, cases: Sequence[CaseRecord],
     texts: dict[str, str] = {}
     if isinstance(system, CalledSystem):
         outputs = system.run(ordered, k, store, identity_sha, version.repeats)
-        runs = [c for c in ordered for _ in range(version.repeats)]
+        runs = [(c, r) for c in ordered for r in range(version.repeats)]  # the order CalledSystem.requests gives
     else:
-        outputs, runs = system.run(ordered, k), ordered
-    return [score_case(c, o, corpus, k, texts, tools) for c, o in zip(runs, outputs, strict=True)]
+        outputs, runs = system.run(ordered, k), [(c, 0) for c in ordered]
+    return [score_case(c, o, corpus, k, texts, tools, r) for (c, r), o in zip(runs, outputs, strict=True)]
 
 
 def _schema(repeated: bool) -> pa.Schema:

@@ -67,8 +67,7 @@ class SystemOutput:
     ``guard`` (``"no_hits"``, ``"min_score"``, ``"min_margin"`` or ``None``) explain the reference
     system's abstentions and are ``None`` for plug-ins. ``tool_calls`` are the calls the system
     made (none when it reports none). ``error`` says why a called system gave no reply for the
-    case (``reply`` is then empty and the case is scored as a failed reply). ``repeat`` is the run's
-    index when a version runs each case several times (0 otherwise).
+    case (``reply`` is then empty and the case is scored as a failed reply).
     """
 
     case_id: str
@@ -80,7 +79,6 @@ class SystemOutput:
     guard: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
     error: str | None = None
-    repeat: int = 0
 
 
 @dataclass(frozen=True)
@@ -98,8 +96,6 @@ class SystemRequest:
         permissions: what the user asking may have done on their behalf (the case's ``permissions``).
         settings: the version's ``settings`` from params.yaml (``rag.versions.<name>.settings``),
             a mapping of JSON values; empty when the version sets none.
-        repeat: which run of the case this is, 0 to ``repeats - 1`` (always 0 without
-            ``repeats``); a seeded system can seed on ``(case_id, repeat)`` so its runs differ.
     """
 
     case_id: str
@@ -110,24 +106,15 @@ class SystemRequest:
     tools: tuple[Tool, ...] = field(default=(), repr=False)
     permissions: tuple[str, ...] = ()
     settings: Mapping[str, Any] = field(default_factory=dict)
-    repeat: int = 0
 
     def shown(self) -> dict[str, Any]:
         """What the system is shown for this case besides the corpus, tools and settings (part of the reply key).
 
-        ``repeat`` is there from the second run on: the first run of a case has the key (and the
-        HTTP body) it had before ``repeats`` existed.
-
         >>> SystemRequest("c1", "q?", "en", 3, {}).shown()
         {'case_id': 'c1', 'question': 'q?', 'lang': 'en', 'k': 3, 'permissions': []}
-        >>> SystemRequest("c1", "q?", "en", 3, {}, repeat=2).shown()["repeat"]
-        2
         """
-        shown: dict[str, Any] = {"case_id": self.case_id, "question": self.question, "lang": self.lang, "k": self.k,
-                                 "permissions": list(self.permissions)}
-        if self.repeat:
-            shown["repeat"] = self.repeat
-        return shown
+        return {"case_id": self.case_id, "question": self.question, "lang": self.lang, "k": self.k,
+                "permissions": list(self.permissions)}
 
     def openai_tools(self) -> list[dict]:
         """The tools in the OpenAI function-calling ``tools`` shape (see :meth:`assay.data.tools.Tool.openai`)."""
