@@ -207,3 +207,30 @@ def test_pass_k_is_at_most_the_mean_which_is_at_most_pass_at_k(cases):
     assert f.all_runs.value <= f.mean_runs.value + 1e-12 <= f.any_run.value + 2e-12
     if len(cases) > 1:  # one case has no interval
         assert f.mean_runs.ci_low <= f.mean_runs.value <= f.mean_runs.ci_high
+
+
+def test_the_gate_checks_the_reading_the_plan_names(team, corpus, cases):
+    from assay.data.plan import Plan
+    from assay.release.checks import metric_checks
+
+    version = VersionParams(system="callable", callable="sampling_rag:answer", repeats=3, source="sampling_rag.py")
+    results, _ = _run(version, cases, corpus)
+    metrics = version_metrics(results_table(results).to_pylist(), _holdout(cases), "wilson")
+    figures_ = metrics.holdout.repeats.by_metric["pass_rate"]
+
+    def check(across: str):
+        plan = Plan.model_validate({
+            "task": "t", "dataset": {"path": "data/cases.jsonl"}, "release_rule": "r",
+            "failures": [{"name": "wrong answer", "cost": "high", "harmed": "users", "metric": "pass_rate"}],
+            "metrics": [{"name": "pass_rate", "family": "correctness", "gate": "block", "threshold": 0.1, "min_n": 4,
+                         "across_repeats": across}]})
+        decisions: list = []
+        [c] = metric_checks(plan, metrics, None, "candidate", decisions=decisions)
+        return c, decisions[0]
+
+    c, d = check("all_runs")  # pass^k, a share of cases: its Clopper-Pearson bound
+    assert d.reading == "bound" and d.estimate == figures_.all_runs.value and d.k == round(figures_.all_runs.value * 6)
+    c, d = check("mean_runs")  # the mean over runs: the lower end of its cluster-robust interval
+    assert d.reading == "interval" and d.value == figures_.mean_runs.ci_low and d.k is None
+    c, d = check("any_run")
+    assert d.reading == "bound" and d.estimate == figures_.any_run.value
