@@ -3,7 +3,8 @@
 Usage: ``python stages/evaluate.py VERSION`` from the repository root. Reads params ``rag``,
 ``inputs.cases``, ``inputs.corpus``, ``inputs.tools`` (the tool catalogue, when set), the split table
 and the version's ``source`` (hashed into the provenance; see :class:`assay.rag.runner.VersionParams`);
-writes ``data/derived/runs/VERSION.parquet`` (one row per case, sorted by id), ``metrics/rag/VERSION.json`` (dev and holdout figures),
+writes ``data/derived/runs/VERSION.parquet`` (one row per case, sorted by id; per case and run with
+``repeats``), ``metrics/rag/VERSION.json`` (dev and holdout figures),
 ``data/derived/replies/VERSION.jsonl`` (the replies of a system assay calls, replayed by the next run and by
 ``assay verify``; empty for the reference system and an answers file; see :mod:`assay.rag.reply_store`) and
 ``reports/provenance/evaluate_VERSION.json``.
@@ -39,14 +40,16 @@ def main(version: str) -> None:
     inputs = {"cases": dataset_hash(cases), "cases_file": sha256_file(paths.cases), "corpus": sha256_tree(paths.corpus),
               "split": sha256_file(SPLIT_TABLE.path()), **({} if paths.tools is None else {"tools": sha256_file(paths.tools)})}
     inputs["source"] = sha256_path(settings.source)  # a DVC dep of this version too (dvc.yaml ${item.source})
-    recorded = {"version": version, "k": params.k, "interval": params.interval, **settings.identity()}
+    recorded = {"version": version, "k": params.k, "interval": params.interval, **settings.identity(),
+                **({"repeats": settings.repeats} if settings.repeats > 1 else {})}
     if settings.called:
         identity = system_sha({**settings.identity(), **{key: inputs.get(key) for key in ("source", "corpus", "tools")}})
         recorded["system_sha"] = identity
         with ReplyStore(version, cache_path=None if replay_only() else CACHE_PATH) as store:
             results = run_version(version, settings, cases, corpus, params.k, tools, store, identity)
             store.write()
-        print(f"evaluate@{version}: {store.asked} case(s) asked, {len(cases) - store.asked} answered from stored "
+        runs = len(cases) * settings.repeats
+        print(f"evaluate@{version}: {store.asked} run(s) asked, {runs - store.asked} answered from stored "
               "replies", file=sys.stderr)
     else:
         results = run_version(version, settings, cases, corpus, params.k, tools)

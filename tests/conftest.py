@@ -127,3 +127,42 @@ def private_copy(src: Path, dest: Path) -> Path:
 def repro_copy(reproduced: Path, tmp_path: Path) -> Path:
     """A private copy of the reproduced clone (with its DVC cache), safe to edit."""
     return private_copy(reproduced, tmp_path / "copy")
+
+
+TINY_FIXTURE = ROOT / "tests" / "fixtures" / "tiny_corpus"
+
+
+@pytest.fixture(scope="session")
+def fixture_corpus():
+    """tests/fixtures/tiny_corpus's documents, loaded once."""
+    from assay.data.corpus import load_corpus
+
+    return load_corpus(TINY_FIXTURE / "corpus")
+
+
+@pytest.fixture(scope="session")
+def fixture_cases(fixture_corpus):
+    """tests/fixtures/tiny_corpus's six cases (t1-t6), loaded once."""
+    from assay.data.cases import load_cases
+
+    return load_cases(TINY_FIXTURE / "cases.jsonl", fixture_corpus)
+
+
+def team_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, text: str) -> Path:
+    """Write a team's system module ``name`` (``text``) into ``tmp_path``, make it importable, work there, log its
+    calls to ``calls.log`` (``PLUGIN_LOG``) and run outside replay; pop the module from ``sys.modules`` after
+    the test with :func:`forget_module`."""
+    from assay.rag.reply_store import REPLAY_ENV
+
+    (tmp_path / f"{name}.py").write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PLUGIN_LOG", str(tmp_path / "calls.log"))
+    monkeypatch.delenv(REPLAY_ENV, raising=False)
+    return tmp_path
+
+
+def logged_calls(folder: Path) -> list[str]:
+    """The calls a team module wrote to ``folder / "calls.log"``, one word each (none when it was never called)."""
+    log = folder / "calls.log"
+    return log.read_text().split() if log.exists() else []

@@ -76,7 +76,7 @@ def test_bad_plan_errors_name_line_and_field(tmp_path):
     assert str(err.value).splitlines() == [
         f"{path}:{gate_line}: field 'metrics.1.gate': 'blok' is not one of block, report (fix: use one of block, report)",
         f"{path}:{colour_line}: field 'metrics.1.colour': unknown field (fix: remove it or use one of name, family, gate, "
-        "threshold, direction, no_regression, min_n, decide, max_regression, regression_rule, description)",
+        "threshold, direction, no_regression, min_n, decide, max_regression, regression_rule, across_repeats, description)",
     ]
 
 

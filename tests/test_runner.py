@@ -238,7 +238,7 @@ def test_version_params_validation(tmp_path):
         f"{p}: field 'rag.versions.v2.chunking': 'token' is not one of paragraph, sentence (fix: use one of paragraph, sentence)",
         f"{p}: field 'rag.versions.v3.min_scor': unknown field; did you mean 'min_score'? (fix: rename it to 'min_score' "
         "(known: system, chunking, min_score, min_margin, tool_permissions, answers, callable, url, shape, model, "
-        "api_key_env, settings, concurrency, timeout_s, retries, retry_on, max_failed_share, source))",
+        "api_key_env, settings, concurrency, timeout_s, retries, retry_on, max_failed_share, repeats, source))",
         f"{p}: field 'rag.versions.v4': min_score: only used by system reference, not callable "
         "(fix: make the row consistent as described)",
     ])

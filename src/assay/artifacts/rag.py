@@ -3,11 +3,55 @@
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import SerializerFunctionWrapHandler, model_serializer
 
 from assay.artifacts.base import Metrics
 from assay.artifacts.estimate import Estimate
 from assay.artifacts.gateable import Gateable
+
+#: How a pass rate is read over the runs of a version with ``repeats``: every run passing (pass^k),
+#: the mean over runs, at least one run passing (pass@k). The plan's ``across_repeats`` names one.
+AcrossRepeats = Literal["all_runs", "mean_runs", "any_run"]
+ACROSS_REPEATS: tuple[str, ...] = ("all_runs", "mean_runs", "any_run")
+
+
+class _OmitWhenNone(Metrics):
+    """A metrics model whose fields named in ``omit_when_none`` are left out of the file while ``None``,
+    so a version without repeats keeps the bytes it had before they existed."""
+
+    omit_when_none: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _omit_absent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        return {k: v for k, v in data.items() if v is not None or k not in self.omit_when_none}
+
+
+class RepeatFigures(Metrics):
+    """One pass rate read over the ``k`` runs of each case (:mod:`assay.rag.repeats`).
+
+    ``all_runs`` (pass^k) and ``any_run`` (pass@k) are shares of cases (n cases, the proportion
+    interval of ``rag.interval``); ``mean_runs`` is the share of passing runs with the cluster-robust
+    interval of :func:`assay.stats.clustered.clustered_share` (n cases: the case is the unit);
+    ``within_share`` is the share of the runs' variance that lies between runs of one case
+    (:func:`assay.stats.clustered.within_share`; ``None`` where undefined, as when every run agrees).
+    On every case ``all_runs <= mean_runs <= any_run``.
+    """
+
+    all_runs: Estimate
+    mean_runs: Estimate
+    any_run: Estimate
+    within_share: float | None
+
+
+class RepeatMetrics(Metrics):
+    """The figures over repeated runs of one side: ``runs`` (the version's ``repeats``) and, per pass rate
+    (``pass_rate`` and every share of cases), its :class:`RepeatFigures`."""
+
+    runs: int
+    by_metric: dict[str, RepeatFigures]
 
 
 class ToolSlices(Metrics):
@@ -21,14 +65,20 @@ class ToolSlices(Metrics):
     by_lang: dict[str, dict[str, Estimate]]
 
 
-class SideMetrics(Metrics):
+class SideMetrics(_OmitWhenNone):
     """One side of the split for one version: every gateable metric as an :class:`Estimate`.
 
     The field names of the estimates are the metric names a plan may gate on
     (:data:`assay.artifacts.registry.METRIC_NAMES`), each marked with its plan family and range
     (:class:`~assay.artifacts.gateable.Gateable`). ``by_task``, ``by_set`` and ``by_lang`` are
     pass rates; ``tools`` slices the three tool-use rates the same ways.
+
+    ``repeats`` is there only for a version run several times per case: each share of cases is then
+    read as pass^k (every run of the case passes) and :class:`RepeatMetrics` holds pass^k, the mean
+    over runs and pass@k side by side (:mod:`assay.rag.repeats`).
     """
+
+    omit_when_none: ClassVar[frozenset[str]] = frozenset({"repeats"})
 
     n: int
     pass_rate: Annotated[Estimate, Gateable("correctness")]
@@ -45,6 +95,19 @@ class SideMetrics(Metrics):
     by_set: dict[str, Estimate]
     by_lang: dict[str, Estimate]
     tools: ToolSlices
+    repeats: RepeatMetrics | None = None
+
+    def across(self, name: str, reading: AcrossRepeats) -> tuple[Estimate, bool]:
+        """Metric ``name`` as the plan reads it over repeated runs: ``(estimate, is_mean)``.
+
+        Without repeats, or for a metric with no :class:`RepeatFigures` (recall, latency, tool
+        arguments), the field itself and ``False``; with them, the ``reading``'s estimate and whether
+        it is the mean over runs (not a share of cases, so its own interval decides).
+        """
+        figures = None if self.repeats is None else self.repeats.by_metric.get(name)
+        if figures is None:
+            return getattr(self, name), False
+        return getattr(figures, reading), reading == "mean_runs"
 
 
 class RagMetrics(Metrics):
@@ -55,8 +118,24 @@ class RagMetrics(Metrics):
     holdout: SideMetrics
 
 
-class CompareMetrics(Metrics):
-    """metrics/compare.json: baseline vs candidate paired by case id, on the holdout only."""
+class CompareRepeats(Metrics):
+    """How a comparison with repeated runs was read: each version's ``repeats`` and the paired t test
+    on the per-case pass shares (``t_statistic``, ``t_p``; ``None`` when every difference is equal)."""
+
+    baseline_runs: int
+    candidate_runs: int
+    t_statistic: float | None
+    t_p: float | None
+
+
+class CompareMetrics(_OmitWhenNone):
+    """metrics/compare.json: baseline vs candidate paired by case id, on the holdout only.
+
+    ``repeats`` is there only when either version ran each case several times: the comparison is then
+    on per-case pass shares (see :mod:`assay.rag.compare`).
+    """
+
+    omit_when_none: ClassVar[frozenset[str]] = frozenset({"repeats"})
 
     n: int
     baseline_pass_rate: Estimate
@@ -75,6 +154,7 @@ class CompareMetrics(Metrics):
     candidate_by_task: dict[str, Estimate]
     regressions: dict[str, int]
     regressions_n_paired: dict[str, int]
+    repeats: CompareRepeats | None = None
 
 
 class HeadlineMetrics(Metrics):

@@ -75,14 +75,16 @@ class StoredReply(SparseRow):
         return data
 
 
-class SystemReplyRow(Row):
+class SystemReplyRow(SparseRow):
     """data/derived/replies/<version>.jsonl: one stored reply of a system assay calls (see :mod:`assay.rag.reply_store`).
 
     ``status`` ``failed`` rows keep the error (``reply`` is then empty and the case is scored as a
-    failed reply); ``tool_calls`` is in the OpenAI function-calling shape.
+    failed reply); ``tool_calls`` is in the OpenAI function-calling shape. ``repeat`` is the run's
+    index for a version with ``repeats``, written only from the second run on (absent: run 0).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+    omit_when_none: ClassVar[frozenset[str] | None] = frozenset({"repeat"})
     key: str = Field(min_length=64, max_length=64)
     case_id: str = Field(min_length=1)
     status: Literal["ok", "failed"]
@@ -91,6 +93,12 @@ class SystemReplyRow(Row):
     latency_ms: float | None = None
     tool_calls: list[dict[str, Any]] | None = None
     error: str | None = None
+    repeat: int | None = Field(default=None, ge=1)
+
+    @property
+    def run(self) -> int:
+        """The run's index (0 when ``repeat`` is absent)."""
+        return self.repeat or 0
 
 
 class Turn(SparseRow):

@@ -80,6 +80,12 @@ class Metric(InputModel):
     agree with ``max_regression``.
 
     ``min_n``: a blocking check on fewer cases than this fails as "too few cases".
+
+    ``across_repeats``: how a share of cases is read when the candidate ran each case several times
+    (``repeats`` in its version): ``all_runs`` (the default, pass^k: a case counts only when every
+    run passes; the conservative reading for a release), ``mean_runs`` (the share of passing runs,
+    decided on its cluster-robust interval) or ``any_run`` (pass@k: one passing run is enough;
+    optimistic, for reports more than for a gate). Without repeats every reading is the same.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -93,6 +99,7 @@ class Metric(InputModel):
     decide: Literal["bound", "estimate"] = "bound"
     max_regression: float = Field(default=0.0, ge=0, lt=1)
     regression_rule: Literal["bound", "per_case"] | None = None
+    across_repeats: Literal["all_runs", "mean_runs", "any_run"] = "all_runs"
     description: str = ""
 
     @model_validator(mode="after")

@@ -104,7 +104,9 @@ def from_compare(root: Path) -> list[SourceItem]:
         path = RUN_TABLE.path(root, version=name)
         if not path.exists():
             raise InputError([Problem(str(path), None, None, "not found", f"run `dvc repro evaluate@{name}` first")])
-        runs.append(pd.read_parquet(path, columns=["id", "reply", "passed"]).set_index("id"))
+        frame = pd.read_parquet(path)  # a version with repeats: each case's first run, as the judge compares it
+        frame = frame[frame["repeat"] == 0] if "repeat" in frame.columns else frame
+        runs.append(frame[["id", "reply", "passed"]].set_index("id"))
     case_list = load_cases(root / input_paths(root / "params.yaml").cases)
     cases = {c.id: c for c in case_list}
     corpus = _corpus(root)

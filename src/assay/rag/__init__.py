@@ -11,6 +11,7 @@ from assay.core.lazy import lazy_exports
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "assay.rag.runner": ["RagParams", "run_version"],
     "assay.rag.systems": ["SystemRequest"],
+    "assay.rag.called": ["CaseRun"],
     "assay.rag.calls": ["Retryable"],
     "assay.rag.metrics": ["version_metrics"],
     "assay.rag.compare": ["CompareParams", "compare_runs", "read_run"],

@@ -21,6 +21,7 @@ import math
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
 from typing import Any
 
 from assay.core.plugins import PluginError, load_callable
@@ -40,12 +41,35 @@ REPLY_KEYS = ("answer", "citations", "abstained", "retrieved", "latency_ms", "to
 MAX_NAMED = 5
 
 
-def output_row(key: str, output: SystemOutput) -> SystemReplyRow:
-    """The stored row of one case's output (``failed`` when it carries an error)."""
+@dataclass(frozen=True)
+class CaseRun(SystemRequest):
+    """What a called system receives for one run of one case: a :class:`~assay.rag.systems.SystemRequest`
+    and ``repeat``, the run's index (0 to ``repeats - 1``; always 0 for a version without ``repeats``), so a
+    seeded system can seed on ``(case_id, repeat)`` and its runs differ.
+    """
+
+    repeat: int = 0
+
+    def shown(self) -> dict[str, Any]:
+        """What the system is shown (part of the reply key): :meth:`SystemRequest.shown`, with ``repeat`` from the
+        second run on, so the first run of a case keeps the key (and the HTTP body) it had without repeats.
+
+        >>> CaseRun("c1", "q?", "en", 3, {}, repeat=2).shown()["repeat"], "repeat" in CaseRun("c1", "q?", "en", 3, {}).shown()
+        (2, False)
+        """
+        shown = super().shown()
+        if self.repeat:
+            shown["repeat"] = self.repeat
+        return shown
+
+
+def output_row(key: str, output: SystemOutput, repeat: int = 0) -> SystemReplyRow:
+    """The stored row of one run's output (``failed`` when it carries an error); ``repeat`` is the run's index."""
     return SystemReplyRow(key=key, case_id=output.case_id, status="failed" if output.error else "ok",
                           reply=output.reply, retrieved=None if output.retrieved is None else list(output.retrieved),
                           latency_ms=output.latency_ms,
-                          tool_calls=[c.openai() for c in output.tool_calls] or None, error=output.error)
+                          tool_calls=[c.openai() for c in output.tool_calls] or None, error=output.error,
+                          repeat=repeat or None)
 
 
 def row_output(row: SystemReplyRow) -> SystemOutput:
@@ -132,19 +156,22 @@ class CalledSystem:
         """How messages name this system on one case."""
         return f"{self.param}: {self.label} on case {case_id!r}"
 
-    def requests(self, cases: Sequence[CaseRecord], k: int) -> list[SystemRequest]:
-        """One request per case, in case order."""
-        return [SystemRequest(c.id, c.question, c.lang, k, self.corpus, self.tools, tuple(c.permissions),
-                              self.settings) for c in cases]
+    def requests(self, cases: Sequence[CaseRecord], k: int, repeats: int = 1) -> list[CaseRun]:
+        """One request per case and run, in case order, the runs of a case together (``repeat`` 0 first)."""
+        return [CaseRun(c.id, c.question, c.lang, k, self.corpus, self.tools, tuple(c.permissions),
+                        self.settings, repeat) for c in cases for repeat in range(repeats)]
 
     def run(self, cases: Sequence[CaseRecord], k: int, store: ReplyStore | None = None,
-            identity_sha: str = "") -> list[SystemOutput]:
-        """One output per case, in case order: stored replies first, the rest called (and stored as they arrive).
+            identity_sha: str = "", repeats: int = 1) -> list[SystemOutput]:
+        """One output per case and run, in case order (the runs of a case together, as :meth:`requests`
+        orders them): stored replies first, the rest called (and stored as they arrive).
 
         Args:
             store: the version's stored replies; ``None`` calls every case and stores nothing.
             identity_sha: the system's identity hash (:func:`assay.rag.reply_store.system_sha`),
                 part of every key.
+            repeats: how many times each case is run (each run its own request and key;
+                ``max_failed_share`` is then a share of the runs).
 
         Raises:
             PluginError: the system misbehaved (a reply breaking the contract, ``sys.exit``), or
@@ -153,7 +180,7 @@ class CalledSystem:
             MissingSystemReply: replay only (:data:`assay.rag.reply_store.REPLAY_ENV`) and a case
                 has no stored reply.
         """
-        requests = self.requests(cases, k)
+        requests = self.requests(cases, k, repeats)
         keys = [case_key(self.param, identity_sha, r.shown()) for r in requests]
         replay = replay_only()
         outputs: dict[int, SystemOutput] = {}
@@ -163,25 +190,25 @@ class CalledSystem:
                 outputs[i] = row_output(row)
                 if store is not None:
                     store.keep(row, fresh=False)
-        pending = [i for i in range(len(cases)) if i not in outputs]
+        pending = [i for i in range(len(requests)) if i not in outputs]
         if pending and replay and store is not None:
-            raise store.missing([cases[i].id for i in pending])
+            raise store.missing(list(dict.fromkeys(requests[i].case_id for i in pending)))
         failed: list[SystemOutput] = [o for o in outputs.values() if o.error]
         with progress(len(pending), self.param) as bar:
             def done(j: int, outcome: Outcome) -> None:
                 i = pending[j]
-                out = self._settle(cases[i].id, outcome)
+                out = self._settle(requests[i].case_id, outcome)
                 if store is not None:
-                    store.keep(output_row(keys[i], out), fresh=True)
+                    store.keep(output_row(keys[i], out, requests[i].repeat), fresh=True)
                 outputs[i] = out
                 bar.update()
                 if out.error:
                     failed.append(out)
-                    if len(failed) > self._allowed(len(cases)):  # stop now: the run cannot pass any more
-                        self._check_failures(failed, len(cases))
+                    if len(failed) > self._allowed(len(requests)):  # stop now: the run cannot pass any more
+                        self._check_failures(failed, len(requests))
 
             call_all(self.target(), [requests[i] for i in pending], self.policy, done, self.opened)
-        result = [outputs[i] for i in range(len(cases))]
+        result = [outputs[i] for i in range(len(requests))]
         self._check_failures(result)
         return result
 

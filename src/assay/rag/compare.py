@@ -19,6 +19,16 @@ fail. Statistics:
   ``format_ok`` and the tool-use columns ``tool_selection``, ``tool_arguments`` (every expected
   argument met) and ``tool_permission``, the cases true in the baseline and false in the candidate (cases where either side
   is undefined are not counted; ``regressions_n_paired`` says how many were comparable).
+
+A version run several times per case (``repeats``; its run table has a ``repeat`` column) is
+compared on **per-case means** (:func:`fold_runs`): each case's pass share over its runs.
+``better``/``worse`` are the cases whose share rose/fell, ``unchanged`` those where it is equal,
+``still_failing`` those failing every run on both sides; the difference is the mean of the per-case
+differences with the paired t interval and test (:func:`assay.stats.clustered.paired_mean_diff`,
+``repeats.t_p``), ``p_sign`` is the sign test on the cases that moved, and the two pass rates are
+means over runs with the cluster-robust interval. McNemar's test needs one 0/1 outcome per case
+and is ``None``. The per-metric regressions read each case as pass^k (true on every run that
+defines it), the gate's default reading.
 """
 
 from __future__ import annotations
@@ -31,10 +41,12 @@ import numpy as np
 from pydantic import ConfigDict
 
 from assay.artifacts.base import finite
-from assay.artifacts.rag import CompareMetrics
+from assay.artifacts.rag import CompareMetrics, CompareRepeats
 from assay.core.errors import AssayError, InputError, MissingArtifact, Problem
 from assay.data.cases import TASKS
 from assay.rag.metrics import TOOL_METRICS, rate
+from assay.rag.repeats import runs_estimate
+from assay.stats.clustered import paired_mean_diff
 from assay.stats.paired import mcnemar_exact, paired_diff_ci, sign_test
 from assay.stats.proportion import IntervalMethod
 from assay.core.records import suggest
@@ -51,6 +63,8 @@ if TYPE_CHECKING:
 TOOL_COLUMNS = TOOL_METRICS
 NO_REGRESSION = ("answer_correct", "abstain_correct", "citation_support", "format_ok", *TOOL_COLUMNS)
 REQUIRED = ("id", "task", "passed", *NO_REGRESSION[:4])
+#: what :func:`fold_runs` adds: per case, the passing runs and the runs
+RUN_COUNTS = ("passed_runs", "runs")
 
 
 class CompareParams(InputModel):
@@ -104,11 +118,56 @@ def read_run(path: str | Path) -> pa.Table:
     if missing:
         raise InputError([Problem(str(path), None, None, f"missing column(s) {', '.join(missing)}",
                                   "write run tables with assay.rag.runner.results_table")])
+    if "repeat" in table.column_names:
+        from collections import Counter
+
+        seen = Counter(zip(table.column("id").to_pylist(), table.column("repeat").to_pylist(), strict=True))
+        twice = sorted(f"{i} (repeat {r})" for (i, r), times in seen.items() if times > 1)
+        if twice:
+            raise InputError([Problem(str(path), None, "id", f"repeated case run(s): {', '.join(twice[:20])}",
+                                      "a run holds one row per case and repeat")])
+        return table
     repeated = _repeated(_id_array(table))
     if repeated:
         raise InputError([Problem(str(path), None, "id", f"repeated case id(s): {', '.join(repeated[:20])}",
                                   "a run holds one row per case")])
     return table
+
+
+def first_runs(table: pa.Table) -> pa.Table:
+    """The rows of run 0 of a run table with ``repeat`` (one per case); a table without it as it is."""
+    import pyarrow.compute as pc
+
+    return table if "repeat" not in table.column_names else table.filter(pc.equal(table["repeat"], 0))
+
+
+def run_count(table: pa.Table) -> int:
+    """How many runs per case a run table holds: 1 without a ``repeat`` column, else the highest index plus one."""
+    import pyarrow.compute as pc
+
+    if "repeat" not in table.column_names or not len(table):
+        return 1
+    return int(pc.max(table["repeat"]).as_py()) + 1
+
+
+def fold_runs(table: pa.Table) -> pa.Table:
+    """One row per case (sorted by id) with :data:`RUN_COUNTS` added: ``passed_runs`` and ``runs``.
+
+    Each 0/1 column (``passed`` and :data:`NO_REGRESSION`) becomes true when it is true on every run
+    that defines it (null when none does). A table without ``repeat`` keeps its rows (one run each).
+    """
+    import pyarrow as pa
+
+    table = _with_tools(table, keep=("repeat",))
+    if "repeat" not in table.column_names:
+        passed = table["passed"].combine_chunks().cast(pa.int64()).fill_null(0)
+        return table.append_column("passed_runs", passed).append_column("runs", pa.array([1] * len(table), pa.int64()))
+    flags = ("passed", *NO_REGRESSION)
+    grouped = table.group_by(["id", "task"], use_threads=False).aggregate(
+        [(c, "min") for c in flags] + [("passed", "sum"), ("passed", "count")]).sort_by("id")
+    columns = {"id": grouped["id"], "task": grouped["task"], **{c: grouped[f"{c}_min"] for c in flags},
+               "passed_runs": grouped["passed_sum"].cast(pa.int64()), "runs": grouped["passed_count"]}
+    return pa.table(columns)
 
 
 def version_matchups(cases_file: str | Path, names: CompareParams) -> tuple[dict[str, str], list[Matchup]]:
@@ -136,6 +195,7 @@ def replies(path: str | Path) -> dict[str, str]:
     if "reply" not in table.column_names:
         raise InputError([Problem(str(path), None, None, "missing column reply",
                                   "write run tables with assay.rag.runner.results_table")])
+    table = first_runs(table)  # with repeats, the judge compares each case's first run
     ids = table.column("id").to_pylist()
     texts = table.column("reply").to_pylist()
     return {str(i): "" if t is None else str(t) for i, t in zip(ids, texts, strict=True)}
@@ -243,11 +303,12 @@ def _holdout_mask(ids: pa.Array, sides: Mapping[str, str] | pa.Table) -> np.ndar
     return holdout.take(at).to_numpy(zero_copy_only=False)
 
 
-def _with_tools(table: pa.Table) -> pa.Table:
-    """The columns a comparison reads; absent tool-use columns are added as nulls (undefined on every case)."""
+def _with_tools(table: pa.Table, keep: tuple[str, ...] = RUN_COUNTS) -> pa.Table:
+    """The columns a comparison reads (and ``keep`` when present); absent tool-use columns are added as nulls
+    (undefined on every case)."""
     import pyarrow as pa
 
-    table = table.select([c for c in (*REQUIRED, *TOOL_COLUMNS) if c in table.column_names])
+    table = table.select([c for c in (*REQUIRED, *TOOL_COLUMNS, *keep) if c in table.column_names])
     for name in TOOL_COLUMNS:
         if name not in table.column_names:
             table = table.append_column(name, pa.nulls(len(table), pa.bool_()))
@@ -282,10 +343,12 @@ def compare_runs(baseline: pa.Table | pd.DataFrame, candidate: pa.Table | pd.Dat
     Raises:
         PairingError: the runs hold different cases, an id repeats, or a case has no side in the split.
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    baseline, candidate = _with_tools(_as_table(baseline)), _with_tools(_as_table(candidate))
+    baseline, candidate = _as_table(baseline), _as_table(candidate)
+    runs = (run_count(baseline), run_count(candidate))
+    folded = "repeat" in baseline.column_names or "repeat" in candidate.column_names
+    if folded:
+        baseline, candidate = fold_runs(baseline), fold_runs(candidate)
+    baseline, candidate = _with_tools(baseline), _with_tools(candidate)
     b_ids = _id_array(baseline)
     rows_b, rows_c = pair_rows(b_ids, _id_array(candidate), names)
     if rows_b is not None:
@@ -295,14 +358,42 @@ def compare_runs(baseline: pa.Table | pd.DataFrame, candidate: pa.Table | pd.Dat
     ids = _id_array(baseline).to_numpy(zero_copy_only=False)  # one conversion for every id list
     pb = _flags(baseline, "passed").to_numpy(zero_copy_only=False).astype(bool)
     pc_ = _flags(candidate, "passed").to_numpy(zero_copy_only=False).astype(bool)
+    if folded:
+        return _compare_means(baseline, candidate, ids, task_index(baseline), runs, method)
     masks = {"better": ~pb & pc_, "worse": pb & ~pc_, "unchanged": pb == pc_, "still_failing": ~pb & ~pc_}
     counts = {key: int(mask.sum()) for key, mask in masks.items()}
     both_pass = counts["unchanged"] - counts["still_failing"]
     statistic, p_mcnemar = mcnemar_exact(both_pass, counts["worse"], counts["better"], counts["still_failing"])
     diff, low, high = paired_diff_ci(both_pass, counts["worse"], counts["better"], counts["still_failing"])
 
-    def listed(mask: np.ndarray) -> list[str]:
-        return ids[mask].tolist()
+    regressions, paired_n, regressed = _regressions(baseline, candidate, ids)
+    task = task_index(baseline)
+    metrics = CompareMetrics(
+        n=len(ids), baseline_pass_rate=rate(pb, method), candidate_pass_rate=rate(pc_, method),
+        diff=finite(diff), diff_ci_low=finite(low), diff_ci_high=finite(high), **counts,
+        p_sign=sign_test(counts["better"], counts["worse"]), mcnemar_statistic=statistic, mcnemar_p=p_mcnemar,
+        baseline_by_task={t: rate(pb[task == i], method) for i, t in enumerate(TASKS)},
+        candidate_by_task={t: rate(pc_[task == i], method) for i, t in enumerate(TASKS)},
+        regressions=regressions, regressions_n_paired=paired_n)
+    report: dict[str, list[str] | dict[str, list[str]]] = {key: ids[mask].tolist() for key, mask in masks.items()}
+    report["regressed"] = regressed
+    return metrics, report
+
+
+def task_index(table: pa.Table) -> np.ndarray:
+    """Each row's task as its position in :data:`~assay.data.cases.TASKS` (-1 for an unknown task)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    task = pc.index_in(table["task"], value_set=pa.array(TASKS, pa.string()))
+    return pc.fill_null(task, -1).to_numpy(zero_copy_only=False)
+
+
+def _regressions(baseline: pa.Table, candidate: pa.Table, ids: np.ndarray
+                 ) -> tuple[dict[str, int], dict[str, int], dict[str, list[str]]]:
+    """Per metric of :data:`NO_REGRESSION`: the cases true in the baseline and false in the candidate, how many
+    were comparable, and their ids."""
+    import pyarrow.compute as pc
 
     regressions, paired_n, regressed = {}, {}, {}
     for metric in NO_REGRESSION:
@@ -311,17 +402,30 @@ def compare_runs(baseline: pa.Table | pd.DataFrame, candidate: pa.Table | pd.Dat
         mask = pc.fill_null(pc.and_(vb, pc.invert(vc)), False).to_numpy(zero_copy_only=False)
         regressions[metric] = int(mask.sum())
         paired_n[metric] = len(vb) - pc.or_(vb.is_null(), vc.is_null()).true_count
-        regressed[metric] = listed(mask)
-    task = pc.index_in(baseline["task"], value_set=pa.array(TASKS, pa.string()))
-    task = pc.fill_null(task, -1).to_numpy(zero_copy_only=False)
+        regressed[metric] = ids[mask].tolist()
+    return regressions, paired_n, regressed
+
+
+def _compare_means(baseline: pa.Table, candidate: pa.Table, ids: np.ndarray, task: np.ndarray, runs: tuple[int, int],
+                   method: IntervalMethod) -> tuple[CompareMetrics, dict[str, list[str] | dict[str, list[str]]]]:
+    """:func:`compare_runs` on folded runs (paired, holdout only): per-case pass shares (see the module docstring)."""
+    sb, mb = (baseline[c].to_numpy() for c in RUN_COUNTS)
+    sc, mc = (candidate[c].to_numpy() for c in RUN_COUNTS)
+    qb, qc = sb / np.maximum(mb, 1), sc / np.maximum(mc, 1)
+    masks = {"better": qc > qb, "worse": qc < qb, "unchanged": qc == qb, "still_failing": (sb == 0) & (sc == 0)}
+    counts = {key: int(mask.sum()) for key, mask in masks.items()}
+    paired = paired_mean_diff(qb, qc)
+    regressions, paired_n, regressed = _regressions(baseline, candidate, ids)
     metrics = CompareMetrics(
-        n=len(ids), baseline_pass_rate=rate(pb, method), candidate_pass_rate=rate(pc_, method),
-        diff=finite(diff), diff_ci_low=finite(low), diff_ci_high=finite(high), **counts,
-        p_sign=sign_test(counts["better"], counts["worse"]), mcnemar_statistic=statistic, mcnemar_p=p_mcnemar,
-        baseline_by_task={t: rate(pb[task == i], method) for i, t in enumerate(TASKS)},
-        candidate_by_task={t: rate(pc_[task == i], method) for i, t in enumerate(TASKS)},
-        regressions=regressions, regressions_n_paired=paired_n)
-    report: dict[str, list[str] | dict[str, list[str]]] = {key: listed(mask) for key, mask in masks.items()}
+        n=len(ids), baseline_pass_rate=runs_estimate(sb, mb), candidate_pass_rate=runs_estimate(sc, mc),
+        diff=finite(paired.diff), diff_ci_low=finite(paired.low), diff_ci_high=finite(paired.high), **counts,
+        p_sign=sign_test(counts["better"], counts["worse"]), mcnemar_statistic=None, mcnemar_p=None,
+        baseline_by_task={t: runs_estimate(sb[task == i], mb[task == i]) for i, t in enumerate(TASKS)},
+        candidate_by_task={t: runs_estimate(sc[task == i], mc[task == i]) for i, t in enumerate(TASKS)},
+        regressions=regressions, regressions_n_paired=paired_n,
+        repeats=CompareRepeats(baseline_runs=runs[0], candidate_runs=runs[1], t_statistic=finite(paired.statistic),
+                               t_p=finite(paired.p)))
+    report: dict[str, list[str] | dict[str, list[str]]] = {key: ids[mask].tolist() for key, mask in masks.items()}
     report["regressed"] = regressed
     return metrics, report
 

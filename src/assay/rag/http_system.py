@@ -15,6 +15,9 @@ Two shapes (``shape:`` in the version):
     {"case_id": "t1", "question": "...", "lang": "en", "k": 3, "permissions": [],
      "settings": {...the version's settings...}, "tools": [...OpenAI tools shape, only with a catalogue...]}
 
+With ``repeats`` above 1 the body of the second and later runs of a case also holds ``"repeat": i``
+(the run's index; absent means run 0).
+
 Reply body: a JSON object with ``answer``, ``citations``, ``abstained`` and optionally
 ``retrieved``, ``latency_ms`` and ``tool_calls`` (what a callable's dict may hold; any other key is
 refused naming the closest known one). A body that is not a JSON object is kept as the reply text

@@ -144,9 +144,20 @@ def side_metrics(rows: Sequence[Mapping], method: IntervalMethod, langs: Sequenc
 def version_metrics(rows: Sequence[Mapping], sides: Mapping[str, str], method: IntervalMethod) -> RagMetrics:
     """The version's :class:`RagMetrics`: every case's row goes to its side of the split.
 
+    Rows of a version run several times per case (they carry ``repeat``) are read case by case
+    (:mod:`assay.rag.repeats`): each share is pass^k, ``n`` counts cases, and each side's
+    ``repeats`` holds pass^k, the mean over runs and pass@k.
+
     Raises:
         KeyError: a case id absent from ``sides`` (the split and the run were made on different cases).
     """
     by_side = {side: [r for r in rows if sides[r["id"]] == side] for side in SIDES}
     langs = row_langs(rows)  # both sides list every language of the run, even one a side lacks
-    return RagMetrics(n=len(rows), **{side: side_metrics(by_side[side], method, langs) for side in SIDES})
+    from assay.rag.repeats import case_rows, repeat_metrics, repeated
+
+    if not repeated(rows):
+        return RagMetrics(n=len(rows), **{side: side_metrics(by_side[side], method, langs) for side in SIDES})
+    runs = 1 + max(int(r["repeat"]) for r in rows)
+    out = {side: side_metrics(case_rows(by_side[side]), method, langs).model_copy(
+        update={"repeats": repeat_metrics(by_side[side], method, runs)}) for side in SIDES}
+    return RagMetrics(n=len({r["id"] for r in rows}), **out)

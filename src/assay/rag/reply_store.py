@@ -8,13 +8,16 @@ and of what the system is shown for the case):
   run asks only for the rest;
 * at the end of the stage, in ``data/derived/replies/<version>.jsonl``
   (:data:`assay.artifacts.registry.SYSTEM_REPLIES`, a DVC output committed to git, one row per case
-  sorted by case id): what ``dvc repro -f``, a fresh clone and ``assay verify`` replay.
+  sorted by case id; with ``repeats``, one per case and run, sorted by case id and run): what
+  ``dvc repro -f``, a fresh clone and ``assay verify`` replay.
 
 The system's identity (:func:`system_sha`) is the version's :meth:`~assay.rag.runner.VersionParams.identity`
 (system, callable or URL, ``settings``) with the hashes of its ``source``, the corpus and the tool
 catalogue: changing a setting or editing the function's module asks again; changing
 ``concurrency``, ``timeout_s`` or ``retries`` does not. What a case is shown (question, language,
-``k``, permissions) is in the key too, so an edited case is asked again.
+``k``, permissions) is in the key too, so an edited case is asked again; so is the run's index from
+the second run on (:meth:`assay.rag.systems.SystemRequest.shown`), so each run of a version with
+``repeats`` has its own key and run 0 keeps the key it had without repeats.
 
 A failed case (after its retries) is stored in the committed file with its error and scored as a
 failed reply; it is not put in the cache, so the next run outside replay asks it again. With
@@ -123,8 +126,8 @@ class ReplyStore:
             f"evaluate@{self.version} ran (fix: run `dvc repro evaluate@{self.version}` and commit {rel})")
 
     def write(self) -> None:
-        """Write the committed file: the rows kept in this run, sorted by case id (atomic)."""
-        ordered: list[SystemReplyRow] = sorted(self.rows, key=lambda r: r.case_id)
+        """Write the committed file: the rows kept in this run, sorted by case id and run (atomic)."""
+        ordered: list[SystemReplyRow] = sorted(self.rows, key=lambda r: (r.case_id, r.run))
         SYSTEM_REPLIES.write(ordered, self.root, version=self.version)
 
     def close(self) -> None:

@@ -61,7 +61,7 @@ REFERENCE_SOURCE = "src/assay/rag/systems.py"
 
 
 #: The fields only the called systems (``callable``, ``http``) take, with what they do.
-CALLED_FIELDS = ("settings", "concurrency", "timeout_s", "retries", "retry_on", "max_failed_share")
+CALLED_FIELDS = ("settings", "concurrency", "timeout_s", "retries", "retry_on", "max_failed_share", "repeats")
 #: The fields only ``system: http`` takes.
 HTTP_FIELDS = ("url", "shape", "model", "api_key_env")
 REFERENCE_FIELDS = ("chunking", "min_score", "min_margin", "tool_permissions")
@@ -88,6 +88,11 @@ class VersionParams(InputModel):
       ``"module:Class"``, that are retried besides :class:`assay.rag.calls.Retryable`) and
       ``max_failed_share`` (the share of cases that may fail and be scored as failed replies;
       default 0: one failure stops the stage).
+    * ``repeats`` (default 1): how many times each case is run, for a system that samples
+      (temperature above 0). Every run is stored under its own key (``request.repeat`` is the run's
+      index, 0 to ``repeats - 1``; run 0 has the key a version without repeats has, so raising
+      ``repeats`` asks only the new runs). The run table then holds one row per case and run, and
+      each pass rate is read over the runs of a case (see :mod:`assay.rag.repeats`).
 
     ``source`` is the file or folder this version's answers come from, a DVC dependency of
     ``evaluate@<name>`` (dvc.yaml lists ``${item.source}``), so editing it re-runs that version:
@@ -115,6 +120,7 @@ class VersionParams(InputModel):
     retries: int = Field(default=2, ge=0, le=20)
     retry_on: list[str] = []
     max_failed_share: float = Field(default=0.0, ge=0.0, le=1.0)
+    repeats: int = Field(default=1, ge=1, le=100)
     source: ProjectPath | None = None
 
     @field_validator("settings")
@@ -165,9 +171,10 @@ class VersionParams(InputModel):
     def identity(self) -> dict:
         """The fields that decide this system's answers (what the metrics file and provenance record).
 
-        Concurrency, time limits and retries are left out: they change how a system is called, not
-        what it answers. ``settings`` appears only when given, so a version without it records
-        what it did before settings existed.
+        Concurrency, time limits, retries and ``repeats`` are left out: they change how a system is
+        called (or how often), not what it answers, so each run's stored reply keeps its key.
+        ``settings`` appears only when given, so a version without it records what it did before
+        settings existed.
 
         >>> VersionParams(system="callable", callable="m:f", settings={"top_k": 5}).identity()
         {'system': 'callable', 'callable': 'm:f', 'settings': {'top_k': 5}}
@@ -267,14 +274,16 @@ class CaseResult:
     tool_args_right: int | None = None
     tool_args_total: int | None = None
     tool_permission: bool | None = None
+    repeat: int = 0
 
 
 def score_case(case: CaseRecord, output: SystemOutput, corpus: Mapping[str, Document], k: int,
-               _texts: dict[str, str] | None = None, tools: ToolCatalogue | None = None) -> CaseResult:
+               _texts: dict[str, str] | None = None, tools: ToolCatalogue | None = None, repeat: int = 0) -> CaseResult:
     """Score one case's system output (rules in the module docstring).
 
     ``_texts`` is an optional cache of normalised document texts by id, shared across cases;
-    ``tools`` is the catalogue the tool calls are checked against (permissions).
+    ``tools`` is the catalogue the tool calls are checked against (permissions); ``repeat`` is the
+    run's index when the version runs each case several times.
     """
     texts = _texts if _texts is not None else {}
     reply = parse_reply(output.reply)
@@ -306,7 +315,7 @@ def score_case(case: CaseRecord, output: SystemOutput, corpus: Mapping[str, Docu
         recall_at_k=recall, citation_support=support, correct=correct,
         answer_correct=correct if case.expect == "answer" else None,
         abstain_correct=correct if case.expect == "abstain" else None,
-        format_ok=format_ok, latency_ms=output.latency_ms, passed=passed,
+        format_ok=format_ok, latency_ms=output.latency_ms, passed=passed, repeat=repeat,
         tool_calls=calls_text(output.tool_calls) if output.tool_calls or case.tool_case else None,
         **asdict(score_tools(case, output.tool_calls, tools)))
 
@@ -386,22 +395,26 @@ def _module_file(spec: str, param: str) -> Path | None:
 def run_version(name: str, version: VersionParams, cases: Sequence[CaseRecord],
                 corpus: Mapping[str, Document], k: int, tools: ToolCatalogue | None = None,
                 store: ReplyStore | None = None, identity_sha: str = "") -> list[CaseResult]:
-    """Run a version over the cases and score each; results sorted by case id.
+    """Run a version over the cases and score each; results sorted by case id (and run).
 
     Deterministic for the reference system and the answers file: same inputs, same results. A
     called system (``callable``, ``http``) answers from ``store`` where it holds the case's key
     (see :mod:`assay.rag.reply_store`; ``identity_sha`` is part of every key) and stores each new
-    reply there; without a store every case is called.
+    reply there; without a store every case is called. With ``version.repeats`` above 1 each case
+    is run that many times and scored once per run (``CaseResult.repeat`` 0, 1, ...).
     """
     system = build_system(name, version, corpus, tools)
     ordered = sorted(cases, key=lambda c: c.id)
     texts: dict[str, str] = {}
-    outputs = (system.run(ordered, k, store, identity_sha) if isinstance(system, CalledSystem)
-               else system.run(ordered, k))
-    return [score_case(c, o, corpus, k, texts, tools) for c, o in zip(ordered, outputs, strict=True)]
+    if isinstance(system, CalledSystem):
+        outputs = system.run(ordered, k, store, identity_sha, version.repeats)
+        runs = [(c, r) for c in ordered for r in range(version.repeats)]  # the order CalledSystem.requests gives
+    else:
+        outputs, runs = system.run(ordered, k), [(c, 0) for c in ordered]
+    return [score_case(c, o, corpus, k, texts, tools, r) for (c, r), o in zip(runs, outputs, strict=True)]
 
 
-def _schema() -> pa.Schema:
+def _schema(repeated: bool) -> pa.Schema:
     import pyarrow as pa
 
     s, b, f, ls = pa.string(), pa.bool_(), pa.float64(), pa.list_(pa.string())
@@ -409,12 +422,27 @@ def _schema() -> pa.Schema:
              "answer_correct": b, "abstain_correct": b, "format_ok": b, "passed": b,
              "top_score": f, "margin": f, "recall_at_k": f, "latency_ms": f,
              "tool_selection": b, "tool_arguments": b, "tool_permission": b,
-             "tool_args_right": pa.int64(), "tool_args_total": pa.int64()}
-    return pa.schema([(name, types.get(name, s)) for name in CaseResult.__dataclass_fields__])
+             "tool_args_right": pa.int64(), "tool_args_total": pa.int64(), "repeat": pa.int64()}
+    names = [name for name in CaseResult.__dataclass_fields__ if name != "repeat"]
+    if repeated:
+        names.insert(1, "repeat")
+    return pa.schema([(name, types.get(name, s)) for name in names])
 
 
 def results_table(results: Sequence[CaseResult]) -> pa.Table:
-    """The results as a pyarrow Table with a fixed schema, one row per case, sorted by id."""
+    """The results as a pyarrow Table with a fixed schema, one row per case, sorted by id.
+
+    When the results hold several runs of a case (``repeats``), one row per case and run, sorted by
+    id and run, with a ``repeat`` column (the run's index) after ``id``; without, no such column, so
+    a version without repeats writes the table it always did.
+    """
     import pyarrow as pa
 
-    return pa.Table.from_pylist([asdict(r) for r in sorted(results, key=lambda r: r.id)], schema=_schema())
+    repeated = any(r.repeat for r in results)
+    rows = []
+    for r in sorted(results, key=lambda r: (r.id, r.repeat)):
+        row = asdict(r)
+        if not repeated:
+            del row["repeat"]
+        rows.append(row)
+    return pa.Table.from_pylist(rows, schema=_schema(repeated))

@@ -150,7 +150,7 @@ def metric_checks(plan: Plan, candidate: RagMetrics | None, compare: CompareMetr
         if candidate is None:
             checks.append(Check(name, "missing", f"{RAG.relpath(version=candidate_name)} not found: run dvc repro", None, m.threshold))
             continue
-        estimate = getattr(candidate.holdout, m.name)
+        estimate, mean_runs = candidate.holdout.across(m.name, m.across_repeats)
         if m.threshold is None:
             checks.append(Check(name, "fail", "blocking metric without a threshold in the plan", estimate.value))
         elif estimate.value is None:
@@ -158,7 +158,7 @@ def metric_checks(plan: Plan, candidate: RagMetrics | None, compare: CompareMetr
         elif estimate.n < m.min_n:
             checks.append(Check(name, "fail", f"too few cases ({estimate.n} < min_n {m.min_n})", estimate.value, m.threshold))
         else:
-            d = decide(m, estimate, level)
+            d = decide(m, estimate, level, share=False if mean_runs else None)
             if decisions is not None:
                 decisions.append(d)
             checks.append(Check(name, "pass" if d.passed else "fail", decision_words(d), d.value, m.threshold))

@@ -92,16 +92,18 @@ class MetricDecision(BaseModel):
     least_n: int | None = None
 
 
-def decide(m: Metric, estimate: Estimate, level: float) -> MetricDecision:
+def decide(m: Metric, estimate: Estimate, level: float, share: bool | None = None) -> MetricDecision:
     """Decide a blocking metric (with a threshold, a defined value and n > 0) at one-sided ``level``.
 
     A counted share reads its Clopper-Pearson bound (or its estimate with ``decide: estimate``); any other
     metric its interval's end, or its estimate. An interval end that is ``None`` fails (no interval).
+    ``share``: whether ``estimate`` is a share of cases (``None``: as :func:`counted` says for the name;
+    ``False`` for a mean over repeated runs, which its own interval decides).
     """
     if m.threshold is None or estimate.value is None:
         raise ValueError(f"decide: {m.name} needs a threshold and a defined value (the gate checks both first)")
     higher = m.direction == "higher"
-    k = round(estimate.value * estimate.n) if counted(m.name) else None
+    k = round(estimate.value * estimate.n) if (counted(m.name) if share is None else share) else None
     if m.decide == "estimate":
         reading: Reading = "estimate"
         value: float | None = estimate.value

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from assay.core.fmt import md_words
 from assay.artifacts.estimate import Estimate
+from assay.artifacts.rag import CompareMetrics, RagMetrics
 from assay.artifacts.registry import (AGREEMENT, BIAS, BIAS_PAGE, CALIBRATION, CALIBRATION_PAGE, COMPARE,
                                       COMPARE_REPORT, CORRECTED, COVERAGE_PAGE, DATASET, DISAGREEMENTS, LEAKAGE,
                                       LEAKAGE_REPORT, METRIC_NAMES, RAG, REVIEW_PAGE, SPLIT)
@@ -31,6 +32,40 @@ def _missing(name: str) -> list[str]:
 
 def _est(e: Estimate) -> str:
     return f"{ci(e.value, e.ci_low, e.ci_high)}, n {e.n}"
+
+
+def _repeats_section(runs: dict[str, RagMetrics | None]) -> list[str]:
+    """The holdout's pass rates read over repeated runs, per version run more than once (nothing otherwise)."""
+    out: list[str] = []
+    for name, run in runs.items():
+        rep = None if run is None else run.holdout.repeats
+        if rep is None:
+            continue
+        out += [f"## Repeated runs of {name} on the holdout ({rep.runs} runs per case)", "",
+                "The case is the unit. pass^k: every run of the case passes (what the shares above and the gate "
+                "read, unless the plan says `across_repeats`); mean over runs: the share of passing runs "
+                "(cluster-robust interval); pass@k: at least one run passes. Within-case share: how much of the "
+                "variance lies between runs of one case rather than between cases.", "",
+                "| metric | pass^k | mean over runs | pass@k | within-case share |", "|---|---:|---:|---:|---:|"]
+        out += [f"| {metric} | {_est(f.all_runs)} | {_est(f.mean_runs)} | {_est(f.any_run)} | {num(f.within_share)} |"
+                for metric, f in rep.by_metric.items()]
+        out.append("")
+    return out
+
+
+def _paired_words(p: CompareMetrics, base: str, cand: str) -> str:
+    """The paired comparison in one paragraph: on 0/1 outcomes, or on per-case pass shares with repeated runs."""
+    if p.repeats is not None:
+        r = p.repeats
+        return (f"On the same {p.n} holdout cases, per-case pass shares over {r.baseline_runs} ({base}) and "
+                f"{r.candidate_runs} ({cand}) run(s): {p.better} better, {p.worse} worse, {p.unchanged} unchanged "
+                f"({p.still_failing} failing every run in both). Mean difference {cand} - {base}: "
+                f"{ci(p.diff, p.diff_ci_low, p.diff_ci_high)} (paired t interval on the case means; t test p = "
+                f"{num(r.t_p)}). Exact sign test p = {num(p.p_sign)}. Ids in {COMPARE_REPORT.relpath()}.")
+    return (f"On the same {p.n} holdout cases: {p.better} better, {p.worse} worse, {p.unchanged} unchanged "
+            f"({p.still_failing} failing in both). Pass-rate difference {cand} - {base}: "
+            f"{ci(p.diff, p.diff_ci_low, p.diff_ci_high)} (Tango's paired score interval). "
+            f"Exact sign test p = {num(p.p_sign)}; McNemar exact p = {num(p.mcnemar_p)}. Ids in {COMPARE_REPORT.relpath()}.")
 
 
 def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | None = None) -> str:
@@ -92,13 +127,11 @@ def summary_markdown(ev: Evidence, checks: list[Check], holdout_looks: int | Non
             cells = [_est(getattr(getattr(r, side), metric)) if r else "missing" for r in runs.values()]
             out.append(f"| {metric} | " + " | ".join(cells) + " |")
         out.append("")
+    out += _repeats_section(runs)
 
     out += ["## Paired comparison on the holdout", ""]
     if (p := ev.metric(COMPARE)) is not None:
-        out += [f"On the same {p.n} holdout cases: {p.better} better, {p.worse} worse, {p.unchanged} unchanged "
-                f"({p.still_failing} failing in both). Pass-rate difference {cand} - {base}: "
-                f"{ci(p.diff, p.diff_ci_low, p.diff_ci_high)} (Tango's paired score interval). "
-                f"Exact sign test p = {num(p.p_sign)}; McNemar exact p = {num(p.mcnemar_p)}. Ids in {COMPARE_REPORT.relpath()}.", ""]
+        out += [_paired_words(p, base, cand), ""]
         out += [f"| task | {base} | {cand} |", "|---|---:|---:|"]
         out += [f"| {md_words(task)} | {_est(p.baseline_by_task[task])} | {_est(e)} |" for task, e in p.candidate_by_task.items()]
         out.append("")
