@@ -124,7 +124,8 @@ HOSTILE: list[Hostile] = [
             files={"plan.yaml": (ROOT / "data/plan.yaml").read_bytes().replace(
                 b"gate: block", ("gate: " + "b" * 1_000_000).encode(), 1)}),
     Hostile("pattern (a+)+$ on 33 characters", ["python", PATTERN], "matched False", expect="answers"),
-    Hostile("pattern (a+)+$ in a case", ["assay", "validate", "cases.jsonl", "--tools", "tools.yaml"], "cases.jsonl:1:",
+    Hostile("pattern (a+)+$ in a case", ["assay", "validate", "cases.jsonl", "--tools", "tools.yaml"],
+            "cases.jsonl:1: field 'expected_tools.0.args.area.pattern': pattern '(a+)+$' nests quantifiers",
             files={"tools.yaml": TOOLS, "cases.jsonl": _case(
                 expected_tools=[{"name": "check_outage", "args": {"area": {"pattern": "(a+)+$"}}}])}),
     Hostile("power detectable --n 100000000000", ["assay", "power", "detectable", "--n", "100000000000",
