@@ -2,7 +2,8 @@
 
 Refuses (exit 2) when the thresholds changed after the sealed holdout was opened, or when the
 opening hash in data/relevance/received.json differs from the one registered at the first commit
-that held one (git history is the witness; without git it says so and checks the record only). While judgments
+that held one (git history is the witness; without git it says so and checks the record only; a shallow clone is
+refused). While judgments
 are not handed in yet, writes a verdict that says it waits (``waiting`` 1) and succeeds. Checks the
 opening, judgments and decisions against the received-evidence lock and every file the manifests
 bind against its stage's record, re-checks the evidence conditions under $ASSAY_EVIDENCE_ROOT,

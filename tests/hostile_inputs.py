@@ -93,8 +93,9 @@ r = client.post("/api/items/" + item["item_id"] + "/review", headers=auth, conte
 print("HTTP", r.status_code)
 sys.exit(0 if r.status_code != 500 else 3)
 """
+# the runtime limit, for a pattern that reached the matcher without validation (validate refuses this one)
 PATTERN = ("from assay.data.tools import ExpectedValue\n"
-           "print('matched', ExpectedValue(pattern='(a+)+$').matches('a' * 33 + '!'))")
+           "print('matched', ExpectedValue.model_construct(pattern='(a+)+$').matches('a' * 33 + '!'))")
 
 HOSTILE: list[Hostile] = [
     Hostile("alias bomb in tools.yaml", ["assay", "validate", "tools.yaml"], "tools.yaml:11:",
@@ -123,6 +124,10 @@ HOSTILE: list[Hostile] = [
             files={"plan.yaml": (ROOT / "data/plan.yaml").read_bytes().replace(
                 b"gate: block", ("gate: " + "b" * 1_000_000).encode(), 1)}),
     Hostile("pattern (a+)+$ on 33 characters", ["python", PATTERN], "matched False", expect="answers"),
+    Hostile("pattern (a+)+$ in a case", ["assay", "validate", "cases.jsonl", "--tools", "tools.yaml"],
+            "cases.jsonl:1: field 'expected_tools.0.args.area.pattern': pattern '(a+)+$' nests quantifiers",
+            files={"tools.yaml": TOOLS, "cases.jsonl": _case(
+                expected_tools=[{"name": "check_outage", "args": {"area": {"pattern": "(a+)+$"}}}])}),
     Hostile("power detectable --n 100000000000", ["assay", "power", "detectable", "--n", "100000000000",
                                                   "--discordance", "0.2"], "--n"),
     Hostile("power kappa --reps 100000000", ["assay", "power", "kappa", "--reps", "100000000", "--expected", "0.8",

@@ -86,7 +86,9 @@ def test_the_example_workflow_reaches_the_gate_and_fails_with_its_exit_code(pull
     assert "Verified: " in ci.stdout and ci.exit_code == job.exit_code == 1, log
     assert "POLICY" not in ci.stdout and "### Policy changes" not in job.summary  # the PR changed no policy
     assert outcomes["Metrics diff"] == "success", log  # it runs when the gate fails too
-    # the venv was a cache hit (nothing to save); the gate failed, so the DVC cache was neither restored nor saved
+    # the gate failed, yet `assay ci` verified the outputs, so the DVC steps ran; both caches were exact hits, so
+    # neither is saved again
+    assert outcomes["Restore DVC's cache"] == outcomes["Reproduce the pipeline"] == "success", log
     assert outcomes["Save the virtual environment"] == outcomes["Save DVC's cache"] == "skipped", log
     assert "## Metrics changed against origin/main" in job.summary
     assert "metrics/rag/candidate.json" in job.summary  # the PR's change shows in the diff
@@ -131,9 +133,46 @@ def test_the_job_summary_shows_what_assay_ci_said(tmp_path, fake, code, shown):
     tools.mkdir()
     (tools / "assay").write_text(f"#!/bin/sh\n{fake}")
     (tools / "assay").chmod(0o755)
-    summary = tmp_path / "summary.md"
+    summary, github_env = tmp_path / "summary.md", tmp_path / "github_env"
     path = os.pathsep.join([str(tools), str(Path(sys.executable).parent), os.environ["PATH"]])
     proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], cwd=tmp_path,
-                          env={"PATH": path, "GITHUB_STEP_SUMMARY": str(summary)}, capture_output=True, text=True)
+                          env={"PATH": path, "GITHUB_STEP_SUMMARY": str(summary), "GITHUB_ENV": str(github_env)},
+                          capture_output=True, text=True)
     assert proc.returncode == code, proc.stderr
     assert shown in summary.read_text(encoding="utf-8")
+    assert github_env.read_text(encoding="utf-8") == f"ASSAY_CI_EXIT={code}\n"  # what the DVC steps' conditions read
+
+
+@pytest.mark.parametrize("code, dvc_runs", [(0, True), (1, True), (2, False), (3, False)])
+def test_the_dvc_cache_fills_and_is_saved_whatever_the_gate_says_once_the_outputs_are_verified(tmp_path, code,
+                                                                                                dvc_runs):
+    """Issue 31: the DVC steps used to run only after a passing gate, so a team with a failing gate (the normal
+    state while improving a system) never had its cache saved. The whole job, with `assay` and `dvc` stand-ins."""
+    tools, workspace = tmp_path / "bin", tmp_path / "work"
+    tools.mkdir()
+    workspace.mkdir()
+    run(["git", "init", "-q"], workspace)
+    calls = tmp_path / "dvc_calls"
+    (tools / "assay").write_text(f"#!/bin/sh\nprintf '## assay ci: exit {code}\\n'\nexit {code}\n")
+    (tools / "dvc").write_text(f'#!/bin/sh\necho "$*" >> {calls}\nmkdir -p .dvc/cache\n')
+    for tool in ("assay", "dvc"):
+        (tools / tool).chmod(0o755)
+    (workspace / "reports").mkdir()
+    (workspace / "reports/summary.md").write_text("the summary\n", encoding="utf-8")
+    saved: list[str] = []
+
+    def restore(with_: dict, ws: Path) -> dict:  # the venv: a hit; DVC's cache: a miss
+        return {"cache-hit": "true" if with_["path"] == ".venv" else "false", "cache-primary-key": with_["key"]}
+
+    actions = {"actions/checkout": emulate_checkout, "actions/setup-python": lambda w, ws: {},
+               "actions/cache/restore": restore, "actions/cache/save": lambda w, ws: saved.append(w["path"]) or {}}
+    job = run_job(WORKFLOW, "evaluate", workspace, github={"event_name": "push", "base_ref": "", "event": {}},
+                  base_path=[str(tools), str(VENV / "bin"), "/usr/bin", "/bin"],  # python: exit 3's summary block
+                  actions=actions, env={"HOME": str(tmp_path)})
+    outcomes = {s.name: s.outcome for s in job.steps}
+    assert job.exit_code == code
+    dvc_steps = ("Restore DVC's cache", "Check out the cached outputs", "Reproduce the pipeline")
+    assert [outcomes[name] for name in dvc_steps] == (["success"] * 3 if dvc_runs else ["skipped"] * 3), outcomes
+    assert (calls.read_text().splitlines() if calls.exists() else []) == (
+        ["checkout --allow-missing", "repro"] if dvc_runs else [])
+    assert saved == ([".dvc/cache"] if dvc_runs else [])  # the venv was a hit: only DVC's cache is saved

@@ -2,9 +2,9 @@
 
 It recomputes every stage in a scratch copy and runs the gate there, in one process: on an honest
 project its exit code is the gate's (0 or 1), and a forged metric committed with `dvc commit -f`
-beside a forged `.assay/verified.json` (issue 31, attack 5: the record `assay verify` leaves for the
-gate is one function call to write, and `assay gate` under CI=true believes it) is exit 2 naming the
-file: `assay ci` reads no record. Each `assay ci` here costs about 25 CPU-seconds (one recompute of the minimal
+beside a forged `.assay/verified.json` (issue 31, attack 5: the record the old `assay verify` left for
+the gate was one function call to write; `assay gate` under CI=true now believes no record and never
+passes on its own) is exit 2 naming the file: `assay ci` reads no record. Each `assay ci` here costs about 25 CPU-seconds (one recompute of the minimal
 example)."""
 
 from __future__ import annotations
@@ -66,11 +66,11 @@ def test_attack_5_a_forged_verify_record_with_forged_metrics_is_exit_2_naming_th
     metrics.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     run([DVC, "commit", "-f", "-q"], project)
     commit(project, "forged")
-    from assay.release.witness import witness_problem, workspace_key, write_witness
-
-    write_witness(project, workspace_key(project), ["every"], 51)  # the record, forged in one call
-    assert witness_problem(project) is None  # `assay gate` under CI=true would take it as proof of a recompute
+    (project / ".assay").mkdir(exist_ok=True)  # the record the old `assay verify` left, forged in one call
+    (project / ".assay/verified.json").write_text('{"workspace": "0", "stages": ["every"], "compared": 51}\n')
     monkeypatch.setenv("CI", "true")
+    assert main(["gate", "--root", str(project)]) != 0  # the gate under CI=true believes no record: it never passes
+    capsys.readouterr()
     code = main(["ci", "--root", str(project)])
     out = capsys.readouterr().out
     assert code == 2, out

@@ -31,12 +31,12 @@ def test_an_internal_error_is_exit_3_with_one_line_and_no_traceback(tmp_path, mo
 
 
 def test_verify_under_an_internal_error_is_exit_3_too(tmp_path, monkeypatch, capsys):
-    import assay.release.witness
+    import assay.release.verify
 
-    def broken(root="."):
+    def broken(root=".", scratch=None, strict=False):
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(assay.release.witness, "workspace_key", broken)
+    monkeypatch.setattr(assay.release.verify, "verify", broken)
     assert main(["verify", "--root", str(tmp_path)]) == 3
     err = capsys.readouterr().err.splitlines()
     assert err[-1].startswith("assay verify: internal error: ZeroDivisionError: division by zero at assay/")

@@ -90,18 +90,21 @@ def test_the_gate_checks_its_own_recorded_verdict(committed_repo, monkeypatch, c
     assert names["gate record"] == "stale"
 
 
-def test_in_ci_a_pass_needs_verify_to_have_recomputed_this_workspace(tmp_path, monkeypatch, capsys):
+def test_in_ci_a_forged_verify_record_does_not_make_the_gate_pass(tmp_path, monkeypatch, capsys):
+    """Issue 31, attack 5: under CI=true the gate believes no record file (`.assay/verified.json` was one function
+    call to write); where it would pass it refuses (exit 2) and names `assay ci`. A failure stays exit 1, and
+    outside CI the gate passes as before."""
     import assay.cli.gate as gate_cli
     import assay.release.gather as gather_module
     from assay.release.checks import Check
-    from assay.release.witness import WITNESS, witness_problem, workspace_key, write_witness
     from conftest import run
 
     run(["git", "init", "-q"], tmp_path)
     (tmp_path / "metrics").mkdir()
     (tmp_path / "metrics/score.json").write_text('{"x": 1}\n')
     run(["git", "add", "-A"], tmp_path)
-    monkeypatch.setattr(gather_module, "gather", lambda root: ([Check("answer_correct", "pass", "ok")], None))
+    verdict = [Check("answer_correct", "pass", "ok")]
+    monkeypatch.setattr(gather_module, "gather", lambda root: (verdict, None))
     monkeypatch.setattr(gate_cli, "dvc_status", lambda root: {})
 
     def gate():
@@ -109,17 +112,26 @@ def test_in_ci_a_pass_needs_verify_to_have_recomputed_this_workspace(tmp_path, m
         code = main(["gate", "--root", str(tmp_path), "--json"])
         return code, {c["name"]: c for c in json.loads(capsys.readouterr().out)["checks"]}
 
+    # the record the old `assay verify` left, forged: the key it held was the SHA-256 over every tracked file
+    import hashlib
+
+    digest = hashlib.sha256(b"metrics/score.json\0" + hashlib.sha256(b'{"x": 1}\n').hexdigest().encode() + b"\n")
+    (tmp_path / ".assay").mkdir()
+    (tmp_path / ".assay/verified.json").write_text(json.dumps({"workspace": digest.hexdigest(), "stages": ["square"],
+                                                               "compared": 1}))
     monkeypatch.setenv("CI", "true")
     code, checks = gate()
-    assert code == 2 and checks["verified workspace"]["status"] == "missing"
-    assert "assay verify" in checks["verified workspace"]["detail"] and "not found" in witness_problem(tmp_path)
-    write_witness(tmp_path, workspace_key(tmp_path), ["square"], 1)
-    assert (tmp_path / WITNESS).is_file() and witness_problem(tmp_path) is None
+    assert code == 2 and checks[gate_cli.CI_CHECK]["status"] == "missing"
+    assert "(fix: run `assay ci`, which recomputes every stage" in checks[gate_cli.CI_CHECK]["detail"]
+    assert [name for name, c in checks.items() if c["status"] != "pass"] == [gate_cli.CI_CHECK]
+    capsys.readouterr()
+    assert main(["gate", "--root", str(tmp_path)]) == 2  # the table names the refusal too
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith(gate_cli.CI_CHECK))
+    assert row.split()[4] == "missing" and row.endswith("in one process)")
+    verdict[0] = Check("answer_correct", "fail", "0.5 < 0.85")
     code, checks = gate()
-    assert code == 0 and checks["verified workspace"]["status"] == "pass"
-    (tmp_path / "metrics/score.json").write_text('{"x": 2}\n')  # hand-edited after verify
+    assert code == 1 and gate_cli.CI_CHECK not in checks  # a failure needs no proof
+    verdict[0] = Check("answer_correct", "pass", "ok")
+    monkeypatch.setenv("CI", "false")  # outside CI the committed outputs are read as they are
     code, checks = gate()
-    assert code == 2 and "written for other files" in checks["verified workspace"]["detail"]
-    monkeypatch.setenv("CI", "false")  # outside CI nothing is asked
-    code, checks = gate()
-    assert code == 0 and "verified workspace" not in checks
+    assert code == 0 and gate_cli.CI_CHECK not in checks

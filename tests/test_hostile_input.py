@@ -19,6 +19,10 @@ unclear                   5      0
 ``power kappa --reps 10^8`` died of a MemoryError, a 5000-digit number in a case and two review-API
 bodies crashed; ``.nan``, a bad tool name, a NUL, a duplicate key and a symlinked sealed folder were
 accepted; ``judge doctor`` printed the key reversed and in ROT13; five ended without naming where.)
+
+A 22nd input came later: ``(a+)+$`` as a case's argument pattern under ``assay validate``, now refused there
+with file, line and field (``--src`` of 9db21c0, before the refusal: unclear, since validate named only the
+missing corpus; this tree: 22 of 22 clean, ``python benchmarks/bench_hostile.py`` on 2026-12-03).
 """
 
 from __future__ import annotations

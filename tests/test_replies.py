@@ -1,5 +1,7 @@
 """What the judge stage asks and the rows it stores."""
 
+import json
+
 import pytest
 
 from assay.data.pairs import load_pairs
@@ -7,7 +9,7 @@ from assay.judge.base import JudgeItem, Verdict
 from assay.judge.fake import PRESETS
 from assay.judge.orders import JudgeContractError
 from assay.judge.prompts import load_prompt
-from assay.judge.replies import REPLY_CHARS, StoredReply, ask, replies_file, reply_key, requested, status_line
+from assay.judge.replies import REASON_CHARS, StoredReply, ask, replies_file, reply_key, requested, status_line
 
 from conftest import ROOT
 
@@ -48,18 +50,48 @@ def test_ask_stores_one_row_per_pair_and_order_with_the_fake_verdicts():
     assert ask(fake, fake.identity, [], V2, both_orders=True) == []
 
 
-def test_reply_text_is_cut_and_statuses_kept():
+def test_only_parsed_fields_are_kept_and_the_reply_text_as_its_sha256():
+    """Issue 31: the raw reply never reaches the committed file; its SHA-256 does (hashlib, by hand below)."""
+    import hashlib
+
+    text = "w" * 3000 + " Bearer sk-echoedsecret1234"  # what a server might play back
+    reason = "because " + "x" * 600
+
     class Talkative:
         identity = {"provider": "x"}
 
         def judge_many(self, items, prompt):
-            return [Verdict("tie", "invalid", "not JSON", {"reply": "w" * (REPLY_CHARS + 50), "model_version": "v"})
+            return [Verdict("tie", "invalid", reason + " api_key=hunter22x", {"reply": text, "model_version": "v"})
                     for _ in items]
 
     row = ask(Talkative(), Talkative.identity, PAIRS[:1], V2, both_orders=False)[0]
     assert isinstance(row, StoredReply)
-    assert (row.status, row.winner, row.reason, row.model_version) == ("invalid", "tie", "not JSON", "v")
-    assert row.reply == "w" * REPLY_CHARS
+    assert (row.status, row.winner, row.model_version) == ("invalid", "tie", "v")
+    assert row.reply == hashlib.sha256(text.encode("utf-8")).hexdigest()
+    assert len(row.reason) == REASON_CHARS and row.reason == reason[:REASON_CHARS - 1] + "…"
+    short = ask(type("T", (Talkative,), {"judge_many": lambda self, items, prompt: [
+        Verdict("first", "ok", "Bearer abc123xyz and api_key=hunter22x", {"reply": ""}) for _ in items]})(),
+        {}, PAIRS[:1], V2, both_orders=False)[0]
+    assert short.reason == "*** and api_key=***" and short.reply == hashlib.sha256(b"").hexdigest()
+    dumped = json.dumps(row.row())
+    assert "wwww" not in dumped and "echoedsecret" not in dumped and "hunter22" not in dumped
+
+
+def test_a_stored_row_holding_reply_text_is_refused_naming_the_fix(tmp_path):
+    from assay.core.errors import InputError
+    from assay.core.io import read_jsonl
+    from assay.core.records import validate_rows
+
+    good = {"key": "a" * 64, "pair": "p", "order": "ab", "prompt_version": 2, "prompt_sha": "s", "status": "ok",
+            "winner": "first", "reason": None, "reply": "b" * 64, "model_version": None}
+    path = tmp_path / "pairwise_v2.jsonl"
+    path.write_text(json.dumps(good) + "\n" + json.dumps({**good, "key": "c" * 64, "reply": '{"winner": "first"}'})
+                    + "\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        validate_rows(str(path), read_jsonl(path), StoredReply, key="key")
+    message = str(caught.value)
+    assert message.startswith(f"{path}:2: field 'reply': ") and "not the SHA-256 of the reply" in message
+    assert "dvc repro -f judge" in message and "{" not in message.split("field 'reply'")[1].split("(fix")[0]
 
 
 def test_a_judge_returning_the_wrong_number_of_verdicts_is_refused():

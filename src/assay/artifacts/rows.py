@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, field_validator
 
 from assay.artifacts.files import Row, SparseRow
 
@@ -42,6 +43,9 @@ class LedgerRow(Row):
 
 
 
+#: a SHA-256 as hex, what a stored judge reply keeps of the reply text
+SHA256_HEX = re.compile(r"[0-9a-f]{64}")
+
 #: How a judge's request ended (``assay.judge.base.Status`` is this type).
 ReplyStatus = Literal["ok", "invalid", "refused", "failed"]
 
@@ -51,7 +55,8 @@ class StoredReply(SparseRow):
 
     See :mod:`assay.judge.replies` for the fields. ``response_id`` and ``system_fingerprint`` are
     written only when the server gave them, so a judge without them (the fake judge, an older file)
-    keeps its bytes.
+    keeps its bytes. ``reply`` is the SHA-256 of the reply text (64 lowercase hex digits) or ``None``:
+    a row holding the text itself (written by an assay before the hash) is refused, naming the fix.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -68,6 +73,15 @@ class StoredReply(SparseRow):
     model_version: str | None = None
     response_id: str | None = None
     system_fingerprint: str | None = None
+
+    @field_validator("reply")
+    @classmethod
+    def _reply_is_a_hash(cls, value: str | None) -> str | None:
+        if value is not None and not SHA256_HEX.fullmatch(value):
+            raise ValueError("holds text, not the SHA-256 of the reply: the raw reply is never kept (fix: run "
+                             "`dvc repro -f judge` to rewrite the replies; the response cache answers without "
+                             "asking the judge again)")
+        return value
 
     def row(self) -> dict[str, Any]:
         """The row as written (the optional server fields only when given)."""

@@ -77,7 +77,7 @@ def _ci(root: Path, args: argparse.Namespace, report: CiReport) -> int:
     from assay.cli.gate import gate_checks
     from assay.release.checks import exit_code
     from assay.release.ci import check_pipeline
-    from assay.release.history import require_history
+    from assay.core.history import require_history
     from assay.release.judge_endpoint import check_endpoint, ci_seed, run_rejudge
     from assay.release.policy import PolicyRefused, parse_mapping, review_policy
     from assay.release.verify import tracked_files, verify

@@ -297,7 +297,8 @@ def _register_verdict(rs: argparse._SubParsersAction) -> None:
                                   "thresholds changed after the sealed holdout was opened (a new pre-registration is "
                                   "needed), when the opening hash in data/relevance/received.json differs from the one "
                                   "registered by the first commit that held one (git history is the witness; without "
-                                  "git it says so and checks the opening record only) or when the verdict is missing or older "
+                                  "git it says so and checks the opening record only; a shallow clone is refused: "
+                                  "fetch-depth: 0) or when the verdict is missing or older "
                                   "than its inputs; exit 3 while "
                                   "judgments are not handed in yet (the study waits; the release gate does not).")
     p.add_argument("--root", default=".", help="repository root (default: .)")

@@ -1,12 +1,15 @@
 """`assay verify`: recompute the pipeline from the committed inputs and refuse committed outputs that differ.
 
-For CI, next to `assay gate`: the gate checks that outputs are fresh (recorded input hashes match),
+Next to `assay gate` on a laptop: the gate checks that outputs are fresh (recorded input hashes match),
 verify checks that they are what the inputs give (a hand-edited metric committed with `dvc commit -f`
 is fresh but not right). Needs no API key and no network: a real judge's replies are committed by
-the `judge` stage and replayed. On success it leaves ``.assay/verified.json`` (not committed), the
-record without which ``assay gate`` under ``CI=true`` refuses to pass (:mod:`assay.release.witness`).
+the `judge` stage and replayed. It leaves no record behind: in CI, `assay ci` recomputes and gates in
+one process, and `assay gate` under ``CI=true`` never passes on its own (:mod:`assay.cli.gate`).
+A shallow clone is refused before anything is recomputed (the append-only ledger and the opening
+registration read earlier commits: :func:`assay.core.history.require_history`).
 Exit 0 when every committed output matches its recomputation,
-2 when one differs, is missing or cannot be recomputed, 3 on an error in assay itself (one line, no traceback).
+2 when one differs, is missing or cannot be recomputed, or the clone is shallow, 3 on an error in assay
+itself (one line, no traceback).
 """
 
 from __future__ import annotations
@@ -26,8 +29,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Copy the files git tracks into a scratch folder, run `dvc repro --force` there "
                                    "(a real judge's stored replies are used, never the API), and compare every "
                                    "committed metrics/ and reports/ file and every git-stored DVC output byte for "
-                                   "byte with its recomputation. Exit 0 when all match, 2 when any differs, is "
-                                   "missing or cannot be recomputed, 3 on an error in assay itself.")
+                                   "byte with its recomputation. A shallow clone is refused (the append-only ledger and "
+                                   "the opening registration read git history: fetch-depth: 0). Exit 0 when all "
+                                   "match, 2 when any differs, is missing or cannot be recomputed, or the clone is "
+                                   "shallow, 3 on an error in assay itself.")
     p.add_argument("--root", default=".", help="repository root (default: .)")
     p.add_argument("--scratch", default=None, metavar="DIR",
                    help="work in DIR (empty or new) and keep it, to inspect the recomputed files "
@@ -71,7 +76,6 @@ def _rejudge(root: str, n: int, seed: int) -> Rejudged:
 
 def run(args: argparse.Namespace) -> int:
     from assay.release.verify import verify
-    from assay.release.witness import workspace_key, write_witness
 
     print("assay verify: recomputing the pipeline from the committed inputs in a scratch copy ...", file=sys.stderr)
     if args.rejudge > 0:
@@ -84,7 +88,6 @@ def run(args: argparse.Namespace) -> int:
             print("verdict: the stored judge replies are not what the judge says now (fix: run `dvc repro judge` "
                   "and commit; if the judge varies by itself, measure that share and raise judge.rejudge_tolerance)")
             return 2
-    before = workspace_key(args.root)
     result = verify(args.root, args.scratch)
     for stage, reason in result.replayed.items():
         print(f"replayed  {stage}: {reason}")
@@ -95,8 +98,6 @@ def run(args: argparse.Namespace) -> int:
     for difference in result.differences:
         print(f"DIFFERS   {difference}")
     if result.ok:
-        if workspace_key(args.root) == before:  # nothing tracked changed while verify ran
-            write_witness(args.root, before, result.stages, len(result.compared))
         print(f"verified: {len(result.compared)} committed files match a recomputation of "
               f"{len(result.stages)} stages from the committed inputs")
         return 0

@@ -39,6 +39,7 @@ from pydantic_core import PydanticCustomError
 
 from assay.core.errors import AssayError, Problem, shorten, shown
 from assay.core.records import InputModel, NonBlank, suggest
+from assay.data.patterns import ambiguous_repeat
 
 ArgType = Literal["string", "integer", "number", "boolean"]
 
@@ -59,6 +60,11 @@ Scalar = StrictStr | StrictInt | FiniteFloat | StrictBool
 TOOL_NAME = r"^[a-zA-Z0-9_-]{1,64}$"
 #: How long one argument pattern may take to match one value before the match is an error.
 PATTERN_TIMEOUT_S = 0.25
+
+
+#: The fix a pattern that nests quantifiers is refused with (:func:`assay.data.patterns.ambiguous_repeat`).
+NESTED_FIX = ("make each character belong to one repeat: (a+)+ -> a+, (\\w+\\s?)+ -> \\w+(\\s\\w+)*, (a|aa)+ -> a+; "
+              "or make the inner part possessive or atomic, (?>a+)+")
 
 
 class PatternTimeout(AssayError):
@@ -246,7 +252,9 @@ def load_catalogue(path: str | Path) -> ToolCatalogue:
 class ExpectedValue(InputModel):
     """What an argument's value must be: exactly one of ``equals``, ``one_of`` or ``pattern`` (a regex
     matched against the whole string value, with a time limit: see :meth:`matches`). Values are
-    finite: ``equals: 1e999`` (infinity) and ``.nan`` are refused."""
+    finite: ``equals: 1e999`` (infinity) and ``.nan`` are refused. A pattern that nests quantifiers so
+    that a failing match backtracks exponentially (``(a+)+``, ``(a*)*``, ``(a|a)*``) is refused here,
+    before any match (:func:`assay.data.patterns.ambiguous_repeat`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     equals: Scalar | None = None
@@ -268,6 +276,9 @@ class ExpectedValue(InputModel):
                 raise PydanticCustomError("bad_pattern", "{shown} is not a regular expression: {error}",
                                           {"shown": repr(shorten(value)), "error": str(error),
                                            "fix": "write a Python regular expression (escape . ( [ with a backslash)"}) from None
+            if (why := ambiguous_repeat(value)) is not None:
+                raise PydanticCustomError("nested_repeat", "pattern {shown} nests quantifiers: {why}",
+                                          {"shown": repr(shorten(value)), "why": why, "fix": NESTED_FIX})
         return value
 
     @model_validator(mode="after")

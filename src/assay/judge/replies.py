@@ -23,15 +23,23 @@ with ``swap`` and in the (a, b) order only without it.
 A row::
 
     {"key": "<sha256>", "pair": "clear-1", "order": "ab", "prompt_version": 2, "prompt_sha": "<sha256>",
-     "status": "ok", "winner": "first", "reason": null, "reply": "{\\"winner\\": \\"first\\"}",
+     "status": "ok", "winner": "first", "reason": "cites the policy", "reply": "<sha256 of the reply text>",
      "model_version": "gpt-...-2026-01"}
 
 ``response_id`` and ``system_fingerprint`` are what the server returned with the reply (written
 only when it gave them): a forger cannot easily make up a response id the provider's logs hold.
 ``order`` ``ab`` shows answer a first, ``ba`` shows b first; ``winner`` is ``first``/``second``/``tie``
-as the judge saw them (``tie`` whenever ``status`` is not ``ok``); ``reply`` is the raw reply text
-cut to :data:`REPLY_CHARS` characters (``None`` for the fake judge, which writes no text, and for
-a request that failed).
+as the judge saw them (``tie`` whenever ``status`` is not ``ok``).
+
+Only parsed fields are kept from a reply (:func:`kept_reply`): ``winner``, ``status`` and ``reason``,
+cut to :data:`REASON_CHARS` characters and redacted (:func:`assay.judge.openai.redact`; the judge
+client has already scrubbed the key in every form it knows). The raw reply text is never written:
+``reply`` is its SHA-256 (hex, of the text as the client kept it, UTF-8), as the response cache
+keeps the body's hash, so a committed file cannot carry what a server echoed (a key in a form no
+redactor knows), yet a changed reply still changes the row (``assay ci`` re-asks every row that
+changed against the base). ``reply`` is ``None`` for the fake judge, which writes no text, and for a
+request that failed. The rejudge audit (:mod:`assay.judge.audit`) compares winner and status, never
+the text.
 """
 
 from __future__ import annotations
@@ -46,7 +54,7 @@ from typing import TYPE_CHECKING
 from assay.artifacts.registry import JUDGE_IDENTITY, JUDGE_REPLIES
 from assay.artifacts.rows import StoredReply
 from assay.core.fmt import md_text
-from assay.judge.base import STATUSES, JSONObject, Judge, JudgeIdentity, JudgeItem
+from assay.judge.base import STATUSES, JSONObject, Judge, JudgeIdentity, JudgeItem, Verdict
 from assay.judge.orders import AnswerPair, ask_items
 
 if TYPE_CHECKING:
@@ -56,7 +64,8 @@ if TYPE_CHECKING:
 STAGE = "judge"
 REPLIES_DIR = JUDGE_REPLIES.relpath()
 IDENTITY_FILE = JUDGE_IDENTITY.path().name
-REPLY_CHARS = 2000
+#: the most characters of a reply's parsed ``reason`` a row keeps
+REASON_CHARS = 500
 ORDERS = ("ab", "ba")
 
 
@@ -92,6 +101,30 @@ def requested(prompt_version: int, sensitivity_versions: Sequence[int], swap: bo
     return dict(sorted(wanted.items()))
 
 
+def kept_reply(verdict: Verdict) -> tuple[str | None, str | None]:
+    """What a row keeps of a reply: its reason, cut and redacted, and the SHA-256 of its raw text.
+
+    The reason is cut to :data:`REASON_CHARS` characters (``…`` marks a cut) after redaction;
+    ``None`` stays ``None``. The text is ``verdict.extra["reply"]``; no text (the fake judge, a
+    failed request) gives ``None``, and an empty text the SHA-256 of the empty string.
+
+    >>> from assay.judge.base import Verdict
+    >>> kept_reply(Verdict("first", "ok", "Bearer abc123 said so", {"reply": "{}"}))
+    ('*** said so', '44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a')
+    >>> kept_reply(Verdict("tie", "failed", None, {}))
+    (None, None)
+    """
+    from assay.judge.openai import redact
+
+    reason = None
+    if verdict.reason is not None:
+        cleaned = redact(verdict.reason)
+        reason = cleaned if len(cleaned) <= REASON_CHARS else cleaned[:REASON_CHARS - 1] + "…"
+    text = verdict.extra.get("reply")
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() if isinstance(text, str) else None
+    return reason, digest
+
+
 def replies_file(folder: str | Path, prompt: PromptVersion) -> Path:
     """``<folder>/<prompt name>_v<version>.jsonl``: the replies to one prompt version."""
     return Path(folder) / f"{prompt.name}_v{prompt.version}.jsonl"
@@ -124,11 +157,11 @@ def ask(judge: Judge, identity: JudgeIdentity, pairs: Sequence[AnswerPair], prom
     orders = [ORDERS[k // len(pairs)] for k in range(len(items))]
     rows = []
     for k, (item, verdict, order) in enumerate(zip(items, verdicts, orders, strict=True)):
-        reply = verdict.extra.get("reply")
+        reason, reply = kept_reply(verdict)
         rows.append(StoredReply(
             key=reply_key(identity, prompt.sha, item), pair=pairs[k % len(pairs)].id, order=order,
             prompt_version=prompt.version, prompt_sha=prompt.sha, status=verdict.status, winner=verdict.winner,
-            reason=verdict.reason, reply=reply[:REPLY_CHARS] if isinstance(reply, str) else None,
+            reason=reason, reply=reply,
             model_version=verdict.extra.get("model_version"), response_id=verdict.extra.get("response_id"),
             system_fingerprint=verdict.extra.get("system_fingerprint")))
     return sorted(rows, key=lambda r: (r.pair, r.order))

@@ -14,8 +14,8 @@ not policy. :func:`policy_verdict` refuses a loosening that comes with another c
 plan change on its own first", so a worse system is never judged by a rule written for it (issue
 31, attack 7). A policy change on its own passes (it is listed); a tightening passes with a note.
 
-Reading the base needs its commit: a shallow clone is refused first
-(:func:`assay.release.history.require_history`).
+Reading the base needs its commit and the history up to it: a shallow clone is refused first
+(:func:`assay.core.history.require_history`).
 """
 
 from __future__ import annotations
@@ -332,7 +332,15 @@ def _key_text(text: str | None) -> str | None:
 
 
 def review_policy(root: str, ref: str) -> PolicyReview:
-    """Compare the policy at ``ref`` with the working tree's; see the module docstring."""
+    """Compare the policy at ``ref`` with the working tree's; see the module docstring.
+
+    Raises:
+        HistoryMissing: ``root`` is a shallow clone (:func:`assay.core.history.require_history`).
+        BaseUnreadable: ``ref`` is not a commit here.
+    """
+    from assay.core.history import require_history
+
+    require_history(root, "--base")
     policies = read_policies(root, ref)
     base, head = flatten(policies.base_params, policies.base_plan), flatten(policies.head_params, policies.head_plan)
     base[f"review signing key {SIGNING_KEY}"] = _key_text(policies.base_key)

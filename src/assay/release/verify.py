@@ -148,10 +148,15 @@ def append_only_differences(root: Path, rel: str = LEDGER) -> list[Difference]:
     it held that the current file lacks was deleted or rewritten, and is named with that commit.
     A file git never held, or a git history that cannot be read, gives ``[]`` (the comparison of
     outputs still runs).
+
+    Raises:
+        HistoryMissing: ``root`` is a shallow clone, whose one commit would show no row lost.
     """
+    from assay.core.history import require_history
     from assay.core.io import parse_json_line
     from assay.release.ledger import lost_rows, read_ledger, row_key
 
+    require_history(root, f"the append-only check of {rel}")
     log = subprocess.run(["git", "log", "--format=%H", "--", rel], cwd=root, env=_env(), capture_output=True, text=True)
     if log.returncode != 0:
         return []
@@ -177,7 +182,10 @@ def opening_differences(root: Path, rel: str = "data/relevance/received.json") -
     """A Difference when the opening hash in the received-evidence lock differs from the first one git recorded.
 
     The check is :func:`assay.study.registration.opening_history` (shared with the verdict). ``[]``
-    when the holdout was never opened in a commit, or without git history.
+    when the holdout was never opened in a commit, or without git (no program, not a work tree).
+
+    Raises:
+        HistoryMissing: ``root`` is a shallow clone.
     """
     from assay.study.registration import opening_history
 
@@ -322,10 +330,15 @@ def verify(root: str | Path = ".", scratch: str | Path | None = None, strict: bo
     Raises:
         RecomputeFailed: not a git work tree, or a stage failed in the scratch copy (the message
             ends with dvc's last lines).
+        HistoryMissing: ``root`` is a shallow clone: the append-only ledger and the opening
+            registration read earlier commits (refused before anything is recomputed).
         InputError: params.yaml has a bad ``judge`` section.
     """
+    from assay.core.history import require_history
+
     root = Path(root).resolve()
     tracked = tracked_files(root)
+    require_history(root, "the check of the append-only ledger and the opening registration")  # before minutes of work
     skip = replayed_stages(root)
     if scratch is None:
         with tempfile.TemporaryDirectory(prefix="assay-verify-") as tmp:

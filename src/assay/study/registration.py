@@ -9,11 +9,11 @@ re-locking it. Git history is the witness. Read by ``assay verify`` (:mod:`assay
 
 from __future__ import annotations
 
-import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from assay.core.history import git_env, require_history
 from assay.study.opening import HoldoutRefused
 from assay.study.received import LOCK
 
@@ -56,27 +56,27 @@ def _opening_of(text: str) -> str | None:
     return entry if isinstance(entry, str) and entry != "absent" else None
 
 
-def _git_env() -> dict[str, str]:
-    """The environment for git: no GIT_* overrides, so the repository is the one at ``cwd``."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-
-
 def opening_history(root: str | Path = ".", rel: str = LOCK) -> OpeningHistory:
     """The registered opening of the lock ``rel`` under ``root`` and the working tree's (see the module).
 
-    Never raises for a missing git or repository: :attr:`OpeningHistory.unavailable` says why. A lock
+    A missing git or repository is not an error: :attr:`OpeningHistory.unavailable` says why. A lock
     git never held, or whose commits all say ``absent``, gives ``commit=None`` (nothing registered).
+
+    Raises:
+        HistoryMissing: ``root`` is a shallow clone, whose one commit would register whatever the
+            lock holds now (:func:`assay.core.history.require_history`).
     """
     root = Path(root)
+    require_history(root, f"the opening registration check of {rel}")
     try:
-        log = subprocess.run(["git", "log", "--reverse", "--format=%H", "--", rel], cwd=root, env=_git_env(),
+        log = subprocess.run(["git", "log", "--reverse", "--format=%H", "--", rel], cwd=root, env=git_env(),
                              capture_output=True, text=True)
     except OSError as error:
         return OpeningHistory(rel, unavailable=f"git cannot be run ({error.strerror or error})")
     if log.returncode != 0:
         return OpeningHistory(rel, unavailable=f"git history cannot be read ({log.stderr.strip() or 'git log failed'})")
     for commit in log.stdout.split():
-        shown = subprocess.run(["git", "show", f"{commit}:{rel}"], cwd=root, env=_git_env(), capture_output=True, text=True)
+        shown = subprocess.run(["git", "show", f"{commit}:{rel}"], cwd=root, env=git_env(), capture_output=True, text=True)
         first = _opening_of(shown.stdout) if shown.returncode == 0 else None
         if first is None:
             continue
@@ -94,6 +94,7 @@ def require_registered_opening(root: str | Path = ".", rel: str = LOCK) -> str:
 
     Raises:
         HoldoutRefused: the opening was re-registered (exit 2), naming ``rel`` and the first commit.
+        HistoryMissing: ``root`` is a shallow clone (exit 2, naming ``fetch-depth: 0``).
     """
     history = opening_history(root, rel)
     if history.unavailable:
