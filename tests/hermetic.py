@@ -164,7 +164,8 @@ def declared_stages(root: Path) -> list[Declared]:
         return stages
 
 
-def _ignored(root: Path) -> Any:
+def dvc_ignore(root: Path) -> Any:
+    """``root``'s .dvcignore as DVC reads it (what a folder dep leaves out); build it once per project."""
     from dvc.repo import Repo
 
     return Repo(str(root)).dvcignore
@@ -214,7 +215,7 @@ def _write_params(root: Path, rel: str, keys: list[str], dest: Path) -> None:
 
 def build_scratch(root: Path, stage: Declared, dest: Path, ignore: Any = None) -> None:
     """Fill ``dest`` with what ``stage`` declares (see the module docstring)."""
-    ignore = ignore if ignore is not None else _ignored(root)
+    ignore = ignore if ignore is not None else dvc_ignore(root)
     dest.mkdir(parents=True)
     for rel in stage.deps + [p for p in stage.persist if (root / p).exists()]:
         _copy(root, rel, dest, ignore)

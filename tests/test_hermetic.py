@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from conftest import BIN, run
-from hermetic import check_stage, declared_stages
+from hermetic import check_stage, declared_stages, dvc_ignore
 
 pytestmark = pytest.mark.e2e
 
@@ -60,10 +60,10 @@ EXTRA_WRITES = {
 
 
 def _check_all(root: Path, scratch: Path, env: dict[str, str] | None = None) -> tuple[list[str], list[str]]:
-    names, problems = [], []
+    names, problems, ignore = [], [], dvc_ignore(root)
     for stage in declared_stages(root):
         names.append(stage.name)
-        check = check_stage(root, stage, scratch / stage.name.replace("@", "_"), env)
+        check = check_stage(root, stage, scratch / stage.name.replace("@", "_"), env, ignore)
         check.stray = [f for f in check.stray if f not in EXTRA_WRITES]
         problems += check.problems()
     return names, problems
