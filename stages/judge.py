@@ -21,7 +21,7 @@ def main() -> None:
     from assay.core.io import sha256_file
     from assay.core.params import load_section
     from assay.core.paths import input_paths
-    from assay.core.provenance import provenance
+    from assay.artifacts.provenance import provenance
     from assay.data.pairs import load_pairs, pair_kinds
     from assay.judge.factory import JudgeParams, make_judge
     from assay.judge.prompts import load_prompt
@@ -44,7 +44,7 @@ def main() -> None:
     for stale in set(JUDGE_REPLIES.path().glob("*.jsonl")) - written:  # a version no longer asked
         stale.unlink()
     JUDGE_IDENTITY.write(JudgeIdentityFile(judge=identity, judge_keys=list(identity),
-                                           **provenance(pairs=sha256_file(paths.pairs))))
+                                           **provenance(pairs=sha256_file(paths.pairs)).head()))
     write_run_record(judge, identity, [r for rows in answers.values() for r in rows], paths.pairs, prompts)
 
 

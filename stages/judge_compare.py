@@ -20,7 +20,7 @@ def main() -> None:
     from assay.core.io import sha256_file
     from assay.core.params import load_section
     from assay.core.paths import input_paths
-    from assay.core.provenance import provenance
+    from assay.artifacts.provenance import provenance
     from assay.judge.factory import JudgeParams, make_judge
     from assay.judge.matchup import REPLIES_DIR, asked, replies_path
     from assay.judge.prompts import load_prompt
@@ -40,7 +40,7 @@ def main() -> None:
     for stale in set(Path(REPLIES_DIR).glob("*.jsonl")) - {out}:  # a prompt version no longer in use
         stale.unlink()
     inputs = {"cases_file": sha256_file(paths.cases), **{f"run_{k}": sha256_file(v) for k, v in runs.items()}}
-    JUDGE_COMPARE_IDENTITY.write(JudgeIdentityFile(judge=identity, judge_keys=list(identity), **provenance(**inputs)))
+    JUDGE_COMPARE_IDENTITY.write(JudgeIdentityFile(judge=identity, judge_keys=list(identity), **provenance(**inputs).head()))
     print(f"judge_compare: {len(items)} cases, {len(items) - len(asked(items))} with identical answers (a tie, not asked); "
           f"{status_line(prompt, rows)}")
     write_record(JUDGE_COMPARE, run_counts(judge, rows),

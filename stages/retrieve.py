@@ -19,7 +19,7 @@ def main() -> None:
     from assay.artifacts.registry import RETRIEVAL_RUN, RETRIEVAL_RUNTIME
     from assay.artifacts.reports import RetrievalRuntime
     from assay.core.params import load_section
-    from assay.core.provenance import provenance
+    from assay.artifacts.provenance import provenance
     from assay.relevance.manifest import build_manifest
     from assay.relevance.modes.runner import run_mode
     from assay.relevance.params import RelevanceParams
@@ -32,8 +32,8 @@ def main() -> None:
     for mode in params.modes:
         result = run_mode(mode, params, documents, queries)
         write_run(RETRIEVAL_RUN.path(mode=mode), result.run)
-        RETRIEVAL_RUNTIME.write(RetrievalRuntime(**provenance(corpus=manifest["corpus_sha256"], queries=manifest["queries_sha256"]),
-                                                 mode=mode, label=result.label, manifest=manifest,
+        head = provenance(corpus=manifest["corpus_sha256"], queries=manifest["queries_sha256"]).head()
+        RETRIEVAL_RUNTIME.write(RetrievalRuntime(**head, mode=mode, label=result.label, manifest=manifest,
                                                  latency_kind=result.latency_kind, latency_ms=result.latency_ms,
                                                  heuristic=result.heuristic), mode=mode)
 

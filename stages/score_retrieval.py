@@ -15,7 +15,7 @@ def main() -> None:
     from assay.artifacts.reports import RetrievalProvenance
     from assay.core.io import sha256_file
     from assay.core.params import load_section
-    from assay.core.provenance import provenance
+    from assay.artifacts.provenance import provenance
     from assay.relevance.params import RelevanceParams
     from assay.relevance.scoring import comparison_metrics, read_modes, score_modes, summary_markdown
     from assay.relevance.corpus import load_documents, load_queries
@@ -37,7 +37,7 @@ def main() -> None:
                               header=tuple(table.columns))
     RETRIEVAL_PROVENANCE.write(RetrievalProvenance(
         **provenance(qrels=sha256_file(params.qrels), corpus=result.manifest["corpus_sha256"],
-                     queries=result.manifest["queries_sha256"]),
+                     queries=result.manifest["queries_sha256"]).head(),
         manifest=result.manifest, labels=result.labels, heuristic_candidates=result.heuristic,
         synthetic_qrels=synthetic, qrels=params.qrels, missing_query_semantics=result.note,
         comparison=result.comparison))

@@ -15,12 +15,12 @@ then writes ``metrics/relevance/verdict.json`` (numbers only), ``reports/relevan
 from __future__ import annotations
 
 def main() -> None:
-    import json
     import sys
     from pathlib import Path
 
     from assay.artifacts.provenance import provenance
-    from assay.artifacts.registry import RELEVANCE_VERDICT, VERDICT_PAGE, write_record
+    from assay.artifacts.base import BrokenArtifact
+    from assay.artifacts.registry import RELEVANCE_VERDICT, STUDY_RECORD, VERDICT_PAGE, write_record
     from assay.artifacts.study import VerdictMetrics
     from assay.core.params import load_section
     from assay.relevance.params import RelevanceParams
@@ -30,7 +30,7 @@ def main() -> None:
     from assay.study.params import StudyParams
     from assay.study.protocol import STUDY_FILE, evidence_root, load_study
     from assay.study.received import require_produced, require_received
-    from assay.study.status import RECORDS, current_inputs
+    from assay.study.status import current_inputs
 
     from assay.study.waiting import waiting_for, waiting_verdict
 
@@ -49,15 +49,13 @@ def main() -> None:
     with redacting(root):
         require_received(study, root, (*BOUND_RECEIVED, "inputs", "opening"))
         require_produced(root, BOUND_WRITTEN)
-    records = {}
-    for name in ("receipt", "qrels", "evaluation"):
-        with open(f"{RECORDS}/{name}.json", encoding="utf-8") as fh:
-            records[name] = json.load(fh)
+    receipt, qrels, evaluation = (STUDY_RECORD.read(name=name) for name in ("receipt", "qrels", "evaluation"))
+    if receipt.receipts is None:
+        raise BrokenArtifact(f"{STUDY_RECORD.relpath(name='receipt')} holds no receipts: run dvc repro -f study_receipt")
     inputs = current_inputs(Path("."), study.thresholds, STUDY_FILE)
     hashes = {STUDY_FILE: inputs["study_file"], study.thresholds: inputs["thresholds"],
-              **{name: digest for name, digest in records["qrels"]["evidence"].items() if name.endswith("manifest.json")}}
-    result = verdict_step(study, root, params, records["evaluation"], records["receipt"]["receipts"],
-                          level, hashes)
+              **{name: digest for name, digest in (qrels.evidence or {}).items() if name.endswith("manifest.json")}}
+    result = verdict_step(study, root, params, evaluation.model_dump(), receipt.receipts, level, hashes)
     if result["note"]:
         print(result["note"], file=sys.stderr)
     write_record(RELEVANCE_VERDICT, VerdictMetrics(**result["metrics"]),

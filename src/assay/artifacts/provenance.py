@@ -23,6 +23,16 @@ class Provenance(Record):
     settings: dict[str, Any] = Field(default_factory=dict)
     details: dict[str, Any] = Field(default_factory=dict)
 
+    def head(self) -> dict[str, Any]:
+        """The assay version and the input hashes: what a report that carries its own provenance
+        (:class:`assay.artifacts.reports.Provenanced`) holds; settings and details are left out.
+
+        >>> provenance(corpus="cd" * 32, settings={"k": 1}).head() == {
+        ...     "assay_version": provenance().assay_version, "inputs": {"corpus": "cd" * 32}}
+        True
+        """
+        return {"assay_version": self.assay_version, "inputs": dict(self.inputs)}
+
 
 def provenance(*, settings: dict | None = None, details: dict | None = None, **inputs: str) -> Provenance:
     """A :class:`Provenance` for the running assay version with the given input hashes.

@@ -36,7 +36,7 @@ class CompareReport(Row):
 
 
 class Provenanced(Row):
-    """The head :func:`assay.core.provenance.provenance` gives a report: the assay version and input hashes."""
+    """The head :meth:`assay.artifacts.provenance.Provenance.head` gives a report: the assay version and input hashes."""
 
     assay_version: str
     inputs: dict[str, str]
