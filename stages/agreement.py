@@ -26,8 +26,8 @@ def main() -> None:
     write_record(AGREEMENT, AgreementMetrics(**report),
                  provenance(pairs=sha256_file(paths.pairs), guidelines=sha256_file(paths.guidelines), details=details))
     by_id = {p.id: p for p in pairs}
-    DISAGREEMENTS.write([{"id": i, "ann1": x, "ann2": y, "kind": by_id[i].kind, "lang": by_id[i].lang}
-                        for i, x, y in disagreeing])
+    DISAGREEMENTS.write({"id": i, "ann1": x, "ann2": y, "kind": by_id[i].kind, "lang": by_id[i].lang}
+                        for i, x, y in disagreeing)
     CONFUSION_ANNOTATORS.write((p.ann1, p.ann2) for p in pairs)
 
 

@@ -15,7 +15,7 @@ naming the declared list. ``lang`` is any BCP 47 tag (:mod:`assay.data.langtag`)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -23,7 +23,7 @@ from pydantic import ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from assay.core.errors import Problem, raise_problems
-from assay.core.io import scan_jsonl
+from assay.core.io import iter_jsonl
 from assay.core.records import NonBlank, check_rows
 from assay.core.records import InputModel
 from assay.data.langtag import LangTag
@@ -100,8 +100,19 @@ def load_pairs(path: str | Path, kinds: Sequence[str] = DEFAULT_KINDS) -> list[P
             answers of the same text), naming file, line, field and fix; or a whole-file Problem
             when the file holds no pairs.
     """
-    rows, problems = scan_jsonl(path)
-    good, found = check_rows(str(path), rows, Pair)
+    problems: list[Problem] = []
+    read = 0
+
+    def rows() -> Iterator[tuple[int, dict]]:  # one line at a time: only the validated pairs are kept
+        nonlocal read
+        for line, row in iter_jsonl(path):
+            read += 1
+            if isinstance(row, Problem):
+                problems.append(row)
+            else:
+                yield line, row
+
+    good, found = check_rows(str(path), rows(), Pair)
     problems += found
     declared = ", ".join(kinds)
     problems += [Problem(str(path), line, "kind", f"{p.kind!r} is not a declared pair kind ({declared})",
@@ -110,7 +121,7 @@ def load_pairs(path: str | Path, kinds: Sequence[str] = DEFAULT_KINDS) -> list[P
     problems += [Problem(str(path), line, "b", "is the same text as answer a (blanks aside): a labelled pair compares "
                          "two different answers", "write two different answers, or remove the pair")
                  for line, p in good if " ".join(p.a.split()) == " ".join(p.b.split())]
-    if not rows and not problems:
+    if not read:
         problems.append(Problem(str(path), None, None, "holds no pairs", "add at least one labelled pair, one JSON object per line"))
     raise_problems(problems)
     return [p for _, p in good]
