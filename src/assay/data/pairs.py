@@ -15,9 +15,9 @@ naming the declared list. ``lang`` is any BCP 47 tag (:mod:`assay.data.langtag`)
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
@@ -29,6 +29,7 @@ from assay.core.records import InputModel
 from assay.data.langtag import LangTag
 
 LABELS = ("a", "b", "tie")
+T = TypeVar("T")
 
 #: The pair kinds of assay's seed data: what ``agreement.kinds`` is when params.yaml does not set it.
 DEFAULT_KINDS = ("clear", "verbose_tie", "padded_wrong", "cite", "tie", "self")
@@ -105,7 +106,7 @@ def load_pairs(path: str | Path, kinds: Sequence[str] = DEFAULT_KINDS) -> list[P
     (the project's declared list, :func:`pair_kinds`).
 
     Every line is checked in one run: a line that is not UTF-8 or not JSON is one Problem and the
-    other rows are still validated.
+    other rows are still validated. The file is read one line at a time (see :func:`read_pairs`).
 
     Raises:
         InputError: one Problem per bad row (bad UTF-8 or JSON, wrong type, unknown field, blank
@@ -113,10 +114,35 @@ def load_pairs(path: str | Path, kinds: Sequence[str] = DEFAULT_KINDS) -> list[P
             answers of the same text), naming file, line, field and fix; or a whole-file Problem
             when the file holds no pairs.
     """
-    problems: list[Problem] = []
-    read = 0
+    return read_pairs(path, kinds, lambda pair: pair)
 
-    def rows() -> Iterator[tuple[int, dict]]:  # one line at a time: only the validated pairs are kept
+
+def read_pairs(path: str | Path, kinds: Sequence[str], keep: Callable[[Pair], T]) -> list[T]:
+    """:func:`load_pairs`, keeping only ``keep(pair)`` of each pair, in file order.
+
+    Every pair is validated in full as :func:`load_pairs` does (same Problems), but memory holds one
+    line and what ``keep`` returns (for example the label columns), not the pairs' texts.
+
+    >>> import tempfile, pathlib
+    >>> row = '{"id": "p1", "case_question": "q", "facts": [], "a": "x", "b": "y", "kind": "tie", "lang": "en", '
+    >>> row += '"ann1": "a", "ann2": "tie", "final": "tie"}'
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "pairs.jsonl"
+    >>> _ = f.write_text(row + "\\n", encoding="utf-8")
+    >>> read_pairs(f, DEFAULT_KINDS, lambda p: (p.id, p.ann1, p.ann2))
+    [('p1', 'a', 'tie')]
+
+    Raises:
+        InputError: as :func:`load_pairs`.
+    """
+    from assay.core.bulk import bulk
+
+    problems: list[Problem] = []
+    undeclared: list[Problem] = []
+    same: list[Problem] = []
+    read = 0
+    declared = ", ".join(kinds)
+
+    def rows() -> Iterator[tuple[int, dict]]:  # one line at a time
         nonlocal read
         for line, row in iter_jsonl(path):
             read += 1
@@ -125,16 +151,19 @@ def load_pairs(path: str | Path, kinds: Sequence[str] = DEFAULT_KINDS) -> list[P
             else:
                 yield line, row
 
-    good, found = check_rows(str(path), rows(), Pair)
-    problems += found
-    declared = ", ".join(kinds)
-    problems += [Problem(str(path), line, "kind", f"{p.kind!r} is not a declared pair kind ({declared})",
-                         f"use one of {declared}, or add {p.kind!r} to agreement.kinds in params.yaml")
-                 for line, p in good if p.kind not in kinds]
-    problems += [Problem(str(path), line, "b", "is the same text as answer a (blanks aside): a labelled pair compares "
-                         "two different answers", "write two different answers, or remove the pair")
-                 for line, p in good if " ".join(p.a.split()) == " ".join(p.b.split())]
+    def checked(line: int, p: Pair) -> T:
+        if p.kind not in kinds:
+            undeclared.append(Problem(str(path), line, "kind", f"{p.kind!r} is not a declared pair kind ({declared})",
+                                      f"use one of {declared}, or add {p.kind!r} to agreement.kinds in params.yaml"))
+        if " ".join(p.a.split()) == " ".join(p.b.split()):
+            same.append(Problem(str(path), line, "b", "is the same text as answer a (blanks aside): a labelled pair "
+                                "compares two different answers", "write two different answers, or remove the pair"))
+        return keep(p)
+
+    with bulk():  # one object per line, none in a reference cycle: see assay.core.bulk
+        good, found = check_rows(str(path), rows(), Pair, "id", checked)
+    problems += found + undeclared + same
     if not read:
         problems.append(Problem(str(path), None, None, "holds no pairs", "add at least one labelled pair, one JSON object per line"))
     raise_problems(problems)
-    return [p for _, p in good]
+    return [kept for _, kept in good]
