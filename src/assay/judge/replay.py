@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, get_args
 
 import numpy as np
+from pydantic import ValidationError
 
 from assay.core.errors import InputError, MissingArtifact, Problem, raise_problems, shown
 from assay.core.io import iter_jsonl
@@ -214,13 +215,14 @@ class StoredColumns:
             if isinstance(raw, Problem):
                 problems.append(raw)
                 continue
-            good, found = check_rows(str(path), [(line, raw)], StoredReply, key="key")
-            problems += found
-            if not good:
+            try:
+                row = StoredReply.model_validate(raw)
+            except ValidationError:  # check_rows names every problem of the row as other files' readers do
+                problems += check_rows(str(path), [(line, raw)], StoredReply, key="key")[1]
                 continue
-            row = good[0][1]
             digest = _digest(row.key)
-            if digest is None:
+            if digest is None:  # a lowercase hex key needs none of check_rows' id checks
+                problems += check_rows(str(path), [(line, raw)], StoredReply, key="key")[1]
                 if row.key in odd:
                     problems.append(_repeat(path, line, row.key, odd[row.key]))
                 odd.setdefault(row.key, line)
