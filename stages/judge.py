@@ -15,6 +15,9 @@ and its key.
 """
 
 
+from collections import Counter
+
+
 def main() -> None:
     from assay.artifacts.registry import JUDGE_IDENTITY, JUDGE_REPLIES, JUDGE_REPLY_FILE
     from assay.artifacts.reports import JudgeIdentityFile
@@ -25,30 +28,31 @@ def main() -> None:
     from assay.data.pairs import load_pairs, pair_kinds
     from assay.judge.factory import JudgeParams, make_judge
     from assay.judge.prompts import load_prompt
-    from assay.judge.replies import ask, replies_file, requested, status_line
+    from assay.core.io import atomic_paths
+    from assay.judge.replies import ask_in_batches, replies_file, requested, status_line, write_replies
 
     params = load_section("judge", JudgeParams)
     paths = input_paths()
-    pairs = sorted(load_pairs(paths.pairs, pair_kinds(), params.duplicates), key=lambda p: p.id)
+    pairs = load_pairs(paths.pairs, pair_kinds(), params.duplicates)
     versions = requested(params.prompt_version, params.sensitivity_versions, params.swap)
     prompts = {v: load_prompt(params.prompt_file(paths.prompts, v)) for v in versions}
     judge = make_judge(params)
     identity = judge.identity  # before any reply: what params alone determine
-    answers = {v: ask(judge, identity, pairs, prompts[v], both_orders) for v, both_orders in versions.items()}
-    written = set()
-    for version, rows in answers.items():  # nothing is written until every request has a reply
-        path = replies_file(JUDGE_REPLIES.path(), prompts[version])
-        JUDGE_REPLY_FILE.write(rows, prompt=path.stem)
-        written.add(path)
-        print(f"judge: {status_line(prompts[version], rows)}")
-    for stale in set(JUDGE_REPLIES.path().glob("*.jsonl")) - written:  # a version no longer asked
+    targets = [replies_file(JUDGE_REPLIES.path(), prompts[v]) for v in versions]
+    statuses = {}
+    with atomic_paths(targets) as staged:  # nothing lands until every request has a reply
+        for (version, both_orders), path, tmp in zip(versions.items(), targets, staged, strict=True):
+            rows = ask_in_batches(judge, identity, pairs, prompts[version], both_orders)
+            statuses[version] = write_replies(JUDGE_REPLY_FILE, tmp, rows, path.stem)
+            print(f"judge: {status_line(prompts[version], statuses[version])}")
+    for stale in set(JUDGE_REPLIES.path().glob("*.jsonl")) - set(targets):  # a version no longer asked
         stale.unlink()
     JUDGE_IDENTITY.write(JudgeIdentityFile(judge=identity, judge_keys=list(identity),
                                            **provenance(pairs=sha256_file(paths.pairs)).head()))
-    write_run_record(judge, identity, [r for rows in answers.values() for r in rows], paths.pairs, prompts)
+    write_run_record(judge, identity, sum(statuses.values(), Counter()), paths.pairs, prompts)
 
 
-def write_run_record(judge, identity: dict, rows: list, pairs_file: str, prompts: dict) -> None:
+def write_run_record(judge, identity: dict, statuses: Counter, pairs_file: str, prompts: dict) -> None:
     """metrics/judge.json (counts), reports/provenance/judge.json, reports/judge.md (invalid replies, redacted)
     and .assay/judge_client.json (cache hits and HTTP attempts; not committed)."""
     from assay.artifacts.provenance import provenance
@@ -60,7 +64,7 @@ def write_run_record(judge, identity: dict, rows: list, pairs_file: str, prompts
     JUDGE_CLIENT.write(client)
     if client.requests:  # the fake judge asks no server
         print(f"judge: {client_line(client)} ({JUDGE_CLIENT.relpath()}, not committed)")
-    counts = run_counts(judge, rows)
+    counts = run_counts(judge, statuses)
     inputs = {"pairs": sha256_file(pairs_file), **{f"prompt_v{v}": p.sha for v, p in prompts.items()}}
     write_record(JUDGE, counts, provenance(settings={"judge": identity}, **inputs))
     JUDGE_PAGE.write(run_report(counts, invalid_sample(judge)))

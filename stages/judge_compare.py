@@ -24,7 +24,7 @@ def main() -> None:
     from assay.judge.factory import JudgeParams, make_judge
     from assay.judge.matchup import REPLIES_DIR, asked, replies_path
     from assay.judge.prompts import load_prompt
-    from assay.judge.replies import ask, run_counts, status_line
+    from assay.judge.replies import ask_in_batches, run_counts, status_line, write_replies
     from assay.rag.compare import CompareParams, version_matchups
 
     params = load_section("judge", JudgeParams)
@@ -34,16 +34,16 @@ def main() -> None:
     prompt = load_prompt(params.prompt_file(paths.prompts))
     judge = make_judge(params)
     identity = judge.identity  # before any reply: what params alone determine
-    rows = ask(judge, identity, asked(items), prompt, both_orders=True)
     out = replies_path(prompt)
-    JUDGE_COMPARE_REPLY_FILE.write(rows, prompt=out.stem)
+    rows = ask_in_batches(judge, identity, asked(items), prompt, both_orders=True)
+    statuses = write_replies(JUDGE_COMPARE_REPLY_FILE, out, rows, out.stem)
     for stale in set(Path(REPLIES_DIR).glob("*.jsonl")) - {out}:  # a prompt version no longer in use
         stale.unlink()
     inputs = {"cases_file": sha256_file(paths.cases), **{f"run_{k}": sha256_file(v) for k, v in runs.items()}}
     JUDGE_COMPARE_IDENTITY.write(JudgeIdentityFile(judge=identity, judge_keys=list(identity), **provenance(**inputs).head()))
     print(f"judge_compare: {len(items)} cases, {len(items) - len(asked(items))} with identical answers (a tie, not asked); "
-          f"{status_line(prompt, rows)}")
-    write_record(JUDGE_COMPARE, run_counts(judge, rows),
+          f"{status_line(prompt, statuses)}")
+    write_record(JUDGE_COMPARE, run_counts(judge, statuses),
                  record(settings={"judge": identity, "baseline": names.baseline, "candidate": names.candidate},
                         prompt=prompt.sha, **inputs))
 

@@ -48,3 +48,20 @@ def test_calibration_gives_the_same_record_with_the_pause():
 
     without = calibration._calibration_run(pairs, PRESETS["mixed"], prompt, True, None, None).record
     assert repr(with_pause) == repr(without)
+
+
+def test_batch_rows_comes_from_the_environment_and_a_bad_value_names_the_variable(monkeypatch):
+    from assay.core.bulk import BATCH_ENV, DEFAULT_BATCH, batch_rows, batched
+    from assay.core.errors import InputError
+
+    monkeypatch.delenv(BATCH_ENV, raising=False)
+    assert batch_rows() == DEFAULT_BATCH
+    monkeypatch.setenv(BATCH_ENV, "7")
+    assert batch_rows() == 7
+    for bad in ("0", "-3", "2k", "1.5"):
+        monkeypatch.setenv(BATCH_ENV, bad)
+        with pytest.raises(InputError, match=rf"\$ASSAY_BATCH_ROWS: {bad!r} is not a positive whole number of rows"):
+            batch_rows()
+    assert [len(b) for b in batched(range(15), 7)] == [7, 7, 1] and list(batched([], 3)) == []
+    with pytest.raises(ValueError, match="size 0 is below 1"):
+        list(batched([1], 0))

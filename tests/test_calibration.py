@@ -478,7 +478,7 @@ def test_staleness(tmp_path):
 
 def test_reports():
     run = calibration_run(PAIRS, PRESETS["mixed"], PROMPT)
-    rows = pair_rows(PAIRS, run.labels)
+    rows = list(pair_rows(PAIRS, run.labels))
     assert rows[0].model_dump() == {"id": "clear-1", "kind": "clear", "lang": "en", "final": "a", "judge": run.labels[0],
                        "correctness": "a", "evidence": "tie", "concision": "tie"}
     text = report_markdown(run.record)

@@ -67,3 +67,24 @@ def test_parquet_carries_its_provenance(tmp_path):
     assert set(meta) == {b"assay"} and json.loads(meta[b"assay"]) == {"inputs": {"cases": "h"}}
     write_parquet(tmp_path / "q.parquet", pa.table({"id": ["a"]}))
     assert pq.read_schema(tmp_path / "q.parquet").metadata is None
+
+
+def test_atomic_paths_change_every_target_or_none(tmp_path):
+    from assay.core.io import atomic_paths, write_jsonl
+
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_text("old a\n", encoding="utf-8")
+
+    def rows():
+        yield {"n": 1}
+        raise RuntimeError("the judge failed half way")
+
+    with pytest.raises(RuntimeError), atomic_paths([first, second]) as (tmp_a, tmp_b):
+        write_jsonl(tmp_a, [{"n": 0}])
+        write_jsonl(tmp_b, rows())  # a generator that fails: the written half is dropped too
+    assert first.read_text(encoding="utf-8") == "old a\n" and not second.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl"]  # no temporary file left behind
+    with atomic_paths([first, second]) as (tmp_a, tmp_b):
+        write_jsonl(tmp_a, iter([{"n": 0}]))
+        write_jsonl(tmp_b, ({"n": n} for n in range(2)))
+    assert first.read_text(encoding="utf-8") == '{"n": 0}\n' and second.read_text(encoding="utf-8") == '{"n": 0}\n{"n": 1}\n'

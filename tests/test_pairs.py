@@ -59,3 +59,16 @@ def test_equal_content_is_kept_when_shared_and_named_with_both_lines_when_refuse
         f"{path}:4: field 'id': pair 'p1-swapped' holds the same question, facts and answers as pair 'p1' on line 1 "
         "(answers a and b in the other order), and judge.duplicates is refuse (fix: remove one of lines 1 and 4, or "
         "set judge.duplicates: share in params.yaml to ask the judge once and give both pairs its reply)"]
+
+
+def test_pairs_share_one_fields_set_and_a_copy_does_not_touch_it(tmp_path):
+    rows = [{"id": f"p{i}", "case_question": "q", "facts": [], "a": f"x{i}", "b": "y", "kind": "tie", "lang": "en",
+             "ann1": "tie", "ann2": "tie", "final": "tie", **({"note": "n"} if i == 2 else {})} for i in range(3)]
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    first, second, noted = load_pairs(path)
+    assert first.__pydantic_fields_set__ is second.__pydantic_fields_set__  # one set, not one per pair
+    assert noted.model_fields_set == first.model_fields_set | {"note"}
+    copy = first.model_copy(update={"note": "edited"})
+    assert copy.note == "edited" and "note" not in second.model_fields_set
+    assert first.model_dump(exclude_unset=True) == rows[0]

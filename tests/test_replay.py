@@ -137,3 +137,58 @@ def test_pairs_with_equal_content_replay_their_shared_reply_and_a_differing_copy
         f"{path}:{at[('zz-copy', 'ab')]}: field 'winner': the same request as line {at[(PAIRS[0].id, 'ab')]} "
         f"(key {row['key'][:12]}) with a different reply (winner differ) "
         "(fix: run `dvc repro judge` to ask the judge, then commit data/derived/judge/)")
+
+
+@pytest.mark.parametrize("size", range(1, 8))
+def test_every_record_and_stored_file_is_the_same_in_batches_of_one_to_seven(tmp_path, monkeypatch, size):
+    from assay.core.bulk import BATCH_ENV
+    from assay.judge.calibration import pair_rows
+    from assay.judge.probe import preset_table
+    from assay.judge.replies import ask_in_batches, write_replies
+    from assay.artifacts.registry import JUDGE_REPLY_FILE
+
+    fake = PRESETS["mixed"]
+    shuffled = PAIRS[1::2] + PAIRS[::2]  # ask_in_batches sorts by id whatever order it is given
+    monkeypatch.delenv(BATCH_ENV, raising=False)
+    default = ReplayJudge.open(store(tmp_path / "default", fake), PAIRS)
+    expected = (calibration_run(PAIRS, default, V2).record, bias_probes(default, PAIRS, V2),
+                wording_sensitivity(default, PAIRS, V1, V2), preset_table(PAIRS, V2))
+    dims = list(pair_rows(PAIRS, calibration_run(PAIRS, default, V2).labels))
+    whole = tmp_path / "whole.jsonl"
+    counts = write_replies(JUDGE_REPLY_FILE, whole, ask(fake, fake.identity, PAIRS, V2, True), "pairwise_v2")
+    assert counts == {"ok": 2 * len(PAIRS)}
+
+    monkeypatch.setenv(BATCH_ENV, str(size))
+    batched_file = tmp_path / "batched.jsonl"
+    rows = ask_in_batches(fake, fake.identity, shuffled, V2, True, batch=size)
+    assert write_replies(JUDGE_REPLY_FILE, batched_file, rows, "pairwise_v2") == counts
+    assert batched_file.read_bytes() == whole.read_bytes()
+    replay = ReplayJudge.open(store(tmp_path / "batched", fake), PAIRS)
+    got = (calibration_run(PAIRS, replay, V2).record, bias_probes(replay, PAIRS, V2),
+           wording_sensitivity(replay, PAIRS, V1, V2), preset_table(PAIRS, V2))
+    assert repr(got) == repr(expected)
+    assert list(pair_rows(PAIRS, calibration_run(PAIRS, replay, V2).labels)) == dims
+
+
+def test_a_repeated_key_with_another_reply_is_named_with_both_lines_and_an_odd_key_is_never_served(tmp_path):
+    store(tmp_path, PRESETS["mixed"], prompts=(V2,))
+    path = tmp_path / "pairwise_v2.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    upper = json.loads(lines[1])
+    upper["key"] = upper["key"].upper()  # not what reply_key writes: kept out, so the request is a miss
+    path.write_text("\n".join([*lines, lines[4]]) + "\n", encoding="utf-8")  # the same row again: one stored reply
+    assert len(ReplayJudge.open(tmp_path).judge_many(items_for(PAIRS, swap=False), V2)) == len(PAIRS)
+    again = json.loads(lines[4])
+    again["status"] = "refused" if again["status"] == "ok" else "ok"
+    path.write_text("\n".join([*lines, json.dumps(again)]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=rf"pairwise_v2.jsonl:{len(lines) + 1}: field 'status': the same request as "
+                                         r"line 5 \(key .*\) with a different reply \(status differ\)"):
+        ReplayJudge.open(tmp_path).judge_many(items_for(PAIRS, swap=False), V2)
+    path.write_text("\n".join([*lines, json.dumps(upper), json.dumps(upper)]) + "\n", encoding="utf-8")
+    with pytest.raises(InputError, match=rf"pairwise_v2.jsonl:{len(lines) + 2}: field 'key': duplicate key .* "
+                                         rf"\(first on line {len(lines) + 1}\)"):
+        ReplayJudge.open(tmp_path).judge_many(items_for(PAIRS, swap=False), V2)
+    lines[1] = json.dumps(upper)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(MissingReply, match="1 of"):
+        ReplayJudge.open(tmp_path, PAIRS).judge_many(items_for(PAIRS, swap=True), V2)

@@ -1,6 +1,7 @@
 """What the judge stage asks and the rows it stores."""
 
 import json
+from collections import Counter
 
 import pytest
 
@@ -45,7 +46,7 @@ def test_ask_stores_one_row_per_pair_and_order_with_the_fake_verdicts():
                                              JudgeItem(p.case_question, tuple(p.facts), p.b, p.a)])
         assert by[(p.id, "ab")].winner == forward.winner and by[(p.id, "ba")].winner == backward.winner
     assert all(r.reply is None and r.prompt_version == 2 and r.prompt_sha == V2.sha for r in rows)
-    assert status_line(V2, rows) == f"pairwise v2: {len(rows)} replies (ok {len(rows)}, invalid 0, refused 0, failed 0)"
+    assert status_line(V2, Counter(r.status for r in rows)) == f"pairwise v2: {len(rows)} replies (ok {len(rows)}, invalid 0, refused 0, failed 0)"
     assert replies_file("data/derived/judge", V2).as_posix() == "data/derived/judge/pairwise_v2.jsonl"
     assert ask(fake, fake.identity, [], V2, both_orders=True) == []
 

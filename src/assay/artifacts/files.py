@@ -20,7 +20,7 @@ Writes go through :mod:`assay.core.io` (temporary file, then rename); a missing 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generic
@@ -132,17 +132,26 @@ class JsonlFile(_Located, Generic[M]):
         Raises:
             BrokenArtifact: a row does not fit the model (names the row's position, 1-based).
         """
+        self.write_to(self.path(root, **fields), rows, **fields)
+
+    def write_to(self, path: str | Path, rows: Iterable[M | dict[str, Any]], **fields: str) -> None:
+        """:meth:`write` to ``path`` instead of the declared place (a staging file the caller renames).
+
+        Rows are checked and written one at a time, so ``rows`` may be a generator and memory holds
+        one row; an error leaves ``path`` as it was.
+        """
         from assay.core.io import write_jsonl
 
-        out = []
-        for n, row in enumerate(rows, 1):
-            try:
-                model = row if isinstance(row, self.model) else self.model.model_validate(row)
-            except ValidationError as error:
-                raise BrokenArtifact(f"{self.relpath(**fields)}: row {n}: {_first_error(error)} "
-                                     "(fix: the writer builds a row the declaration does not allow)") from None
-            out.append(_plain(model))
-        write_jsonl(self.path(root, **fields), out)
+        def checked() -> Iterator[dict[str, Any]]:
+            for n, row in enumerate(rows, 1):
+                try:
+                    model = row if isinstance(row, self.model) else self.model.model_validate(row)
+                except ValidationError as error:
+                    raise BrokenArtifact(f"{self.relpath(**fields)}: row {n}: {_first_error(error)} "
+                                         "(fix: the writer builds a row the declaration does not allow)") from None
+                yield _plain(model)
+
+        write_jsonl(path, checked())
 
     def read(self, root: str | Path = ".", **fields: str) -> list[M]:
         """The rows as models, in file order.

@@ -58,6 +58,15 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         raise
 
 
+@contextlib.contextmanager
+def atomic_paths(paths: Sequence[str | os.PathLike]) -> Iterator[list[Path]]:
+    """:func:`atomic_path` for several files at once: one temporary path per target, in order; on
+    success every temporary file is renamed over its target, on error every one is deleted, so
+    either all targets change or none (short of a failure between two renames)."""
+    with contextlib.ExitStack() as stack:
+        yield [stack.enter_context(atomic_path(p)) for p in paths]
+
+
 def write_text(path: str | os.PathLike, text: str) -> None:
     """Write ``text`` (UTF-8, ``\\n`` line ends) atomically."""
     with atomic_path(path) as tmp:
@@ -87,18 +96,26 @@ def write_json(path: str | os.PathLike, data: Any) -> None:
     write_text(path, dumps_json(data))
 
 
-def write_jsonl(path: str | os.PathLike, rows: list[dict]) -> None:
-    """Write one stable JSON object per line, atomically."""
-    write_text(path, "".join(json.dumps(_clean(r), sort_keys=True, ensure_ascii=False) + "\n" for r in rows))
+def write_jsonl(path: str | os.PathLike, rows: Iterable[dict]) -> None:
+    """Write one stable JSON object per line, atomically.
+
+    ``rows`` may be a generator: each line is written as it comes, so memory does not grow with the
+    file; an error raised while iterating leaves the old file (or none) in place.
+    """
+    with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8", newline="\n") as out:
+        for r in rows:
+            out.write(json.dumps(_clean(r), sort_keys=True, ensure_ascii=False) + "\n")
 
 
 def write_csv(path: str | os.PathLike, header: tuple[str, ...], rows: Iterable[Sequence[object]]) -> None:
-    """Write a CSV with a header row and ``\\n`` line ends, atomically (plot data for ``dvc plots``)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
-    write_text(path, buffer.getvalue())
+    """Write a CSV with a header row and ``\\n`` line ends, atomically (plot data for ``dvc plots``).
+
+    ``rows`` may be a generator: rows are written as they come.
+    """
+    with atomic_path(path) as tmp, tmp.open("w", encoding="utf-8", newline="") as out:
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
 
 
 def write_parquet(path: str | os.PathLike, table: Any, provenance: dict | None = None) -> None:
@@ -246,36 +263,57 @@ def parse_json_line(text: str) -> tuple[Any, str | None]:
     return value, None
 
 
+def iter_jsonl(path: str | os.PathLike) -> Iterator[tuple[int, dict | Problem]]:
+    """A JSON Lines file one line at a time: ``(line_number, object)``, or ``(line_number, Problem)``
+    for a line that is not UTF-8, not JSON (``NaN`` and too-deep nesting included) or not an object.
+
+    Blank lines are skipped; a byte order mark on line 1 is dropped. Memory holds one line at a time.
+
+    Raises:
+        InputError: only when the file does not exist (when iteration starts).
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise InputError([Problem(str(path), None, None, "file not found", "check the path")])
+    one_per_line = "write one JSON object per line"
+    with p.open("rb") as f:
+        for number, raw in enumerate(f, start=1):
+            if raw.endswith(b"\n"):
+                raw = raw[:-1]
+            if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]  # a byte order mark some editors write
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                yield number, utf8_problem(path, raw, error, number)
+                continue
+            if not line.strip():
+                continue
+            obj, why = parse_json_line(line.rstrip("\r"))
+            if why is not None:
+                yield number, Problem(str(path), number, None, why, one_per_line)
+            elif not isinstance(obj, dict):
+                yield number, Problem(str(path), number, None, f"expected a JSON object, got {type(obj).__name__}",
+                                      one_per_line)
+            else:
+                yield number, obj
+
+
 def scan_jsonl(path: str | os.PathLike) -> tuple[list[tuple[int, dict]], list[Problem]]:
     """Read a JSON Lines file as ``(line_number, object)`` pairs plus one Problem per bad line.
 
     Never stops at a bad line: a line that is not UTF-8, not JSON (``NaN`` and too-deep nesting
     included) or not an object is one Problem, and reading goes on with the next line. Blank lines
-    are skipped.
+    are skipped. Use :func:`iter_jsonl` to hold one line at a time.
 
     Raises:
         InputError: only when the file does not exist.
     """
-    p = Path(path)
-    if not p.is_file():
-        raise InputError([Problem(str(path), None, None, "file not found", "check the path")])
-    rows, problems = [], []
-    one_per_line = "write one JSON object per line"
-    for number, raw in enumerate(p.read_bytes().split(b"\n"), start=1):
-        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-            raw = raw[3:]  # a byte order mark some editors write
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            problems.append(utf8_problem(path, raw, error, number))
-            continue
-        if not line.strip():
-            continue
-        obj, why = parse_json_line(line.rstrip("\r"))
-        if why is not None:
-            problems.append(Problem(str(path), number, None, why, one_per_line))
-        elif not isinstance(obj, dict):
-            problems.append(Problem(str(path), number, None, f"expected a JSON object, got {type(obj).__name__}", one_per_line))
+    rows: list[tuple[int, dict]] = []
+    problems: list[Problem] = []
+    for number, obj in iter_jsonl(path):
+        if isinstance(obj, Problem):
+            problems.append(obj)
         else:
             rows.append((number, obj))
     return rows, problems

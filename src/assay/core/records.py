@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import difflib
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 import types
-from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
+from typing import Annotated, Any, TypeVar, Union, get_args, get_origin, overload
 
 from pydantic import AfterValidator, BaseModel, Strict, ValidationError
 from pydantic_core import ErrorDetails, PydanticCustomError
@@ -18,6 +18,7 @@ from pydantic_core import ErrorDetails, PydanticCustomError
 from assay.core.errors import InputError, Problem, shown
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 
 def _not_blank(value: str) -> str:
@@ -163,9 +164,22 @@ def unsafe_id(value: object) -> str | None:
     return None
 
 
+@overload
 def check_rows(path: str, rows: Iterable[tuple[int, dict]], model: type[M],
-               key: str | None = "id") -> tuple[list[tuple[int, M]], list[Problem]]:
+               key: str | None = "id", keep: None = None) -> tuple[list[tuple[int, M]], list[Problem]]: ...
+
+
+@overload
+def check_rows(path: str, rows: Iterable[tuple[int, dict]], model: type[M],
+               key: str | None, keep: Callable[[int, M], T]) -> tuple[list[tuple[int, T]], list[Problem]]: ...
+
+
+def check_rows(path: str, rows: Iterable[tuple[int, dict]], model: type[M],
+               key: str | None = "id", keep: Callable[[int, M], Any] | None = None) -> tuple[list[tuple[int, Any]], list[Problem]]:
     """Validate every ``(line, dict)`` row into ``model``; return the good rows and the Problems of the rest.
+
+    ``keep(line, record)``, when given, is what is kept of each good row instead of the record (for
+    example a few of its fields), so memory holds only that; ``rows`` may be a generator.
 
     Every row is checked, so one run reports all of a file's problems. The uniqueness check on
     ``key`` runs on every row that has a string or integer ``key``, including rows that fail the
@@ -178,7 +192,7 @@ def check_rows(path: str, rows: Iterable[tuple[int, dict]], model: type[M],
         ``(line, record)`` pairs in file order (a duplicate is not among them), and the Problems in
         line order.
     """
-    good: list[tuple[int, M]] = []
+    good: list[tuple[int, Any]] = []
     problems: list[Problem] = []
     seen: dict[object, tuple[int, object]] = {}
     for line, raw in rows:
@@ -202,7 +216,7 @@ def check_rows(path: str, rows: Iterable[tuple[int, dict]], model: type[M],
             problems.extend(problems_from(error, path, line, model))
             continue
         if not duplicate:
-            good.append((line, record))
+            good.append((line, record if keep is None else keep(line, record)))
     return good, problems
 
 

@@ -15,20 +15,21 @@ naming the declared list. ``lang`` is any BCP 47 tag (:mod:`assay.data.langtag`)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from assay.core.errors import Problem, raise_problems
-from assay.core.io import scan_jsonl
+from assay.core.io import iter_jsonl
 from assay.core.records import NonBlank, check_rows
 from assay.core.records import InputModel
 from assay.data.langtag import LangTag
 
 LABELS = ("a", "b", "tie")
+T = TypeVar("T")
 
 #: The pair kinds of assay's seed data: what ``agreement.kinds`` is when params.yaml does not set it.
 DEFAULT_KINDS = ("clear", "verbose_tie", "padded_wrong", "cite", "tie", "self")
@@ -55,6 +56,19 @@ class Pair(InputModel):
     ann2: Label
     final: Label
     note: str | None = None
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Share one set of set-field names among pairs that set the same fields.
+
+        pydantic keeps a set per instance (about 700 bytes for these eleven names, a third of a pair's
+        memory at a million pairs). A frozen model never adds to it (no assignment; ``model_copy``
+        copies it), so one shared set per distinct content is safe.
+        """
+        fields = self.__pydantic_fields_set__
+        object.__setattr__(self, "__pydantic_fields_set__", _FIELDS_SETS.setdefault(frozenset(fields), fields))
+
+
+_FIELDS_SETS: dict[frozenset[str], set[str]] = {}
 
 
 class AgreementParams(InputModel):
@@ -127,9 +141,10 @@ def load_pairs(path: str | Path, kinds: Sequence[str] = DEFAULT_KINDS, duplicate
     (the project's declared list, :func:`pair_kinds`).
 
     Every line is checked in one run: a line that is not UTF-8 or not JSON is one Problem and the
-    other rows are still validated. Pairs of equal content under different ids (:func:`same_content`)
-    are kept with ``duplicates="share"`` (the judge is asked once for them) and are a Problem on the
-    later line, naming the earlier one, with ``duplicates="refuse"``.
+    other rows are still validated. The file is read one line at a time (see :func:`read_pairs`).
+    Pairs of equal content under different ids (:func:`same_content`) are kept with
+    ``duplicates="share"`` (the judge is asked once for them) and are a Problem on the later line,
+    naming the earlier one, with ``duplicates="refuse"``.
 
     Raises:
         InputError: one Problem per bad row (bad UTF-8 or JSON, wrong type, unknown field, blank
@@ -137,19 +152,60 @@ def load_pairs(path: str | Path, kinds: Sequence[str] = DEFAULT_KINDS, duplicate
             answers of the same text, equal content when refused), naming file, line, field and fix;
             or a whole-file Problem when the file holds no pairs.
     """
-    rows, problems = scan_jsonl(path)
-    good, found = check_rows(str(path), rows, Pair)
-    problems += found
+    return read_pairs(path, kinds, lambda pair: pair, duplicates)
+
+
+def read_pairs(path: str | Path, kinds: Sequence[str], keep: Callable[[Pair], T], duplicates: Duplicates = "share") -> list[T]:
+    """:func:`load_pairs`, keeping only ``keep(pair)`` of each pair, in file order.
+
+    Every pair is validated in full as :func:`load_pairs` does (same Problems), but memory holds one
+    line and what ``keep`` returns (for example the label columns), not the pairs' texts; with
+    ``duplicates="refuse"`` it also holds every pair until the equal-content check has run.
+
+    >>> import tempfile, pathlib
+    >>> row = '{"id": "p1", "case_question": "q", "facts": [], "a": "x", "b": "y", "kind": "tie", "lang": "en", '
+    >>> row += '"ann1": "a", "ann2": "tie", "final": "tie"}'
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "pairs.jsonl"
+    >>> _ = f.write_text(row + "\\n", encoding="utf-8")
+    >>> read_pairs(f, DEFAULT_KINDS, lambda p: (p.id, p.ann1, p.ann2))
+    [('p1', 'a', 'tie')]
+
+    Raises:
+        InputError: as :func:`load_pairs`.
+    """
+    from assay.core.bulk import bulk
+
+    problems: list[Problem] = []
+    undeclared: list[Problem] = []
+    same: list[Problem] = []
+    held: list[tuple[int, Pair]] = []  # only when equal content is refused
+    read = 0
     declared = ", ".join(kinds)
-    problems += [Problem(str(path), line, "kind", f"{p.kind!r} is not a declared pair kind ({declared})",
-                         f"use one of {declared}, or add {p.kind!r} to agreement.kinds in params.yaml")
-                 for line, p in good if p.kind not in kinds]
-    problems += [Problem(str(path), line, "b", "is the same text as answer a (blanks aside): a labelled pair compares "
-                         "two different answers", "write two different answers, or remove the pair")
-                 for line, p in good if " ".join(p.a.split()) == " ".join(p.b.split())]
-    if duplicates == "refuse":
-        problems += same_content(path, good)
-    if not rows and not problems:
+
+    def rows() -> Iterator[tuple[int, dict]]:  # one line at a time
+        nonlocal read
+        for line, row in iter_jsonl(path):
+            read += 1
+            if isinstance(row, Problem):
+                problems.append(row)
+            else:
+                yield line, row
+
+    def checked(line: int, p: Pair) -> T:
+        if p.kind not in kinds:
+            undeclared.append(Problem(str(path), line, "kind", f"{p.kind!r} is not a declared pair kind ({declared})",
+                                      f"use one of {declared}, or add {p.kind!r} to agreement.kinds in params.yaml"))
+        if " ".join(p.a.split()) == " ".join(p.b.split()):
+            same.append(Problem(str(path), line, "b", "is the same text as answer a (blanks aside): a labelled pair "
+                                "compares two different answers", "write two different answers, or remove the pair"))
+        if duplicates == "refuse":
+            held.append((line, p))
+        return keep(p)
+
+    with bulk():  # one object per line, none in a reference cycle: see assay.core.bulk
+        good, found = check_rows(str(path), rows(), Pair, "id", checked)
+    problems += found + undeclared + same + same_content(path, held)
+    if not read:
         problems.append(Problem(str(path), None, None, "holds no pairs", "add at least one labelled pair, one JSON object per line"))
     raise_problems(problems)
-    return [p for _, p in good]
+    return [kept for _, kept in good]

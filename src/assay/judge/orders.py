@@ -123,18 +123,33 @@ def ask_items(judge: Judge, pairs: Sequence[AnswerPair], prompt: PromptVersion, 
     return items, [verdicts[k] for k in where]
 
 
-def judge_pairs(judge: Judge, pairs: Sequence[AnswerPair], prompt: PromptVersion, swap: bool) -> list[PairJudgement]:
-    """Judge every pair, in one order or both, with one ``judge_many`` call.
+def judge_pairs(judge: Judge, pairs: Sequence[AnswerPair], prompt: PromptVersion, swap: bool,
+                batch: int | None = None) -> list[PairJudgement]:
+    """Judge every pair, in one order or both: one ``judge_many`` call per batch of pairs.
+
+    Args:
+        batch: pairs per ``judge_many`` call (both orders of a pair go in the same call); default
+            :func:`assay.core.bulk.batch_rows`. Only memory depends on it: the items of one batch
+            are built, asked and dropped before the next. A judge that checks its failure share per
+            call (``judge.openai.max_failed_share``) checks it per batch.
 
     Returns one :class:`PairJudgement` per pair, in the order of ``pairs``; an empty list for no pairs.
 
     Raises:
         JudgeContractError: the judge returned the wrong number of verdicts.
     """
-    if not pairs:
-        return []
-    _, verdicts = ask_items(judge, pairs, prompt, swap)
-    n = len(pairs)
+    from assay.core.bulk import batch_rows, batched, bulk
+
+    out: list[PairJudgement] = []
+    with bulk():  # small objects per pair, none in a reference cycle: see assay.core.bulk
+        for chunk in batched(pairs, batch or batch_rows()):
+            _, verdicts = ask_items(judge, chunk, prompt, swap)
+            out += _judgements(verdicts, len(chunk), swap)
+    return out
+
+
+def _judgements(verdicts: Sequence[Verdict], n: int, swap: bool) -> list[PairJudgement]:
+    """The judgements of ``n`` pairs from the verdicts of :func:`items_for` on them."""
     out = []
     for k in range(n):
         fwd = verdicts[k]

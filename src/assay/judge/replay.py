@@ -12,19 +12,29 @@ stored identity has a ``model_version`` field, it is filled with the versions th
 
 A request with no stored reply (a new pair, an edited prompt, another judge) is an error that names
 the pair, the order and the prompt, and says to run ``dvc repro judge``; it is never a silent tie.
+
+Memory: a replies file is read one line at a time into columns (:class:`StoredColumns`: the keys as
+sorted 32-byte digests, the winner and status as small codes, the rare reason and model version
+apart), about 40 bytes per reply instead of a validated row object each; a batch of requests is
+looked up with one binary search. Verdicts with the same content are one shared object.
 """
 
 from __future__ import annotations
 
 import json
+from array import array
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args
 
-from assay.core.errors import InputError, MissingArtifact, Problem, raise_problems
-from assay.core.io import read_jsonl
-from assay.core.records import validate_rows
-from assay.judge.base import JudgeIdentity, JudgeItem, Verdict
+import numpy as np
+from pydantic import ValidationError
+
+from assay.core.errors import InputError, MissingArtifact, Problem, raise_problems, shown
+from assay.core.io import iter_jsonl
+from assay.core.records import check_rows
+from assay.judge.base import STATUSES, JudgeIdentity, JudgeItem, Verdict, Winner
 from assay.judge.orders import AnswerPair
 from assay.judge.matchup import STAGE as COMPARE_STAGE
 from assay.judge.replies import IDENTITY_FILE, REPLIES_DIR, STAGE, StoredReply, replies_file, reply_key
@@ -51,36 +61,6 @@ def _judge_name(identity: JudgeIdentity) -> str:
     return f"{identity.get('kind', 'judge')} preset {identity.get('preset')}"
 
 
-#: The fields of a stored reply that name the pair and order holding it; every other field is the reply itself.
-_HOLDER: set[str] = {"pair", "order"}
-
-
-def shared_replies(path: str, rows: Sequence[tuple[int, StoredReply]], fix: str = _FIX) -> dict[str, StoredReply]:
-    """The stored replies of one file by key; rows sharing a key must hold the same reply.
-
-    Pairs with the same content under different ids are asked once (:func:`assay.judge.orders.distinct`)
-    and each keeps its own row carrying the shared reply, so a key appears once per pair and order
-    that holds it. Those rows agree on everything but ``pair`` and ``order``; rows that share a key
-    but differ in the reply (an edited or merged file) are an error, never a silent pick.
-
-    Raises:
-        InputError: one Problem per row whose reply differs from the first row of its key (both
-            lines named).
-    """
-    first: dict[str, tuple[int, StoredReply]] = {}
-    problems = []
-    for line, row in rows:
-        seen = first.setdefault(row.key, (line, row))
-        if seen[1] is row:
-            continue
-        differ = sorted(k for k, v in row.model_dump(exclude=_HOLDER).items() if getattr(seen[1], k) != v)
-        if differ:
-            problems.append(Problem(path, line, differ[0], f"the same request as line {seen[0]} (key {row.key[:12]}) "
-                                    f"with a different reply ({', '.join(differ)} differ)", fix))
-    raise_problems(problems)
-    return {key: row for key, (_, row) in first.items()}
-
-
 class ReplayJudge:
     """Stored replies behind the Judge interface.
 
@@ -100,12 +80,10 @@ class ReplayJudge:
         self._identity = dict(identity)
         self.fix = fix
         self.folder = Path(folder)
-        self._rows: dict[Path, dict[str, StoredReply]] = {}
+        self._rows: dict[Path, StoredColumns] = {}
         self._models: set[str] = set()
-        self._names: dict[tuple, tuple[str, str]] = {}
-        for p in pairs:
-            self._names.setdefault((p.case_question, tuple(p.facts), p.a, p.b), (p.id, "ab"))
-            self._names.setdefault((p.case_question, tuple(p.facts), p.b, p.a), (p.id, "ba"))
+        self._pairs = pairs  # searched only to name a missing request
+        self._verdicts: dict[tuple[int, int, str | None, str | None], Verdict] = {}
 
     @classmethod
     def open(cls, folder: str | Path = REPLIES_DIR, pairs: Sequence[AnswerPair] = (), fix: str = _FIX) -> ReplayJudge:
@@ -137,21 +115,34 @@ class ReplayJudge:
             return dict(self._identity)
         return {**self._identity, "model_version": ", ".join(sorted(self._models))}
 
-    def _replies(self, prompt: PromptVersion) -> dict[str, StoredReply]:
+    def _replies(self, prompt: PromptVersion) -> StoredColumns:
         path = replies_file(self.folder, prompt)
         if path not in self._rows:
             if not path.is_file():
                 raise MissingReply(f"ReplayJudge: {path} not found: no stored replies for prompt {prompt.label} "
                                    f"(fix: {self.fix})")
-            self._rows[path] = shared_replies(str(path), validate_rows(str(path), read_jsonl(path), StoredReply, key=None),
-                                              self.fix)
+            self._rows[path] = StoredColumns.read(path, self.fix)
         return self._rows[path]
 
     def _describe(self, item: JudgeItem) -> str:
-        named = self._names.get((item.question, tuple(item.facts), item.first, item.second))
-        if named is not None:
-            return f"pair {named[0]} order {named[1]}"
+        facts = list(item.facts)
+        for p in self._pairs:
+            if p.case_question == item.question and list(p.facts) == facts:
+                if (p.a, p.b) == (item.first, item.second):
+                    return f"pair {p.id} order ab"
+                if (p.b, p.a) == (item.first, item.second):
+                    return f"pair {p.id} order ba"
         return f"an item not in the pairs file (question {item.question[:60]!r})"
+
+    def _verdict(self, columns: StoredColumns, row: int) -> Verdict:
+        """The verdict of stored row ``row``: one shared object per distinct content (treat as immutable)."""
+        model = columns.models[columns.model[row]]
+        content = (int(columns.winner[row]), int(columns.status[row]), columns.reasons.get(row), model)
+        verdict = self._verdicts.get(content)
+        if verdict is None:
+            verdict = self._verdicts[content] = Verdict(
+                WINNERS[content[0]], STATUSES[content[1]], content[2], {"model_version": model, "replayed": True})
+        return verdict
 
     def judge_many(self, items: list[JudgeItem], prompt: PromptVersion) -> list[Verdict]:
         """The stored verdicts for ``items``, in order; ``[]`` for no items.
@@ -165,10 +156,10 @@ class ReplayJudge:
         """
         if not items:
             return []
-        rows = self._replies(prompt)
-        keys = [reply_key(self._identity, prompt.sha, item) for item in items]
-        missing = [item for item, key in zip(items, keys, strict=True) if key not in rows]
-        if missing:
+        columns = self._replies(prompt)
+        found = columns.find([reply_key(self._identity, prompt.sha, item) for item in items])
+        if (found < 0).any():
+            missing = [items[k] for k in np.flatnonzero(found < 0)]
             named = "; ".join(self._describe(item) for item in missing[:MAX_NAMED])
             more = f" and {len(missing) - MAX_NAMED} more" if len(missing) > MAX_NAMED else ""
             raise MissingReply(
@@ -176,11 +167,131 @@ class ReplayJudge:
                 f"{replies_file(self.folder, prompt)} for {_judge_name(self._identity)} and prompt {prompt.label} "
                 f"(sha {prompt.short_sha}): {named}{more}. The pairs, the prompt or the judge changed since the "
                 f"judge stage ran (fix: {self.fix})")
-        out = []
-        for key in keys:
-            row = rows[key]
-            if row.model_version:
-                self._models.add(row.model_version)
-            out.append(Verdict(row.winner, row.status, row.reason,
-                               {"model_version": row.model_version, "replayed": True}))
-        return out
+        self._models.update(m for m in (columns.models[k] for k in np.unique(columns.model[found]).tolist()) if m)
+        return [self._verdict(columns, row) for row in found.tolist()]
+
+
+WINNERS: tuple[Winner, ...] = get_args(Winner)
+
+
+@dataclass(frozen=True)
+class StoredColumns:
+    """One replies file as columns, rows sorted by key (what :class:`ReplayJudge` looks requests up in).
+
+    Attributes:
+        digests: the keys as 32-byte SHA-256 digests, sorted (numpy ``S32``).
+        winner: index into :data:`WINNERS` per row (int8).
+        status: index into :data:`~assay.judge.base.STATUSES` per row (int8).
+        model: index into ``models`` per row (int32); ``models[0]`` is ``None``.
+        models: the distinct model versions, ``None`` first.
+        reasons: the rows (sorted positions) whose ``reason`` is not ``None``, and the reason.
+
+    A key that is not 64 lowercase hex digits can never equal a :func:`~assay.judge.replies.reply_key`,
+    so its row is checked but not stored (it could never be served).
+    """
+
+    digests: np.ndarray
+    winner: np.ndarray
+    status: np.ndarray
+    model: np.ndarray
+    models: list[str | None]
+    reasons: dict[int, str]
+
+    @classmethod
+    def read(cls, path: Path, fix: str = _FIX) -> StoredColumns:
+        """Read and check ``path`` one line at a time.
+
+        Pairs with the same content under different ids are asked once (:func:`assay.judge.orders.distinct`)
+        and each keeps its own rows carrying the shared reply, so a key may appear once per pair and
+        order that holds it: it is stored once. Rows that share a key must serve the same verdict
+        (winner, status, reason, model version); one that differs (an edited or merged file) is an
+        error naming both lines, with ``fix``, never a silent pick.
+
+        Raises:
+            InputError: every bad row (not JSON, a field that does not fit
+                :class:`~assay.artifacts.rows.StoredReply`, a repeated key that is not a hex digest, a
+                shared key serving another verdict), named by file, line and field.
+        """
+        digests, lines = bytearray(), array("i")
+        winner, status, model = array("b"), array("b"), array("i")
+        models: dict[str | None, int] = {None: 0}
+        reasons: dict[int, str] = {}
+        problems: list[Problem] = []
+        odd: dict[str, int] = {}  # keys that are not lowercase hex: checked for repeats only
+        for line, raw in iter_jsonl(path):
+            if isinstance(raw, Problem):
+                problems.append(raw)
+                continue
+            try:
+                row = StoredReply.model_validate(raw)
+            except ValidationError:  # check_rows names every problem of the row as other files' readers do
+                problems += check_rows(str(path), [(line, raw)], StoredReply, key="key")[1]
+                continue
+            digest = _digest(row.key)
+            if digest is None:  # a lowercase hex key needs none of check_rows' id checks
+                problems += check_rows(str(path), [(line, raw)], StoredReply, key="key")[1]
+                if row.key in odd:
+                    problems.append(_repeat(path, line, row.key, odd[row.key]))
+                odd.setdefault(row.key, line)
+                continue
+            if row.reason is not None:
+                reasons[len(lines)] = row.reason
+            digests += digest
+            lines.append(line)
+            winner.append(WINNERS.index(row.winner))
+            status.append(STATUSES.index(row.status))
+            model.append(models.setdefault(row.model_version, len(models)))
+        keys = np.frombuffer(bytes(digests), dtype="S32")
+        order = np.argsort(keys, kind="stable")  # a repeated key: its first line first
+        keys = keys[order]
+        at = np.asarray(lines, dtype=np.int64)[order]
+        served = {"winner": np.asarray(winner, dtype=np.int8)[order], "status": np.asarray(status, dtype=np.int8)[order],
+                  "model_version": np.asarray(model, dtype=np.int32)[order]}
+        where = np.empty(len(order), dtype=np.int64)
+        where[order] = np.arange(len(order))
+        reason_at = {int(where[row]): reason for row, reason in reasons.items()}
+        repeated = np.flatnonzero(keys[1:] == keys[:-1]) + 1  # sorted positions whose key an earlier row holds
+        starts = np.ones(len(keys), dtype=bool)
+        starts[1:] = keys[1:] != keys[:-1]
+        firsts = np.maximum.accumulate(np.where(starts, np.arange(len(keys)), 0))
+        for k in repeated.tolist():  # pairs of equal content share a key: they must serve the same verdict
+            first = int(firsts[k])
+            differ = [name for name, column in served.items() if column[k] != column[first]]
+            differ += ["reason"] if reason_at.get(k) != reason_at.get(first) else []
+            if differ:
+                problems.append(_differs(path, int(at[k]), keys[k].hex(), int(at[first]), differ, fix))
+        raise_problems(problems)
+        keep = np.ones(len(keys), dtype=bool)
+        keep[repeated] = False
+        position = np.cumsum(keep) - 1
+        return cls(keys[keep], served["winner"][keep], served["status"][keep], served["model_version"][keep],
+                   list(models), {int(position[k]): reason for k, reason in reason_at.items() if keep[k]})
+
+    def find(self, keys: Sequence[str]) -> np.ndarray:
+        """The sorted row of every key (hex), ``-1`` where no row has it."""
+        query = np.array([_digest(k) or b"" for k in keys], dtype="S32")
+        if not len(self.digests):
+            return np.full(len(keys), -1, dtype=np.int64)
+        pos = np.minimum(np.searchsorted(self.digests, query), len(self.digests) - 1)
+        return np.where(self.digests[pos] == query, pos, -1)
+
+
+def _digest(key: str) -> bytes | None:
+    """The 32 bytes a 64-digit lowercase hex key stands for; ``None`` for any other text."""
+    if len(key) != 64 or key != key.lower():
+        return None
+    try:
+        digest = bytes.fromhex(key)
+    except ValueError:
+        return None
+    return digest if len(digest) == 32 else None
+
+
+def _differs(path: Path, line: int, key: str, first: int, fields: list[str], fix: str) -> Problem:
+    return Problem(str(path), line, fields[0], f"the same request as line {first} (key {key[:12]}) with a different "
+                   f"reply ({', '.join(fields)} differ)", fix)
+
+
+def _repeat(path: Path, line: int, key: str, first: int) -> Problem:
+    return Problem(str(path), line, "key", f"duplicate key {shown(key)} (first on line {first})",
+                   "give every row a unique key")

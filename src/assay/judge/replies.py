@@ -47,7 +47,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -58,6 +58,7 @@ from assay.judge.base import STATUSES, JSONObject, Judge, JudgeIdentity, JudgeIt
 from assay.judge.orders import AnswerPair, ask_items
 
 if TYPE_CHECKING:
+    from assay.artifacts.files import JsonlFile
     from assay.artifacts.judge import JudgeClientMetrics, JudgeRunMetrics
     from assay.judge.prompts import PromptVersion
 
@@ -167,6 +168,36 @@ def ask(judge: Judge, identity: JudgeIdentity, pairs: Sequence[AnswerPair], prom
     return sorted(rows, key=lambda r: (r.pair, r.order))
 
 
+def ask_in_batches(judge: Judge, identity: JudgeIdentity, pairs: Sequence[AnswerPair], prompt: PromptVersion,
+                   both_orders: bool, batch: int | None = None) -> Iterator[StoredReply]:
+    """:func:`ask`, one batch of pairs at a time: the same rows in the same order (pair id, then order),
+    yielded as each batch is answered, so a caller that writes them as they come holds one batch.
+
+    Args:
+        batch: pairs per :func:`ask` (default :func:`assay.core.bulk.batch_rows`); outputs do not
+            depend on it. A judge that checks its failure share per call checks it per batch.
+    """
+    from assay.core.bulk import batch_rows, batched, bulk
+
+    with bulk():  # rows and items hold no reference cycles: see assay.core.bulk
+        for chunk in batched(sorted(pairs, key=lambda p: p.id), batch or batch_rows()):
+            yield from ask(judge, identity, chunk, prompt, both_orders)
+
+
+def write_replies(file: JsonlFile[StoredReply], path: Path, rows: Iterable[StoredReply], prompt: str) -> Counter[str]:
+    """Write ``rows`` to ``path`` as ``file`` declares them for ``prompt`` (the file's stem, as in its
+    messages) and return how many rows had each status. Checked, atomic, one row at a time."""
+    counts: Counter[str] = Counter()
+
+    def counted() -> Iterator[StoredReply]:
+        for row in rows:
+            counts[row.status] += 1
+            yield row
+
+    file.write_to(path, counted(), prompt=prompt)
+    return counts
+
+
 #: The client counts :func:`client_counts` takes from a judge that has ``counts()``; 0 for one that asks no server.
 CLIENT_COUNTS = ("requests", "cache_hits", "http_attempts", "failures")
 #: Of those, the ones a cached re-run reproduces (committed in metrics/judge.json by :func:`run_counts`).
@@ -187,21 +218,21 @@ def client_counts(judge: Judge) -> JudgeClientMetrics:
     return JudgeClientMetrics(**{k: int(client.get(k, 0)) for k in CLIENT_COUNTS})
 
 
-def run_counts(judge: Judge, rows: Sequence[StoredReply]) -> JudgeRunMetrics:
+def run_counts(judge: Judge, statuses: Mapping[str, int]) -> JudgeRunMetrics:
     """The judge stage's counts for ``metrics/judge.json`` (:class:`~assay.artifacts.judge.JudgeRunMetrics`).
 
-    ``items`` and one count per status come from the stored ``rows``; ``requests`` and ``failures``
+    ``items`` and one count per status come from ``statuses``, the stored rows' status counts
+    (:func:`write_replies`, or ``Counter(r.status for r in rows)``); ``requests`` and ``failures``
     from :func:`client_counts`. Cache hits and HTTP attempts are left out: a re-run answered by the
     response cache gives the same counts, byte for byte.
 
-    >>> run_counts(object(), [])
+    >>> run_counts(object(), {})
     JudgeRunMetrics(items=0, requests=0, failures=0, ok=0, invalid=0, refused=0, failed=0)
     """
     from assay.artifacts.judge import JudgeRunMetrics
 
     client = client_counts(judge)
-    statuses = Counter(r.status for r in rows)
-    return JudgeRunMetrics(items=len(rows), requests=client.requests, failures=client.failures,
+    return JudgeRunMetrics(items=sum(statuses.values()), requests=client.requests, failures=client.failures,
                            **{s: statuses.get(s, 0) for s in ("ok", "invalid", "refused", "failed")})
 
 
@@ -260,8 +291,8 @@ def run_report(counts: JudgeRunMetrics, samples: Sequence[JSONObject]) -> str:
     return "\n".join(lines)
 
 
-def status_line(prompt: PromptVersion, rows: Sequence[StoredReply]) -> str:
-    """``pairwise v2: 84 replies (ok 84, invalid 0, refused 0, failed 0)``, for the stage's log."""
-    counts = Counter(r.status for r in rows)
-    shown = ", ".join(f"{s} {counts.get(s, 0)}" for s in STATUSES)
-    return f"{prompt.label}: {len(rows)} replies ({shown})"
+def status_line(prompt: PromptVersion, statuses: Mapping[str, int]) -> str:
+    """``pairwise v2: 84 replies (ok 84, invalid 0, refused 0, failed 0)``, for the stage's log; ``statuses``
+    as for :func:`run_counts`."""
+    shown = ", ".join(f"{s} {statuses.get(s, 0)}" for s in STATUSES)
+    return f"{prompt.label}: {sum(statuses.values())} replies ({shown})"
