@@ -245,7 +245,8 @@ class StoredColumns:
         order = np.argsort(keys, kind="stable")  # a repeated key: its first line first
         keys = keys[order]
         at = np.asarray(lines, dtype=np.int64)[order]
-        served = {"winner": np.asarray(winner, dtype=np.int8)[order], "status": np.asarray(status, dtype=np.int8)[order],
+        served: dict[str, np.ndarray] = {"winner": np.asarray(winner, dtype=np.int8)[order],
+                                         "status": np.asarray(status, dtype=np.int8)[order],
                   "model_version": np.asarray(model, dtype=np.int32)[order]}
         where = np.empty(len(order), dtype=np.int64)
         where[order] = np.arange(len(order))
