@@ -10,7 +10,9 @@
    be at most 1.0x pytrec_eval's. RR@10 has no pytrec_eval name, so pytrec_eval
    computes recip_rank on the full ranking (slightly less work than a cut); the values of the other
    measures are checked to agree to 1e-12.
-2. All five modes over the 330-document demo (modelled latency off: wall clock), target < 30 s.
+2. The same through the command line: ``assay ir-eval`` as a process against a Python process
+   running pytrec_eval's parse and evaluation (start-up and imports included on both sides), CPU.
+3. All five modes over the 330-document demo (modelled latency off: wall clock), target < 30 s.
 """
 
 from __future__ import annotations
@@ -86,6 +88,40 @@ def bench_measures(rounds: int = 5) -> None:
     print(f"  max |diff| {worst:.1e}")
 
 
+PYTREC_SCRIPT = """
+import sys, pytrec_eval
+with open(sys.argv[1]) as fq, open(sys.argv[2]) as fr:
+    qrels, run = pytrec_eval.parse_qrel(fq), pytrec_eval.parse_run(fr)
+per_query = pytrec_eval.RelevanceEvaluator(qrels, {"recall_10", "ndcg_cut_10", "recip_rank", "P_10", "map"}).evaluate(run)
+for m in ("recall_10", "ndcg_cut_10", "recip_rank", "P_10", "map"):
+    print(m, sum(v[m] for v in per_query.values()) / len(per_query))
+"""
+
+
+def child_cpu(cmd: list[str]) -> float:
+    """User + system CPU seconds of one child process run to the end."""
+    import resource
+    import subprocess
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def bench_cli(rounds: int = 3) -> None:
+    """``assay ir-eval`` against a Python process running pytrec_eval on the same files (start-up included), alternating."""
+    qrels_path, run_path = OUT / "bench.qrels", OUT / "bench.trec"
+    bin_dir = Path(sys.executable).parent
+    ours, theirs = [], []
+    for _ in range(rounds):
+        ours.append(child_cpu([str(bin_dir / "assay"), "ir-eval", str(qrels_path), str(run_path)]))
+        theirs.append(child_cpu([sys.executable, "-c", PYTREC_SCRIPT, str(qrels_path), str(run_path)]))
+    a, b = float(np.median(ours)), float(np.median(theirs))
+    print(f"CLI, whole processes, median CPU of {rounds} alternating rounds: assay ir-eval {a:.2f} s, "
+          f"python + pytrec_eval {b:.2f} s: {a / b:.2f}x (target <= 1.0)")
+
+
 def bench_modes() -> None:
     from assay.relevance.modes.runner import run_mode
     from assay.relevance.params import RelevanceParams
@@ -107,5 +143,6 @@ def bench_modes() -> None:
 
 if __name__ == "__main__":
     bench_measures()
+    bench_cli()
     if "--measures-only" not in sys.argv:
         bench_modes()

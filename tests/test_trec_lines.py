@@ -128,5 +128,9 @@ def test_bulk_checks_name_what_the_line_reader_from_the_top_names(tmp_path_facto
         with pytest.raises(InputError) as error:
             check_lines(str(path), data, max_line_bytes=16)
         assert error.value.problems == expected
+        first = expected[0].line
+        for window in (1, 5, 64):  # windows that split lines, characters and the bad bytes
+            assert data.count(b"\n", 0, first_bad_line(data, 16, window)) + 1 == first
     else:
         assert check_lines(str(path), data, max_line_bytes=16) == old_data_flag(data)
+        assert all(first_bad_line(data, 16, window) is None for window in (1, 5, 64))
