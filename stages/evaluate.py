@@ -1,6 +1,7 @@
 """Stage evaluate@VERSION: run one RAG version over the cases and score every case.
 
-Usage: ``python stages/evaluate.py VERSION`` from the repository root. Reads params ``rag``,
+Usage: ``python stages/evaluate.py VERSION`` from the repository root. Reads params ``rag`` (``rag.block_mb``
+bounds the reference system's memory and changes no output),
 ``inputs.cases``, ``inputs.corpus``, ``inputs.tools`` (the tool catalogue, when set), the split table
 and the version's ``source`` (hashed into the provenance; see :class:`assay.rag.runner.VersionParams`);
 writes ``data/derived/runs/VERSION.parquet`` (one row per case, sorted by id; per case and run with
@@ -46,13 +47,13 @@ def main(version: str) -> None:
         identity = system_sha({**settings.identity(), **{key: inputs.get(key) for key in ("source", "corpus", "tools")}})
         recorded["system_sha"] = identity
         with ReplyStore(version, cache_path=None if replay_only() else CACHE_PATH) as store:
-            results = run_version(version, settings, cases, corpus, params.k, tools, store, identity)
+            results = run_version(version, settings, cases, corpus, params.k, tools, store, identity, params.block_mb)
             store.write()
         runs = len(cases) * settings.repeats
         print(f"evaluate@{version}: {store.asked} run(s) asked, {runs - store.asked} answered from stored "
               "replies", file=sys.stderr)
     else:
-        results = run_version(version, settings, cases, corpus, params.k, tools)
+        results = run_version(version, settings, cases, corpus, params.k, tools, block_mb=params.block_mb)
         SYSTEM_REPLIES.write([], version=version)
     table = results_table(results)
     prov = provenance(settings=recorded, **inputs)

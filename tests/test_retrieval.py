@@ -18,6 +18,7 @@ from assay.rag.retrieval import (
     Chunk,
     LexicalIndex,
     RetrievalError,
+    block_rows,
     chunk_corpus,
     split_sentences,
     top_k_row,
@@ -123,3 +124,27 @@ def test_search_documents_equals_grouping_the_full_chunk_ranking():
             expected = sorted(expected, key=lambda h: chunks.index(h))[:3]
             assert [(h.doc_id, h.index) for h in docs] == [(h.doc_id, h.index) for h in expected]
             assert n_docs == n_chunks
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 10 ** 8), st.floats(1e-6, 1e4))
+def test_block_rows_keep_a_dense_block_under_block_mb(chunks, block_mb):
+    rows, limit = block_rows(chunks, block_mb), block_mb * 2 ** 20
+    assert rows >= 1
+    assert rows == 1 or rows * chunks * 8 <= limit  # one row is the floor, whatever it takes
+    assert (rows + 1) * chunks * 8 > int(limit)  # and no more rows would fit
+
+
+def test_every_block_size_gives_the_same_hits():
+    from assay.data.cases import load_cases
+
+    corpus = load_corpus(ROOT / "data" / "corpus")
+    questions = [c.question for c in load_cases(ROOT / "data" / "cases.jsonl", corpus)]
+    for chunking in ("paragraph", "sentence"):
+        chunks = chunk_corpus(corpus, chunking)
+        row_mb = 8 * len(chunks) / 2 ** 20  # the MiB of one row of scores
+        indexes = [LexicalIndex(chunks, block_mb) for block_mb in (1e-9, 7 * row_mb, 64.0)]
+        assert [i.block for i in indexes] == [1, 7, block_rows(len(chunks))] and indexes[-1].block > len(questions)
+        for search in ("search", "search_documents"):
+            first, *others = [getattr(index, search)(questions, 3) for index in indexes]
+            assert all(other == first for other in others)  # Hit holds the float score: equal to the last bit

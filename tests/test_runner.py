@@ -318,3 +318,23 @@ def test_check_source_needs_the_callable_module_when_it_lives_in_the_repository(
         check_source("fn", VersionParams(system="callable", callable=spec, source="notes.txt"), tmp_path)
     # a module installed outside the repository cannot be a DVC dependency: only the path's existence is checked
     check_source("fn", VersionParams(system="callable", callable="json:dumps", source="notes.txt"), tmp_path)
+
+
+@pytest.mark.parametrize("name, version", [("baseline", BASELINE), ("candidate", CANDIDATE)])
+def test_run_table_bytes_are_the_same_for_every_block_size(tmp_path, name, version):
+    from conftest import ROOT
+
+    corpus = load_corpus(ROOT / "data" / "corpus")
+    cases = load_cases(ROOT / "data" / "cases.jsonl", corpus)
+    paths = []
+    for block_mb in (1e-9, 0.05, RagParams().block_mb):  # a question at a time, a few dozen, all at once
+        paths.append(tmp_path / f"run_{block_mb}.parquet")
+        write_parquet(paths[-1], results_table(run_version(name, version, cases, corpus, k=3, block_mb=block_mb)))
+    assert paths[0].read_bytes() == paths[1].read_bytes() == paths[2].read_bytes()
+
+
+def test_block_mb_must_be_a_positive_number():
+    assert RagParams().block_mb == 64.0
+    for bad in (0, -1, float("nan"), "lots"):
+        with pytest.raises(ValueError, match="block_mb"):
+            RagParams.model_validate({"block_mb": bad})

@@ -69,7 +69,7 @@ def _evaluate(args: argparse.Namespace) -> str:
 
     measures = parse_measures(args.measures)
     qrels, ranking = read_qrels(args.qrels), read_run(args.run)
-    judged, ranked = set(qrels.table["qid"]), set(ranking.table["qid"])
+    judged, ranked = set(qrels.table["qid"].unique()), set(ranking.table["qid"].unique())  # distinct ids, not every row
     if not judged & ranked:  # every measure would be nan (or 0 with --complete): a mismatch, not a result
         raise InputError([Problem(args.run, None, "qid", f"no query id in common with {args.qrels} ({len(judged)} judged "
                                   f"queries, {len(ranked)} in the run; for example {sorted(judged)[:1]} and {sorted(ranked)[:1]})",

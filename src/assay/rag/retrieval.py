@@ -16,7 +16,10 @@ retrieves nothing (fewer than ``k`` hits is normal).
 
 Scale: queries are scored in blocks with one sparse matrix product per block; the top ``k`` of each
 row comes from ``np.argpartition`` with an exact tie rule at the cut, so 10,000 questions against
-tens of thousands of chunks take seconds.
+tens of thousands of chunks take seconds. A block's dense scores (rows x chunks, float64) stay
+under ``block_mb`` MiB (``rag.block_mb``, default :data:`BLOCK_MB`): the rows per block follow from
+the chunk count (:func:`block_rows`). Each row's scores are computed on their own, so the block
+size changes time and memory, never a score or a ranking.
 """
 
 from __future__ import annotations
@@ -38,8 +41,9 @@ CHUNKINGS = ("paragraph", "sentence")
 # a full stop, ? or ! (Latin, the danda, Arabic ؟ and ۔) before blanks; Chinese and Japanese 。！？ need none
 _SENTENCE_END = re.compile(r"(?<=[.?!\u0964\u061f\u06d4])\s+|(?<=[\u3002\uff01\uff1f])\s*")
 
-#: Rows scored per sparse product; 512 x 50,000 chunks of float64 is about 200 MB at worst.
-BLOCK = 512
+#: MiB one dense block of scores may take (``rag.block_mb``): 69 questions at a time against 120,000
+#: chunks (10,000 documents), where 512 at a time took 491 MB and half the CPU went to the kernel
+BLOCK_MB = 64.0
 
 
 class RetrievalError(AssayError):
@@ -116,22 +120,37 @@ def top_k_row(scores: np.ndarray, k: int) -> np.ndarray:
     return chosen[np.lexsort((chosen, -scores[chosen]))]
 
 
+def block_rows(chunks: int, block_mb: float = BLOCK_MB) -> int:
+    """Questions scored per sparse product so that their dense scores (float64) fit in ``block_mb`` MiB.
+
+    At least 1: a corpus so large that one row exceeds ``block_mb`` is scored a row at a time (that
+    row's ``8 x chunks`` bytes are then the floor).
+
+    >>> block_rows(120_000), block_rows(330), block_rows(10 ** 9), block_rows(1000, block_mb=0.001)
+    (69, 25420, 1, 1)
+    """
+    return max(1, int(block_mb * 2 ** 20) // (8 * max(chunks, 1)))
+
+
 class LexicalIndex:
     """TF-IDF index over chunks; :meth:`search` returns ranked :class:`Hit` lists for many questions.
 
     Args:
         chunks: the chunks to index, in tie-break order (as from :func:`chunk_corpus`).
+        block_mb: the MiB one dense block of scores may take (see :func:`block_rows`); any
+            positive value gives the same results.
 
     Raises:
         RetrievalError: no chunks, or no chunk holds a single word.
     """
 
-    def __init__(self, chunks: Sequence[Chunk]):
+    def __init__(self, chunks: Sequence[Chunk], block_mb: float = BLOCK_MB):
         from sklearn.feature_extraction.text import TfidfVectorizer
 
         if not chunks:
             raise RetrievalError("LexicalIndex: the corpus has no text to index (fix: add documents with paragraphs)")
         self.chunks = list(chunks)
+        self.block = block_rows(len(self.chunks), block_mb)
         doc_ids = [c.doc_id for c in self.chunks]
         #: first chunk position of each document's run (chunks come grouped by document)
         self.doc_starts = np.flatnonzero([i == 0 or doc_ids[i] != doc_ids[i - 1] for i in range(len(doc_ids))])
@@ -146,10 +165,10 @@ class LexicalIndex:
         return len(self.chunks)
 
     def scores(self, questions: Sequence[str]) -> Iterator[tuple[int, np.ndarray]]:
-        """Yield ``(start, dense score block)`` for the questions, ``BLOCK`` rows at a time."""
+        """Yield ``(start, dense score block)`` for the questions, :func:`block_rows` rows at a time."""
         queries = self.vectorizer.transform(list(questions)).tocsr()
-        for start in range(0, queries.shape[0], BLOCK):
-            yield start, (queries[start:start + BLOCK] @ self.matrix_t).toarray()
+        for start in range(0, queries.shape[0], self.block):
+            yield start, (queries[start:start + self.block] @ self.matrix_t).toarray()
 
     def search(self, questions: Sequence[str], k: int) -> list[tuple[list[Hit], int]]:
         """The top ``k`` hits of every question and how many chunks scored above zero.

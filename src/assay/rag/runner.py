@@ -49,6 +49,7 @@ from assay.data.tools import ToolCatalogue
 from assay.rag.called import CalledSystem, CallableSystem, retry_classes
 from assay.rag.calls import CallPolicy
 from assay.rag.reply_store import ReplyStore
+from assay.rag.retrieval import BLOCK_MB
 from assay.rag.systems import AnswersFileSystem, ReferenceSystem, SystemOutput
 from assay.rag.tool_calls import calls_text, score_tools
 from assay.core.records import InputModel
@@ -188,11 +189,14 @@ class VersionParams(InputModel):
 
 
 class RagParams(InputModel):
-    """The ``rag`` section of ``params.yaml``: recall depth, the proportion interval and the versions."""
+    """The ``rag`` section of ``params.yaml``: recall depth, the proportion interval, the versions and
+    ``block_mb``, the MiB one block of the reference system's retrieval scores may take (time and
+    memory only: every block size gives the same outputs)."""
 
     model_config = ConfigDict(extra="forbid")
     k: int = Field(default=3, ge=1)
     interval: IntervalMethod = "wilson"
+    block_mb: float = Field(default=BLOCK_MB, gt=0, allow_inf_nan=False)
     versions: dict[PlainName, VersionParams] = {}
 
     @model_validator(mode="after")
@@ -325,8 +329,12 @@ DEFAULT_TIMEOUT_S = 60.0
 
 
 def build_system(name: str, version: VersionParams, corpus: Mapping[str, Document],
-                 tools: ToolCatalogue | None = None) -> ReferenceSystem | AnswersFileSystem | CalledSystem:
-    """The system a version names (reference, answers file, callable or http); ``tools`` is the catalogue it is given."""
+                 tools: ToolCatalogue | None = None,
+                 block_mb: float = BLOCK_MB) -> ReferenceSystem | AnswersFileSystem | CalledSystem:
+    """The system a version names (reference, answers file, callable or http); ``tools`` is the catalogue it is given.
+
+    ``block_mb`` bounds the reference system's retrieval memory (:func:`assay.rag.retrieval.block_rows`).
+    """
     if version.system == "answers_file":
         assert version.answers is not None  # VersionParams' validator requires it with this system
         return AnswersFileSystem(version.answers)
@@ -344,7 +352,7 @@ def build_system(name: str, version: VersionParams, corpus: Mapping[str, Documen
                           model=version.model, api_key_env=version.api_key_env, settings=version.settings,
                           policy=policy, max_failed_share=version.max_failed_share)
     return ReferenceSystem(corpus, version.chunking, version.min_score, version.min_margin, tools,
-                           check_permissions=version.tool_permissions == "check")
+                           check_permissions=version.tool_permissions == "check", block_mb=block_mb)
 
 
 def check_source(name: str, version: VersionParams, root: str | Path = ".", path: str = "params.yaml") -> None:
@@ -394,16 +402,17 @@ def _module_file(spec: str, param: str) -> Path | None:
 
 def run_version(name: str, version: VersionParams, cases: Sequence[CaseRecord],
                 corpus: Mapping[str, Document], k: int, tools: ToolCatalogue | None = None,
-                store: ReplyStore | None = None, identity_sha: str = "") -> list[CaseResult]:
+                store: ReplyStore | None = None, identity_sha: str = "", block_mb: float = BLOCK_MB) -> list[CaseResult]:
     """Run a version over the cases and score each; results sorted by case id (and run).
 
     Deterministic for the reference system and the answers file: same inputs, same results. A
     called system (``callable``, ``http``) answers from ``store`` where it holds the case's key
     (see :mod:`assay.rag.reply_store`; ``identity_sha`` is part of every key) and stores each new
     reply there; without a store every case is called. With ``version.repeats`` above 1 each case
-    is run that many times and scored once per run (``CaseResult.repeat`` 0, 1, ...).
+    is run that many times and scored once per run (``CaseResult.repeat`` 0, 1, ...). ``block_mb``
+    (``rag.block_mb``) bounds the reference system's retrieval memory and changes no result.
     """
-    system = build_system(name, version, corpus, tools)
+    system = build_system(name, version, corpus, tools, block_mb)
     ordered = sorted(cases, key=lambda c: c.id)
     texts: dict[str, str] = {}
     if isinstance(system, CalledSystem):

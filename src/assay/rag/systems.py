@@ -43,7 +43,7 @@ from assay.core.errors import InputError, Problem
 from assay.core.io import read_jsonl
 from assay.core.records import validate_rows
 from assay.data.tools import Tool, ToolCatalogue
-from assay.rag.retrieval import Chunking, Hit, LexicalIndex, chunk_corpus
+from assay.rag.retrieval import BLOCK_MB, Chunking, Hit, LexicalIndex, chunk_corpus
 from assay.rag.routing import route
 from assay.rag.tool_calls import FIX, ToolCall, parse_tool_calls
 
@@ -150,11 +150,12 @@ class ReferenceSystem:
 
     Tools: with a catalogue, every question is routed by :func:`assay.rag.routing.route` (whether
     or not the system then abstains); ``check_permissions`` false lets it call tools the user may not.
+    ``block_mb`` bounds the memory of one block of retrieval scores (``rag.block_mb``; it changes no output).
     """
 
     def __init__(self, corpus: Mapping[str, Document], chunking: Chunking, min_score: float, min_margin: float,
-                 tools: ToolCatalogue | None = None, check_permissions: bool = True):
-        self.index = LexicalIndex(chunk_corpus(corpus, chunking))
+                 tools: ToolCatalogue | None = None, check_permissions: bool = True, block_mb: float = BLOCK_MB):
+        self.index = LexicalIndex(chunk_corpus(corpus, chunking), block_mb)
         self.min_score, self.min_margin = min_score, min_margin
         self.model = CopyTopChunkModel()
         self.tools, self.check_permissions = tools, check_permissions

@@ -8,30 +8,33 @@ blanks or tabs; blank lines and lines starting with ``#`` are skipped (trec_eval
 lines too).
 
 Every bad line is an :class:`~assay.core.errors.InputError` problem naming ``file:line``: a line
-longer than :data:`MAX_LINE_BYTES` (found reading line by line, so a 10 MB line costs no more memory
-than 64 KB), bytes that are not UTF-8, a NUL or control character, a wrong number of fields, a
-grade that is not an integer from :data:`MIN_GRADE` to :data:`MAX_GRADE`, a score that is not a
-finite number, and a docno repeated within one query (trec_eval refuses those too, without saying
-where). A qrels file without a judgment is an error.
+longer than :data:`~assay.relevance.trec_lines.MAX_LINE_BYTES`, bytes that are not UTF-8, a NUL or
+control character (these three checked over the whole file at once by
+:func:`~assay.relevance.trec_lines.check_lines`), a wrong number of fields, a grade that is not an
+integer from :data:`MIN_GRADE` to :data:`MAX_GRADE`, a score that is not a finite number, and a
+docno repeated within one query (trec_eval refuses those too, without saying where). A qrels file
+without a judgment is an error.
 
-Large files go through pyarrow's CSV reader (single-space separated files) or pandas' C parser
-(other blanks), with ``qid`` and ``docno`` as categoricals; when either finds anything wrong, the
-slow line-by-line reader runs instead, so the problems it reports name exact lines.
+The file is read once. Large files go through pyarrow's CSV reader (single-space separated files)
+or pandas' C parser (other blanks), with ``qid`` and ``docno`` as categoricals; when either finds
+anything wrong, or the file holds a ``#``, the slow line-by-line reader runs instead, so the problems
+it reports name exact lines and comments are skipped exactly as trec_eval skips them.
 """
 
 from __future__ import annotations
 
+import io
 import math
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from assay.core.errors import MAX_PROBLEMS, InputError, Problem
-from assay.core.io import utf8_problem, write_text
+from assay.core.errors import InputError, Problem
+from assay.core.io import write_text
+from assay.relevance.trec_lines import check_lines
 
 QRELS_FIELDS = ("qid", "iter", "docno", "grade")
 RUN_FIELDS = ("qid", "q0", "docno", "rank", "score", "tag")
@@ -59,54 +62,8 @@ class Run:
     path: str = "<memory>"
 
 
-#: the longest line read (bytes, line end included): a TREC line is a few hundred bytes; a longer
-#: one is an error at its line, found without holding more than this much of it in memory
-MAX_LINE_BYTES = 65_536
 #: the grades a qrels file may hold: -1 (misleading, gain 0) up to this (graded scales are small)
 MIN_GRADE, MAX_GRADE = -1, 100
-
-
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # NUL and the other control characters but tab, LF, CR
-
-
-def _check_lines(path: str, max_line_bytes: int = MAX_LINE_BYTES) -> int:
-    """Read ``path`` line by line, at most ``max_line_bytes`` of a line at once; 1 when it has a data line, else 0.
-
-    Raises:
-        InputError: every line that is too long, not UTF-8 or holds a NUL or control character
-            (up to :data:`~assay.core.errors.MAX_PROBLEMS`), each at its ``file:line``.
-    """
-    problems: list[Problem] = []
-    data = 0
-    with open(path, "rb") as fh:
-        number = 0
-        while len(problems) < MAX_PROBLEMS:
-            raw = fh.readline(max_line_bytes + 1)
-            if not raw:
-                break
-            number += 1
-            if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
-                while (rest := fh.readline(1 << 16)) and not rest.endswith(b"\n"):
-                    pass  # skip the rest of the long line without keeping it
-                problems.append(Problem(path, number, None, f"line is longer than {max_line_bytes} bytes",
-                                        "write one short 'qid ... docno ...' line per judgment or retrieved document"))
-                continue
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                problems.append(utf8_problem(path, raw, error, number))
-                continue
-            if number == 1:
-                line = line.removeprefix("\ufeff")
-            bad = _CONTROL.search(line)
-            if bad is not None:
-                problems.append(Problem(path, number, None, f"holds a NUL or control character ({bad.group()!r}) at "
-                                        f"character {bad.start() + 1}", "remove it: ids and docnos are plain text"))
-                continue
-            data += not data and bool(line.strip()) and not line.lstrip().startswith("#")
-    if problems:
-        raise InputError(problems)
-    return data
 
 
 def _missing(path: str) -> InputError:
@@ -170,10 +127,8 @@ def _arrow_table(data: bytes, names: tuple[str, ...], numeric: str, integer: boo
     return None if (key[1:] == key[:-1]).any() else out  # a repeated (qid, docno) pair
 
 
-def _fast_table(path: str, names: tuple[str, ...], numeric: str, integer: bool) -> pd.DataFrame | None:
-    """The file through pyarrow or pandas' C parser, or None when anything would need a line-numbered problem."""
-    with open(path, "rb") as fh:
-        data = fh.read()
+def _fast_table(data: bytes, names: tuple[str, ...], numeric: str, integer: bool) -> pd.DataFrame | None:
+    """The file's bytes through pyarrow or pandas' C parser, or None when anything would need a line-numbered problem."""
     if b"#" in data:  # comment lines: let the line reader skip them exactly as trec_eval does
         return None
     if not data.strip():
@@ -181,7 +136,7 @@ def _fast_table(path: str, names: tuple[str, ...], numeric: str, integer: bool) 
     if b"\t" not in data and b"  " not in data and b" \n" not in data and b"\r" not in data:
         return _arrow_table(data, names, numeric, integer)
     try:
-        table = pd.read_csv(path, sep=r"\s+", header=None, names=list(names), engine="c", dtype=str,
+        table = pd.read_csv(io.BytesIO(data), sep=r"\s+", header=None, names=list(names), engine="c", dtype=str,
                             na_filter=False, skip_blank_lines=True, on_bad_lines="error", quoting=3)
     except (pd.errors.ParserError, ValueError, UnicodeDecodeError):
         return None
@@ -236,9 +191,12 @@ def _read(path: str, fmt: _Format) -> pd.DataFrame:
     """Columns ``qid``, ``docno``, the number column and ``fmt.keep``; every bad line raised at once."""
     if not Path(path).is_file():
         raise _missing(path)
-    if not _check_lines(path) and fmt.integer:
+    with open(path, "rb") as fh:
+        data = fh.read()
+    if not check_lines(path, data) and fmt.integer:
         raise InputError([Problem(path, None, None, "holds no judgments", f"write one line per judgment: {fmt.shape}")])
-    table = _fast_table(path, fmt.fields, fmt.numeric, integer=fmt.integer)
+    table = _fast_table(data, fmt.fields, fmt.numeric, integer=fmt.integer)
+    del data
     if table is not None and fmt.integer and not table[fmt.numeric].between(MIN_GRADE, MAX_GRADE).all():
         table = None  # out-of-range grades: the line reader names each line (and no int64 overflow is kept)
     if table is not None:
