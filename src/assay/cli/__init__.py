@@ -14,7 +14,7 @@ import sys
 from assay.core.errors import INTERRUPTED, INTERRUPTED_EXIT, AssayError
 
 # module names under assay.cli, in the order `assay --help` lists them
-COMMANDS = ["init", "add", "pipeline", "validate", "summary", "agreement", "calibration_status", "gate", "verify", "ci", "queue",
+COMMANDS = ["init", "add", "pipeline", "corpus", "validate", "summary", "exp", "agreement", "calibration_status", "gate", "verify", "ci", "queue",
             "ir_eval", "study", "judge", "power"]
 
 

@@ -32,7 +32,7 @@ from assay.core.pin import CONSTRAINTS_FILE, DISTRIBUTION, PIN_FILE
 from assay.pipeline.generate import dvc_yaml, is_generated
 from assay.pipeline.parts import project_parts, resolve_parts
 from assay.pipeline.template import render
-from assay.project.blank import empty_example_lists, without_example_data
+from assay.project.blank import CASE_QRELS, CASE_QUERIES, empty_example_lists, own_relevance_inputs, without_example_data
 from assay.project.examples import EXAMPLES, RENDERED, files_for
 from assay.project.install import WHEELS, InstallPin, constraints_text, install_pin
 from assay.project.study_start import unopened
@@ -447,14 +447,23 @@ def add_part(root: str | Path, part: str, example: str | None = None) -> InitRes
     text = _edit_parts(params, after)
     import yaml
 
-    have = set(yaml.safe_load(text))
+    loaded = yaml.safe_load(text)
     added = params_text(base, after, example or "minimal")
-    for name, block in _sections(added if example else empty_example_lists(added)).items():
-        if name not in have:
+    inputs = loaded.get("inputs") or {}
+    own = example is None and "retrieval" in new
+    if example is None:
+        added = empty_example_lists(added)
+        added = own_relevance_inputs(added, str(inputs.get("corpus", "data/corpus")))
+    for name, block in _sections(added).items():
+        if name not in loaded:
             text = text.rstrip("\n") + "\n\n" + block
     files = data_files(tuple(new), example or "minimal", after)
     data = files if example else without_example_data(files)
-    check_destinations(base, ["params.yaml", "dvc.yaml", *data])
+    check_destinations(base, ["params.yaml", "dvc.yaml", *data, *((CASE_QUERIES, CASE_QRELS) if own else ())])
+    if own:  # the queries and qrels of the team's own cases; validated before anything is written
+        from assay.relevance.case_queries import case_queries
+
+        case_queries(base / str(inputs.get("cases", "data/cases.jsonl")), base / str(inputs.get("corpus", "data/corpus")))
     write_text(params, text)
     result.written.append("params.yaml")
     write_text(dvc_file, dvc_yaml(after, "installed"))
@@ -465,8 +474,25 @@ def add_part(root: str | Path, part: str, example: str | None = None) -> InitRes
         else:
             _write(base, rel, content)
             result.written.append(rel)
+    if own:
+        _write_case_queries(base, inputs, result)
     result.written.sort()
     return result
+
+
+def _write_case_queries(base: Path, inputs: dict, result: InitResult) -> None:
+    """Write the retrieval part's queries and qrels from the project's cases, unless either file exists."""
+    from assay.relevance.case_queries import write_case_queries
+
+    if any(os.path.lexists(base / rel) for rel in (CASE_QUERIES, CASE_QRELS)):
+        result.kept += [rel for rel in (CASE_QUERIES, CASE_QRELS) if os.path.lexists(base / rel)]
+        return
+    (base / CASE_QUERIES).parent.mkdir(parents=True, exist_ok=True)
+    n = write_case_queries(base / str(inputs.get("cases", "data/cases.jsonl")), base / str(inputs.get("corpus", "data/corpus")),
+                           base / CASE_QUERIES, base / CASE_QRELS)
+    result.written += [CASE_QUERIES, CASE_QRELS]
+    result.notes.append(f"retrieval reads your own corpus; its {n} queries and their qrels are made from your cases "
+                        f"({CASE_QUERIES}, {CASE_QRELS}); after changing the cases run `assay corpus queries` again")
 
 
 __all__ = ["InitResult", "ProjectError", "add_part", "check_destinations", "folder_name_problem", "init_project",
