@@ -419,14 +419,17 @@ def add_part(root: str | Path, part: str, example: str | None = None) -> InitRes
     """Add ``part`` (and what it needs) to the project at ``root`` without touching the user's data.
 
     ``example`` None wires no example data in (:mod:`assay.project.blank`): the queue part's
-    snapshot lists start empty and no example snapshot or queue is copied.
+    snapshot lists start empty and no example snapshot or queue is copied; the retrieval part reads
+    the project's own corpus, with queries and qrels made from its cases; the study part, which has
+    nothing of the project's own to start from, is refused (it needs ``example``).
 
     The ``parts`` list of params.yaml is updated round-trip (ruamel.yaml: comments and styles kept)
     and the new parts' sections are appended; example files of the new parts are copied where none
     exists; dvc.yaml is generated again. Everything is checked before anything is written.
 
     Raises:
-        ProjectError: no params.yaml, or a dvc.yaml that is not what assay generated (naming the stages).
+        ProjectError: no params.yaml, a dvc.yaml that is not what assay generated (naming the stages), or
+            the study part without ``example``.
         InputError: an unknown part.
     """
     base = Path(root)
@@ -441,6 +444,11 @@ def add_part(root: str | Path, part: str, example: str | None = None) -> InitRes
     new = [p for p in after if p not in before]
     if not new:
         return result
+    if example is None and "study" in new:
+        raise ProjectError("the study part starts from a protocol (data/relevance/study.yaml), a study corpus and the "
+                           "judgments people hand in, which assay cannot make for you; nothing was changed (fix: `assay "
+                           "add study --example minimal` starts from the synthetic demo study, marked synthetic, to "
+                           "replace step by step as docs/relevance-study.md says)")
     dvc_file = base / "dvc.yaml"
     if dvc_file.exists():
         _check_generated(dvc_file, before)

@@ -132,9 +132,9 @@ def _markdown(path: Path) -> _Found:
     try:
         return _Found(str(path), 1, _row(fields, str(path), body_start + 1), ref=path.stem)
     except InputError as error:  # a header field's problem is named at that field's line
-        named = {"valid_from": "updated"}
+        keys = {"valid_from": ("valid_from:", "updated:")}
         raise InputError([Problem(p.path, next((i + 1 for i, ln in enumerate(lines[:body_start])
-                                                 if p.field and ln.startswith(f"{named.get(p.field, p.field)}:")), p.line),
+                                                 if p.field and ln.startswith(keys.get(p.field, (f"{p.field}:",)))), p.line),
                                   p.field, p.message, p.fix) for p in error.problems]) from None
 
 
