@@ -166,7 +166,7 @@ def test_add_retrieval_without_example_reads_the_projects_corpus_and_copies_no_d
 def test_add_study_without_example_is_refused_and_changes_nothing(tmp_path, capsys):
     root = init_project(tmp_path / "p", ["core"], "minimal", setup=False).root
     before = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
-    assert main(["add", "study", "--root", str(root)]) == 2
+    assert main(["add", "study", "--root", str(root)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("assay add: the study part starts from a protocol") and err.count("\n") == 1
     assert "`assay add study --example minimal`" in err
