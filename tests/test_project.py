@@ -224,7 +224,14 @@ def test_add_keeps_a_block_style_parts_list_valid_and_every_other_byte(tmp_path)
     flow = (root2 / "params.yaml").read_text(encoding="utf-8").replace("parts: [core]   #", "parts: ['core']  # kept;")
     (root2 / "params.yaml").write_text(flow, encoding="utf-8")
     add_part(root2, "judge")
-    assert (root2 / "params.yaml").read_text(encoding="utf-8").startswith(flow.replace("['core']", "['core', judge]"))
+    after = (root2 / "params.yaml").read_text(encoding="utf-8")
+    # the judge part's keys of the inputs section every project has are added at its end, every other byte kept
+    added = [line for line in after.splitlines(keepends=True) if line.startswith(("  pairs:", "  guidelines:", "  prompts:"))]
+    assert [line.split(":")[0].strip() for line in added] == ["pairs", "guidelines", "prompts"]
+    assert after.index(added[0]) > after.index("  tools: ") and after.index(added[-1]) < after.index("\nplan:")
+    assert "".join(line for line in after.splitlines(keepends=True) if line not in added).startswith(
+        flow.replace("['core']", "['core', judge]"))
+    assert set(yaml.safe_load(after)["inputs"]) >= {"cases", "corpus", "pairs", "guidelines", "prompts"}
 
 
 @pytest.mark.parametrize("name", ["[draft]", "my eval: v2", "a #b", "評価 ক্ষ\u200dা", "it's \"q\" {x}", "naïve, & *ref !tag"])
