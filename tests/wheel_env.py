@@ -24,7 +24,9 @@ def sh(cmd: list[str], cwd: Path, env: dict, check: bool = True) -> subprocess.C
 
 def build_wheel(src: Path, out: Path) -> Path:
     """The wheel `pip wheel` builds from a copy (in ``src``) of the files git would hold (no build/ or egg-info
-    left in the repository), written to ``out``."""
+    left in the repository), written to ``out``; both folders are made when missing."""
+    src.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     for name in ("pyproject.toml", "README.md", "src", "stages", "data"):
         if (ROOT / name).is_dir():
             shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
