@@ -250,13 +250,14 @@ def test_a_team_meets_assay_from_the_wheel_with_its_own_data_system_plan_and_jud
         # a setting of the team's own callable, tried as an experiment, and the readable table
         sh(["dvc", "exp", "run", "-S", "rag.versions.ours.settings.min_overlap=2"], root, keyed)
         table = sh(["assay", "exp", "--param", "rag.versions.ours.settings.min_overlap"], root, env).stdout
-        lines = table.splitlines()
+        lines = [line for line in table.splitlines() if line.startswith("|")]
         header = [c.strip() for c in lines[0].strip("|").split("|")]
         assert sorted(header) == sorted(["Experiment", "rag.versions.ours.settings.min_overlap", "before", "after",
                                          "change", "gained", "lost"]), table
         rows = [dict(zip(header, (c.strip() for c in line.strip("|").split("|")), strict=True)) for line in lines[2:]]
         assert {r["rag.versions.ours.settings.min_overlap"] for r in rows} == {"1", "2"}, table  # main and the experiment
-        assert max(map(len, lines)) < 120, table  # the raw `dvc exp show` is tens of thousands of characters wide
+        # 122 characters with this long params column (80 without it); the raw `dvc exp show` is tens of thousands wide
+        assert max(map(len, lines)) < 160, table
     sh(["git", "reset", "-q", "--hard", first], root, env)
     sh(["dvc", "checkout", "-q", "-f"], root, env)
 
