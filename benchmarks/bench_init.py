@@ -10,7 +10,8 @@ Times are wall clock and CPU (user + system of the child processes, from getrusa
    --reuse-deps installs the wheel alone and makes this environment's packages importable through a
    .pth file (as tests/test_packaging.py does): no download, the same library files.
 3. From that environment, times `assay init my-eval` (the minimal example, parts core,judge) plus the
-   first `dvc repro`, then `assay gate`.
+   first `dvc repro`, then `assay gate`; then `assay add queue` and `assay add retrieval` (without
+   --example: no snapshot, the project's own corpus), each with its `dvc repro` and `assay gate`.
 4. Unless --skip-demo: `assay init --example demo` with every part, its cold `dvc repro`, then the
    CI template's recomputation (`assay verify`) and the job's `dvc repro` in a fresh clone without
    DVC's cache, as the workflow runs them, and the ratio to the cold `dvc repro`; then the same with
@@ -31,6 +32,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+
+from wheel_env import build_wheel, wheel_venv  # noqa: E402 - tests/ is put on the path above
 
 
 CPU: list[float] = [0.0]  # CPU seconds of the last timed() call's child process tree
@@ -60,25 +64,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         base = dict(os.environ)
-        _, _ = timed([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(work / "dist"), str(ROOT)],
-                     ROOT, base)
-        (wheel,) = (work / "dist").glob("assay_eval-*.whl")
+        wheel = build_wheel(work / "wheel-src", work / "dist")
         print(f"wheel: {wheel.name}, {wheel.stat().st_size / 2**20:.2f} MB")
         venv = work / "venv"
-        subprocess.run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", str(venv)], check=True)
         if args.reuse_deps:
-            import sysconfig
-
-            timed([str(venv / "bin/python"), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(wheel)],
-                  work, base)
-            site = subprocess.run([str(venv / "bin/python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                  capture_output=True, text=True, check=True).stdout.strip()
-            Path(site, "_bench_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
-            (venv / "bin/dvc").write_text(f"#!{venv / 'bin/python'}\nimport sys\nfrom dvc.cli import main\nsys.exit(main())\n",
-                                          encoding="utf-8")
-            (venv / "bin/dvc").chmod(0o755)
+            wheel_venv(wheel, venv)
             print("the wheel alone installed into a fresh venv; dependencies from this environment (--reuse-deps)")
         else:
+            subprocess.run([getattr(sys, "_base_executable", sys.executable), "-m", "venv", str(venv)], check=True)
             seconds, _ = timed([str(venv / "bin/python"), "-m", "pip", "install", "--quiet", "-c",
                                 str(ROOT / "constraints.txt"), str(wheel)], work, base)
             print(f"pip install of the wheel and its dependencies into a fresh venv: {seconds:.1f} s")
@@ -93,6 +86,16 @@ def main() -> None:
         print(f"minimal example: assay init {init:.1f} s wall / {init_cpu:.1f} s CPU + first dvc repro {repro:.1f} s wall / "
               f"{repro_cpu:.1f} s CPU = {init + repro:.1f} s wall, {init_cpu + repro_cpu:.1f} s CPU "
               f"({os.cpu_count()} cores); assay gate exit {gate.returncode}")
+        timed(["git", "add", "-A"], work / "my-eval", env)
+        timed(["git", "commit", "-qm", "first"], work / "my-eval", env)
+        for part in ("queue", "retrieval"):  # without --example: the team's own (empty queue, own corpus)
+            add, _ = timed(["assay", "add", part], work / "my-eval", env)
+            add_cpu = CPU[0]
+            again, _ = timed(["dvc", "repro", "-q"], work / "my-eval", env)
+            again_cpu = CPU[0]
+            _, gate = timed(["assay", "gate"], work / "my-eval", env, ok=(0, 1))
+            print(f"assay add {part} {add:.1f} s wall / {add_cpu:.1f} s CPU + dvc repro {again:.1f} s wall / {again_cpu:.1f} s "
+                  f"CPU; assay gate exit {gate.returncode}")
         if args.skip_demo:
             return
         demo = work / "demo"

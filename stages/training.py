@@ -6,7 +6,9 @@ example, corrections included), both in the chat ``messages`` format with ``reje
 conversational preference format: ``prompt``, ``chosen``, ``rejected``), all sorted by stable id
 and naming their snapshot, and metrics/training.json (counts, including the ties without
 correction, the scores-only reviews and the synthetic snapshots left out). When any listed snapshot
-is real, the synthetic ones (such as ``demo``) are left out, with a note on stderr.
+is real, the synthetic ones (such as ``demo``) are left out, with a note on stderr. It also writes
+metrics/review/.snapshots.json (the listed snapshots), so the folder the gate depends on exists while
+the list is empty.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from __future__ import annotations
 def main() -> None:
     import sys
 
-    from assay.artifacts.registry import TRAINING, TRAINING_PREFERENCES, TRAINING_ROWS
+    from assay.artifacts.queue import ReviewIndex
+    from assay.artifacts.registry import REVIEW_INDEX, TRAINING, TRAINING_PREFERENCES, TRAINING_ROWS
     from assay.core.params import load_section
     from assay.queue.snapshot import ReviewParams, read_snapshot
     from assay.queue.training import training_metrics, training_set
@@ -30,6 +33,7 @@ def main() -> None:
     TRAINING_ROWS.write(ts.examples("dpo"), kind="dpo")
     TRAINING_PREFERENCES.write(ts.preferences())
     TRAINING.write(training_metrics(ts))
+    REVIEW_INDEX.write(ReviewIndex(snapshots=sorted(params.snapshots)))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assay.artifacts.base import Metrics
+from assay.artifacts.base import Metrics, Record
 
 
 class ScoreGap(Metrics):
@@ -53,3 +53,16 @@ class TrainingMetrics(Metrics):
     n_synthetic_snapshots_left_out: int
     skipped_scores_only: int
     skipped_tie_without_correction: int
+
+
+class ReviewIndex(Record):
+    """metrics/review/.snapshots.json: the snapshots of params ``review.snapshots``, sorted, written by the
+    training stage whatever the list holds.
+
+    It keeps the folder ``metrics/review`` (a dependency of the gate, which must run after every
+    ``review@NAME`` stage) in existence while the list is still empty, as in a project whose queue part
+    was added without example data. A snapshot's name cannot start with a dot, so no ``review@NAME``
+    stage can write this file.
+    """
+
+    snapshots: list[str]

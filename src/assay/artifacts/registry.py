@@ -35,7 +35,7 @@ from assay.artifacts.gateable import Gateable, gateable_fields
 from assay.artifacts.judge import (AgreementMetrics, BiasMetrics, CalibrationMetrics, JudgeClientMetrics, JudgeRunMetrics,
                                    SensitivityMetrics)
 from assay.artifacts.provenance import Provenance
-from assay.artifacts.queue import ReviewMetrics, TrainingMetrics
+from assay.artifacts.queue import ReviewIndex, ReviewMetrics, TrainingMetrics
 from assay.artifacts.relevance import ModeComparison, ModeMetrics
 from assay.artifacts.rag import CompareMetrics, HeadlineMetrics, RagMetrics, SideMetrics
 from assay.artifacts.release import GateMetrics
@@ -63,6 +63,8 @@ HEADLINE = Artifact("metrics/headline.json", HeadlineMetrics, "compare")
 GATE = Artifact("metrics/gate.json", GateMetrics, "gate")
 REVIEW = Artifact("metrics/review/{name}.json", ReviewMetrics, "review@{name}")
 TRAINING = Artifact("metrics/training.json", TrainingMetrics, "training")
+#: Keeps metrics/review (a dependency of the gate) present while review.snapshots is empty.
+REVIEW_INDEX = Artifact("metrics/review/.snapshots.json", ReviewIndex, "training")
 RETRIEVAL_MODE = Artifact("metrics/relevance/{mode}.json", ModeMetrics, "score_retrieval")
 MODE_COMPARISON = Artifact("metrics/relevance/comparison.json", ModeComparison, "score_retrieval")
 #: The human relevance study's verdict; the gate reads it only when the plan asks for it.

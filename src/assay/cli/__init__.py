@@ -14,8 +14,8 @@ import sys
 from assay.core.errors import INTERRUPTED, INTERRUPTED_EXIT, AssayError
 
 # module names under assay.cli, in the order `assay --help` lists them
-COMMANDS = ["init", "add", "pipeline", "validate", "summary", "agreement", "calibration_status", "gate", "verify", "ci", "queue",
-            "ir_eval", "study", "judge", "power"]
+COMMANDS = ["init", "add", "pipeline", "corpus", "validate", "summary", "exp", "agreement", "calibration_status", "gate",
+            "verify", "ci", "queue", "ir_eval", "study", "judge", "power"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -32,7 +32,7 @@ from assay.core.pin import CONSTRAINTS_FILE, DISTRIBUTION, PIN_FILE
 from assay.pipeline.generate import dvc_yaml, is_generated
 from assay.pipeline.parts import project_parts, resolve_parts
 from assay.pipeline.template import render
-from assay.project.blank import empty_example_lists, without_example_data
+from assay.project.blank import CASE_QRELS, CASE_QUERIES, empty_example_lists, own_relevance_inputs, without_example_data
 from assay.project.examples import EXAMPLES, RENDERED, files_for
 from assay.project.install import WHEELS, InstallPin, constraints_text, install_pin
 from assay.project.study_start import unopened
@@ -419,14 +419,17 @@ def add_part(root: str | Path, part: str, example: str | None = None) -> InitRes
     """Add ``part`` (and what it needs) to the project at ``root`` without touching the user's data.
 
     ``example`` None wires no example data in (:mod:`assay.project.blank`): the queue part's
-    snapshot lists start empty and no example snapshot or queue is copied.
+    snapshot lists start empty and no example snapshot or queue is copied; the retrieval part reads
+    the project's own corpus, with queries and qrels made from its cases; the study part, which has
+    nothing of the project's own to start from, is refused (it needs ``example``).
 
     The ``parts`` list of params.yaml is updated round-trip (ruamel.yaml: comments and styles kept)
     and the new parts' sections are appended; example files of the new parts are copied where none
     exists; dvc.yaml is generated again. Everything is checked before anything is written.
 
     Raises:
-        ProjectError: no params.yaml, or a dvc.yaml that is not what assay generated (naming the stages).
+        ProjectError: no params.yaml, a dvc.yaml that is not what assay generated (naming the stages), or
+            the study part without ``example``.
         InputError: an unknown part.
     """
     base = Path(root)
@@ -441,20 +444,23 @@ def add_part(root: str | Path, part: str, example: str | None = None) -> InitRes
     new = [p for p in after if p not in before]
     if not new:
         return result
+    _refuse_study_without_example(new, example)
     dvc_file = base / "dvc.yaml"
     if dvc_file.exists():
         _check_generated(dvc_file, before)
-    text = _edit_parts(params, after)
     import yaml
 
-    have = set(yaml.safe_load(text))
-    added = params_text(base, after, example or "minimal")
-    for name, block in _sections(added if example else empty_example_lists(added)).items():
-        if name not in have:
-            text = text.rstrip("\n") + "\n\n" + block
+    text = _edit_parts(params, after)
+    inputs = yaml.safe_load(text).get("inputs") or {}
+    text = _with_new_sections(text, base, after, example, str(inputs.get("corpus", "data/corpus")))
     files = data_files(tuple(new), example or "minimal", after)
     data = files if example else without_example_data(files)
-    check_destinations(base, ["params.yaml", "dvc.yaml", *data])
+    own = example is None and "retrieval" in new and not any(os.path.lexists(base / r) for r in (CASE_QUERIES, CASE_QRELS))
+    check_destinations(base, ["params.yaml", "dvc.yaml", *data, *((CASE_QUERIES, CASE_QRELS) if own else ())])
+    if own:  # the queries and qrels of the team's own cases; validated before anything is written
+        from assay.relevance.case_queries import case_queries
+
+        case_queries(base / str(inputs.get("cases", "data/cases.jsonl")), base / str(inputs.get("corpus", "data/corpus")))
     write_text(params, text)
     result.written.append("params.yaml")
     write_text(dvc_file, dvc_yaml(after, "installed"))
@@ -465,8 +471,85 @@ def add_part(root: str | Path, part: str, example: str | None = None) -> InitRes
         else:
             _write(base, rel, content)
             result.written.append(rel)
+    if own:
+        _write_case_queries(base, inputs, result)
     result.written.sort()
     return result
+
+
+def _refuse_study_without_example(new: list[str], example: str | None) -> None:
+    """Refuse adding the study part with no example: nothing of the project's own can start a study.
+
+    Raises:
+        ProjectError: naming what a study starts from and the ``--example`` fix.
+    """
+    if example is None and "study" in new:
+        raise ProjectError("the study part starts from a protocol (data/relevance/study.yaml), a study corpus and the "
+                           "judgments people hand in, which assay cannot make for you; nothing was changed (fix: `assay "
+                           "add study --example minimal` starts from the synthetic demo study, marked synthetic, to "
+                           "replace step by step as docs/relevance-study.md says)")
+
+
+def _with_new_sections(text: str, base: Path, after: tuple[str, ...], example: str | None, corpus: str) -> str:
+    """``text`` (params.yaml) with the sections of ``after`` it lacks appended; without ``example`` their
+    example lists are empty and the retrieval part reads ``corpus`` (:mod:`assay.project.blank`)."""
+    import yaml
+
+    have = yaml.safe_load(text)
+    added = params_text(base, after, example or "minimal")
+    if example is None:
+        added = own_relevance_inputs(empty_example_lists(added), corpus)
+    for name, block in _sections(added).items():
+        if name not in have:
+            text = text.rstrip("\n") + "\n\n" + block
+        elif isinstance(have[name], dict):  # a section of every part (inputs): the keys the new part reads
+            text = _with_keys(text, name, block, set(have[name]))
+    return text
+
+
+KEY = re.compile(r"^  ([A-Za-z_][\w-]*):")
+
+
+def _with_keys(text: str, section: str, block: str, have: set[str]) -> str:
+    """``text`` with the keys of ``block`` (one section of the template, ``section:``) that ``have`` lacks,
+    each with its comment and its more-indented lines, inserted after the section's last line.
+
+    >>> print(_with_keys("inputs:\\n  cases: c\\n\\nrag: {}\\n", "inputs", "inputs:\\n  cases: c\\n  pairs: p  # labelled\\n", {"cases"}))
+    inputs:
+      cases: c
+      pairs: p  # labelled
+    <BLANKLINE>
+    rag: {}
+    <BLANKLINE>
+    """
+    lines, keep = [], False
+    for line in block.splitlines(keepends=True)[1:]:
+        key = KEY.match(line)
+        if key:
+            keep = key.group(1) not in have
+        if keep and line.strip():
+            lines.append(line)
+    if not lines:
+        return text
+    start = re.search(rf"^{re.escape(section)}:", text, re.MULTILINE)
+    if start is None:  # pragma: no cover - the caller found the section
+        return text
+    nxt = SECTION.search(text, start.end())
+    end = nxt.start() if nxt else len(text)
+    body = text[start.start():end].rstrip("\n") + "\n"
+    return text[:start.start()] + body + "".join(lines) + ("\n" + text[end:] if nxt else "")
+
+
+def _write_case_queries(base: Path, inputs: dict, result: InitResult) -> None:
+    """Write the retrieval part's queries and qrels from the project's cases (neither file exists yet)."""
+    from assay.relevance.case_queries import write_case_queries
+
+    (base / CASE_QUERIES).parent.mkdir(parents=True, exist_ok=True)
+    n = write_case_queries(base / str(inputs.get("cases", "data/cases.jsonl")), base / str(inputs.get("corpus", "data/corpus")),
+                           base / CASE_QUERIES, base / CASE_QRELS)
+    result.written += [CASE_QUERIES, CASE_QRELS]
+    result.notes.append(f"retrieval reads your own corpus; its {n} queries and their qrels are made from your cases "
+                        f"({CASE_QUERIES}, {CASE_QRELS}); after changing the cases run `assay corpus queries` again")
 
 
 __all__ = ["InitResult", "ProjectError", "add_part", "check_destinations", "folder_name_problem", "init_project",

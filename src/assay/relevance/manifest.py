@@ -45,7 +45,9 @@ def library_versions() -> dict[str, str]:
 def build_manifest(corpus: str, queries: str, params: dict) -> dict:
     """``{"corpus_sha256", "queries_sha256", "params_sha256", "libraries"}`` for this runtime."""
     canonical = json.dumps(params, sort_keys=True, separators=(",", ":"), default=str).encode("utf-8")
-    return {"corpus_sha256": sha256_file(corpus), "queries_sha256": sha256_file(queries),
+    from assay.relevance.corpus import corpus_sha256
+
+    return {"corpus_sha256": corpus_sha256(corpus), "queries_sha256": sha256_file(queries),
             "params_sha256": sha256_bytes(canonical), "libraries": library_versions()}
 
 
