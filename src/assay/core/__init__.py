@@ -1,7 +1,5 @@
 """Foundations every other package stands on: errors, reading and atomic writing, row validation,
 params loading, provenance blocks, the stage runner, shared vocabularies and text helpers.
-
-May import: nothing from assay except ``assay.__version__`` and ``assay.DISTRIBUTION``. Everything else may import it.
 """
 
 from assay.core.lazy import lazy_exports

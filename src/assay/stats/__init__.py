@@ -23,8 +23,6 @@ its helpers :func:`win_values` and :func:`rubric_values`), the release decision'
 They are imported on first use (PEP 562, no import at module level), so ``import
 assay.stats.proportion`` does not pay for numpy and a stage's dependency list holds only the
 modules it uses.
-
-May import: ``assay.core``. Imported by every domain package.
 """
 
 from assay.core.lazy import lazy_exports
