@@ -5,7 +5,7 @@ BIN := $(CURDIR)/$(VENV)/bin
 STAMP := $(VENV)/.installed
 export PATH := $(BIN):$(PATH)
 
-.PHONY: setup repro test test-all bench lock clean exp metrics pipeline
+.PHONY: setup repro test test-all bench lock clean exp metrics pipeline docs
 
 setup: $(STAMP)
 
@@ -33,23 +33,31 @@ exp: $(STAMP)
 metrics: $(STAMP)
 	$(BIN)/dvc metrics show --md metrics/headline.json
 
-# `make test` (what CI runs) leaves out the tests marked slow (pyproject's addopts: -m 'not slow');
-# `make test-all` runs them too (among them a verify of the whole demo, minutes long).
-# Both spread the test files over TEST_WORKERS processes (pytest-xdist; CI has 2 cores). A file stays in one
-# process, so a module's shared fixture is built once; each process that runs an end-to-end file reproduces
-# the demo once (conftest.reproduced). TEST_WORKERS=0 runs everything in one process.
+# `make test` (what CI runs): ruff, mypy, import-linter (the layering contracts in pyproject.toml), then pytest,
+# leaving out the tests marked slow (pyproject's addopts: -m 'not slow'); `make test-all` runs them too (among
+# them a verify of the whole demo, minutes long). pytest spreads the test files over TEST_WORKERS processes
+# (pytest-xdist; CI has 2 cores). A file stays in one process, so a module's shared fixture is built once; the
+# session's reproduced demo and small project (conftest.built_once) are built once for all processes.
+# TEST_WORKERS=0 runs everything in one process.
 TEST_WORKERS ?= 2
 PYTEST_XDIST := -n $(TEST_WORKERS) --dist loadfile
 
 test: $(STAMP)
 	$(BIN)/ruff check src stages tests benchmarks examples
 	$(BIN)/mypy src/assay
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest $(PYTEST_XDIST)
 
 test-all: $(STAMP)
 	$(BIN)/ruff check src stages tests benchmarks examples
 	$(BIN)/mypy src/assay
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest $(PYTEST_XDIST) -m ''
+
+# docs/commands.md's command tables are written from the argparse parsers (cog; tests/test_commands_doc.py
+# fails while they differ)
+docs: $(STAMP)
+	$(BIN)/cog -r -I tests docs/commands.md
 
 # dvc.yaml, params.yaml and examples/ci/assay.yml are generated from the templates `assay init` uses
 # (src/assay/pipeline/templates, src/assay/project/templates); tests/test_pipeline.py checks them

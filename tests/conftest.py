@@ -65,6 +65,9 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
+
+from filelock import FileLock
 
 BIN = Path(sys.executable).parent
 
@@ -104,17 +107,88 @@ def make_clone(dest: Path) -> Path:
     return dest
 
 
-@pytest.fixture(scope="session")
-def reproduced(tmp_path_factory) -> Path:
-    """A clone on which `dvc repro -f` has run once (shared; copy it before changing anything).
+def built_once(tmp_path_factory: pytest.TempPathFactory, worker_id: str, name: str,
+               build: Callable[[Path], None]) -> Path:
+    """A folder ``build(folder)`` filled once per test session, shared by every pytest-xdist worker.
+
+    Under xdist the first worker that asks builds it under the session's shared temporary folder,
+    holding a file lock; the others wait for it and reuse it (the pattern pytest-xdist documents for
+    session fixtures). A failed build is recorded, so a waiting worker fails with the same message
+    rather than building again. Without xdist (``worker_id == "master"``) it is built in this
+    session's own temporary folder. Treat the folder as read-only: copy it before changing anything.
+    """
+    if worker_id == "master":
+        folder = tmp_path_factory.mktemp(name)
+        build(folder)
+        return folder
+    shared = tmp_path_factory.getbasetemp().parent
+    folder, done, failed = shared / name, shared / f"{name}.done", shared / f"{name}.failed"
+    with FileLock(str(shared / f"{name}.lock")):
+        if failed.exists():
+            raise AssertionError(f"building {name} failed in another worker:\n{failed.read_text(encoding='utf-8')}")
+        if not done.exists():
+            folder.mkdir()
+            try:
+                build(folder)
+            except BaseException as error:
+                failed.write_text(str(error), encoding="utf-8")
+                raise
+            done.touch()
+    return folder
+
+
+def reproduce_demo(dest: Path) -> None:
+    """A clone of this repository in ``dest`` on which `dvc repro -f` has run once.
 
     Forced, so every stage is recomputed from the committed inputs and
     ``test_committed_outputs_match_a_fresh_run`` compares every committed output, not only those of
     the stages whose tables a fresh clone lacks.
     """
-    root = make_clone(tmp_path_factory.mktemp("clone"))
-    run([str(BIN / "dvc"), "repro", "-f", "-q"], root)
-    return root
+    make_clone(dest)
+    run([str(BIN / "dvc"), "repro", "-f", "-q"], dest)
+
+
+@pytest.fixture(scope="session")
+def reproduced(tmp_path_factory, worker_id) -> Path:
+    """The whole demo, cloned and reproduced once per session (shared; copy it before changing anything).
+
+    About 100 CPU-seconds; only tests about the demo's own numbers use it: a test that needs a
+    reproduced project with every part uses ``small_project``.
+    """
+    return built_once(tmp_path_factory, worker_id, "demo", reproduce_demo)
+
+
+#: every part `assay init` offers; the small project has them all
+PARTS = "core,judge,queue,retrieval,study"
+
+
+def reproduce_small_project(dest: Path) -> None:
+    """`assay init --parts core,judge,queue,retrieval,study --example minimal` in ``dest``, committed,
+    reproduced with `dvc repro` and committed again (so `git status` and `dvc status` are clean).
+
+    The minimal example: 30 cases, 7 documents, 36 labelled pairs, the example's signed review
+    snapshots and its synthetic study evidence; every seed comes from its params.yaml.
+    """
+    assay, dvc = str(BIN / "assay"), str(BIN / "dvc")
+    run([assay, "init", str(dest), "--parts", PARTS, "--example", "minimal"], dest.parent)
+    run(["git", "add", "-A"], dest)
+    run(["git", "commit", "-qm", "assay init"], dest)
+    run([dvc, "repro", "-q"], dest)
+    run(["git", "add", "-A"], dest)
+    run(["git", "commit", "-qm", "first evaluation"], dest)
+
+
+@pytest.fixture(scope="session")
+def small_project(tmp_path_factory, worker_id) -> Path:
+    """A project `assay init` made with every part, reproduced once per session (shared; copy it with
+    ``small_copy`` before changing anything)."""
+    return built_once(tmp_path_factory, worker_id, "small", reproduce_small_project)
+
+
+@pytest.fixture
+def small_copy(small_project: Path, tmp_path: Path) -> Path:
+    """A private copy of the reproduced small project (work tree, git history and DVC cache), safe to edit."""
+    return private_copy(small_project, tmp_path / "small")
 
 
 def private_copy(src: Path, dest: Path) -> Path:

@@ -1,7 +1,8 @@
 """End-to-end: the real `dvc repro` on a fresh copy of the repository.
 
-One clone is reproduced once per session (see conftest.reproduced); tests that change inputs work on
-private copies of it, so only the stages downstream of the change re-run.
+The demo is reproduced once per session (conftest.reproduced) for the tests about its own numbers and
+the committed outputs; tests about any reproduced project work on private copies of the small project
+with every part (conftest.small_project), so only the stages downstream of a change re-run, on 30 cases.
 """
 
 import json
@@ -42,43 +43,43 @@ def test_committed_outputs_match_a_fresh_run(reproduced):
                 assert (reproduced / rel).read_bytes() == f.read_bytes(), f"{rel} differs after a fresh dvc repro"
 
 
-def test_second_repro_runs_nothing_and_status_is_clean(repro_copy):
+def test_second_repro_runs_nothing_and_status_is_clean(small_copy):
     """No stage is always changed (the relevance study's evidence outside the repository is locked in
     data/relevance/received.json), so a second repro runs nothing and `dvc status` is clean."""
     import yaml
 
-    stages = yaml.safe_load((repro_copy / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
+    stages = yaml.safe_load((small_copy / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
     assert [name for name, stage in stages.items() if stage.get("always_changed")] == []
-    again = run([DVC, "repro"], repro_copy)
+    again = run([DVC, "repro"], small_copy)
     assert "Running stage" not in again.stdout
-    assert run([DVC, "status"], repro_copy).stdout.strip() == "Data and pipelines are up to date."
-    assert run(["git", "status", "--porcelain", "--", "metrics", "reports", "dvc.lock"], repro_copy).stdout == ""
+    assert run([DVC, "status"], small_copy).stdout.strip() == "Data and pipelines are up to date."
+    assert run(["git", "status", "--porcelain", "--", "metrics", "reports", "dvc.lock"], small_copy).stdout == ""
 
 
-def test_bad_case_row_fails_repro_and_leaves_outputs_untouched(repro_copy):
-    cases = repro_copy / "data/cases.jsonl"
-    before = {p: p.read_bytes() for p in (repro_copy / "metrics").glob("*.json")}
+def test_bad_case_row_fails_repro_and_leaves_outputs_untouched(small_copy):
+    cases = small_copy / "data/cases.jsonl"
+    before = {p: p.read_bytes() for p in (small_copy / "metrics").glob("*.json")}
     lines = cases.read_text(encoding="utf-8").splitlines()
     row = json.loads(lines[2])
     row["task"] = "lookups"
     lines[2] = json.dumps(row, ensure_ascii=False)
     lines.insert(5, "{broken")
     cases.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    proc = run([DVC, "repro", "validate"], repro_copy, check=False)
+    proc = run([DVC, "repro", "validate"], small_copy, check=False)
     assert proc.returncode != 0
     assert "data/cases.jsonl:6: not valid JSON" in proc.stderr + proc.stdout
-    assert not list((repro_copy / "metrics").glob(".*.tmp")) and not list((repro_copy / "data/derived").glob(".*.tmp"))
+    assert not list((small_copy / "metrics").glob(".*.tmp")) and not list((small_copy / "data/derived").glob(".*.tmp"))
     for p, data in before.items():  # the failing stage's own outputs too: they are persist: true
         assert p.read_bytes() == data
 
 
-def test_strict_plan_fails_the_stage(repro_copy):
-    plan = repro_copy / "data/plan.yaml"
+def test_strict_plan_fails_the_stage(small_copy):
+    plan = small_copy / "data/plan.yaml"
     text = plan.read_text(encoding="utf-8")
     plan.write_text(text.replace("gate: block", "gate: report"), encoding="utf-8")
-    params = repro_copy / "params.yaml"
+    params = small_copy / "params.yaml"
     params.write_text(params.read_text(encoding="utf-8").replace("strict: false", "strict: true"), encoding="utf-8")
-    proc = run([DVC, "repro", "plan"], repro_copy, check=False)
+    proc = run([DVC, "repro", "plan"], small_copy, check=False)
     assert proc.returncode != 0
     assert "problem(s) and plan.strict is true" in proc.stderr + proc.stdout
 

@@ -21,7 +21,9 @@ def ran(proc) -> set[str]:
     return {line.split("'")[1] for line in proc.stdout.splitlines() if line.startswith("Running stage")}
 
 
-def test_repro_runs_the_whole_study_byte_stably(reproduced):
+def test_repro_runs_the_whole_study_byte_stably(repro_copy):
+    # a private copy: git and dvc write lock files as they run, and the reproduced demo is shared by every worker
+    reproduced = repro_copy
     for name in ("metrics/relevance/verdict.json", "reports/relevance/verdict.md", "reports/relevance/study/receipt.json",
                  "reports/relevance/study/qrels.json", "reports/relevance/study/evaluation.json"):
         assert (reproduced / name).read_bytes() == (ROOT / name).read_bytes(), name

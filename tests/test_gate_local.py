@@ -43,10 +43,8 @@ def test_verify_under_an_internal_error_is_exit_3_too(tmp_path, monkeypatch, cap
 
 
 @pytest.mark.e2e
-def test_a_renamed_version_leaves_outputs_the_gate_names_and_a_stale_lock_is_refused(tmp_path):
-    root = tmp_path / "p"
-    run([ASSAY, "init", str(root)], tmp_path)
-    run([DVC, "repro", "-q"], root)
+def test_a_renamed_version_leaves_outputs_the_gate_names_and_a_stale_lock_is_refused(small_copy):
+    root = small_copy  # `assay init` with every part, reproduced and committed (conftest.small_project)
     assert run([ASSAY, "gate"], root, check=False).returncode in (0, 1)
     # rename the team's version, as docs/plug-in.md says to
     params = root / "params.yaml"

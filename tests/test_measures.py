@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 import pytrec_eval
 
-from assay.relevance.measures import MeasureError, evaluate, order, parse_measure, parse_measures
+from assay.relevance.measures import MeasureError, evaluate, parse_measure, parse_measures
+from assay.relevance.ranking import order
 from assay.relevance.trec import Qrels, Run
 
 # our name -> pytrec_eval measure (RR@k is compared on the run cut to its first k documents)

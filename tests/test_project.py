@@ -411,16 +411,14 @@ def test_a_stage_refuses_to_run_under_another_assay_version_than_the_pin(tmp_pat
 
 
 @pytest.mark.e2e
-def test_init_then_repro_gate_commit_and_a_second_repro_leave_git_clean(tmp_path):
-    """The minimal example with the real git and dvc: the gate decides (0 or 1, never 2) right away."""
-    root = tmp_path / "p"
-    run([str(BIN / "assay"), "init", str(root)], tmp_path)
+def test_init_then_repro_gate_commit_and_a_second_repro_leave_git_clean(small_copy):
+    """The minimal example with the real git and dvc (the session's small project: `assay init` with every
+    part, `dvc repro`, committed): the gate decides (0 or 1, never 2) right away."""
+    root = small_copy
     assert (root / ".git").is_dir() and (root / ".dvc").is_dir()
-    run([str(BIN / "dvc"), "repro", "-q"], root)
     gate = run([str(BIN / "assay"), "gate"], root, check=False)
     assert gate.returncode in (0, 1), gate.stdout + gate.stderr
-    run(["git", "add", "-A"], root)
-    run(["git", "commit", "-qm", "first evaluation"], root)
+    assert run(["git", "status", "--porcelain"], root).stdout == ""
     run([str(BIN / "dvc"), "repro", "-q"], root)
     assert run(["git", "status", "--porcelain"], root).stdout == ""
     (root / "requirements.txt").write_text("assay-eval==0.0.1\n", encoding="utf-8")
@@ -432,19 +430,17 @@ def test_init_then_repro_gate_commit_and_a_second_repro_leave_git_clean(tmp_path
 
 
 @pytest.mark.e2e
-def test_a_study_project_opens_its_own_holdout_and_its_access_log_stays_out_of_git(tmp_path):
-    """A fresh study project: verdict not stuck at 2, an annotator cannot open, the coordinator can;
-    the sealed reads that follow go to access.log, and git stays clean after `dvc repro -f`."""
-    root = tmp_path / "p"
-    run([str(BIN / "assay"), "init", str(root), "--parts", "core,judge,study"], tmp_path)
-    run([str(BIN / "dvc"), "repro", "-q"], root)
+def test_a_study_project_opens_its_own_holdout_and_its_access_log_stays_out_of_git(small_copy):
+    """A fresh study project (the session's small project, every part, reproduced once): verdict not stuck
+    at 2, an annotator cannot open, the coordinator can; the sealed reads that follow go to access.log,
+    and git stays clean after `dvc repro -f`."""
+    root = small_copy
     verdict = run([str(BIN / "assay"), "study", "verdict"], root, check=False)
     assert verdict.returncode in (1, 3) and "holdout_opened" in verdict.stdout, verdict.stdout + verdict.stderr
     refused = run([str(BIN / "assay"), "study", "open-holdout", "--decided-by", "ANN-A01", "--reason", "rc"], root,
                   check=False)
     assert refused.returncode == 2 and "not the study's coordinator (CRD-01" in refused.stderr
-    run(["git", "add", "-A"], root)
-    run(["git", "commit", "-qm", "first"], root)
+    assert run(["git", "status", "--porcelain"], root).stdout == ""  # committed by the fixture; the refusal wrote nothing
     run([str(BIN / "assay"), "study", "open-holdout", "--decided-by", "CRD-01", "--reason", "rc frozen"], root)
     run([str(BIN / "dvc"), "repro", "-q"], root)
     run(["git", "add", "-A"], root)

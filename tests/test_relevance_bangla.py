@@ -5,7 +5,7 @@ import re
 import pytest
 
 from assay.data.tokens import WORD
-from assay.relevance.measures import order
+from assay.relevance.ranking import order
 from assay.relevance.modes.runner import run_mode
 from assay.relevance.modes.text import content_words
 from assay.relevance.params import RelevanceParams

@@ -11,7 +11,7 @@ from assay.relevance.modes.reranked import overlap_score
 from assay.relevance.modes.runner import run_mode
 from assay.relevance.params import RelevanceParams
 from assay.relevance.corpus import StudyDocument, StudyQuery
-from assay.relevance.measures import order
+from assay.relevance.ranking import order
 
 TOPICS = ["router replacement fee", "esim activation time", "roaming day pass price", "static address setup",
           "student discount proof", "parental controls filter", "number porting form", "outage credit amount"]

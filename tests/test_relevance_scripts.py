@@ -4,7 +4,7 @@ from assay.data.tokens: character bigrams for unspaced scripts, marks kept insid
 import pytest
 
 from assay.relevance.corpus import StudyDocument, StudyQuery
-from assay.relevance.measures import order
+from assay.relevance.ranking import order
 from assay.relevance.modes.runner import run_mode
 from assay.relevance.params import RelevanceParams
 

@@ -7,8 +7,6 @@ Metrics files hold numbers only (DVC diffs numbers; booleans are 0/1); hashes, n
 statuses and reasons go to the stage's provenance file under ``reports/provenance/``. Nobody
 spells a metrics key as a string outside this package: writers build the models, readers get typed
 fields.
-
-May import: ``assay.core``.
 """
 
 from assay.core.lazy import lazy_exports

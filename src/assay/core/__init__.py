@@ -1,8 +1,6 @@
 """Foundations every other package stands on: errors, reading and atomic writing, row validation,
-params loading, the stage runner, shared vocabularies and text helpers, and whether the git history
-the history checks read is all there (``assay.core.history``: a shallow clone is refused).
-
-May import: nothing from assay except ``assay.__version__`` and ``assay.DISTRIBUTION``. Everything else may import it.
+params loading, the stage runner, shared vocabularies and text helpers, and whether
+the git history the history checks read is all there (``assay.core.history``: a shallow clone is refused).
 """
 
 from assay.core.lazy import lazy_exports

@@ -1,6 +1,4 @@
 """The evaluation's data and its checks: cases, corpus, labelled pairs, the plan, the split, leakage.
-
-May import: ``assay.core``, ``assay.stats``, ``assay.artifacts``.
 """
 
 from assay.core.lazy import lazy_exports

@@ -9,12 +9,10 @@ Judging both orders is done by the caller, which sends (a, b) and (b, a) as two 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeAlias, get_args, runtime_checkable
+from typing import Any, Literal, Protocol, TypeAlias, get_args, runtime_checkable
 
 from assay.artifacts.rows import ReplyStatus
-
-if TYPE_CHECKING:
-    from assay.judge.prompts import PromptVersion
+from assay.judge.prompt_version import PromptVersion
 
 Winner = Literal["first", "second", "tie"]
 # ok: a parsed verdict; invalid: the reply broke the output contract; refused: the model declined;
@@ -66,5 +64,5 @@ class Judge(Protocol):
     def identity(self) -> JudgeIdentity: ...
 
     def judge_many(self, items: list[JudgeItem], prompt: PromptVersion) -> list[Verdict]:
-        """Verdicts for ``items`` in the same order, using ``prompt`` (an ``assay.judge.prompts.PromptVersion``)."""
+        """Verdicts for ``items`` in the same order, using ``prompt`` (an ``assay.judge.prompt_version.PromptVersion``)."""
         ...

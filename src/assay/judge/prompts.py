@@ -28,11 +28,10 @@ import json
 import re
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
 from assay.core.errors import InputError, Problem
 from assay.core.io import decode_utf8, sha256_bytes
 from assay.judge.base import Verdict, Winner
+from assay.judge.prompt_version import PromptVersion
 
 PLACEHOLDERS = ("question", "first", "second")
 WINNERS: tuple[Winner, ...] = ("first", "second", "tie")
@@ -52,41 +51,6 @@ _SECTION = re.compile(r"^## (system|user)[ \t]*$", re.MULTILINE)
 _CRITERION = re.compile(r"^\s*[0-9]+\.\s+([a-z_]+):", re.MULTILINE)
 _PLACEHOLDER = re.compile(r"\{\{(question|first|second)\}\}")
 _ANY_PLACEHOLDER = re.compile(r"\{\{[^{}]*\}\}")
-
-
-class PromptVersion(BaseModel):
-    """One judge prompt version.
-
-    Attributes:
-        name: the file name's stem before ``_v`` (``pairwise``).
-        version: the number after ``_v``.
-        path: where it was read from (for messages only; not part of the identity).
-        text: the full file text.
-        sha: SHA-256 of the file bytes; ``short_sha`` is its first 10 characters.
-        criteria: the numbered criteria of the system section, in order.
-        system: the system message (the rubric).
-        user: the user message template with ``{{question}}``, ``{{first}}``, ``{{second}}``.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    name: str
-    version: int
-    path: str
-    text: str
-    sha: str
-    criteria: tuple[str, ...]
-    system: str
-    user: str
-
-    @property
-    def short_sha(self) -> str:
-        """The first 10 hex digits of ``sha``."""
-        return self.sha[:10]
-
-    @property
-    def label(self) -> str:
-        """``pairwise v2`` style name for messages."""
-        return f"{self.name} v{self.version}"
 
 
 def prompt_path(folder: str | Path, version: int, name: str = "pairwise") -> Path:

@@ -3,8 +3,6 @@
 Owns the parts (:mod:`assay.pipeline.parts`), the dvc.yaml template with one block per part
 (``templates/pipeline.yaml``), the small template language both it and the project templates use
 (:mod:`assay.pipeline.template`) and the generator (:mod:`assay.pipeline.generate`).
-
-May import: ``assay.core``. Imported by ``assay.release``, ``assay.project`` and ``assay.cli``.
 """
 
 from assay.core.lazy import lazy_exports

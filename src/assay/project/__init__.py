@@ -4,8 +4,6 @@ Owns the project templates (``templates/``: params.yaml, the project README, the
 starter data of ``--example minimal`` (``examples/minimal/``) and where the NodiNet demo's data is
 found (:mod:`assay.project.examples`), the pin of assay as it was installed and the constraints file
 of the environment (:mod:`assay.project.install`), and the writing of a project (:mod:`assay.project.init`).
-
-May import: ``assay.core``, ``assay.pipeline``, ``assay.study`` (an added study starts unopened). Imported by ``assay.cli``.
 """
 
 from assay.core.lazy import lazy_exports

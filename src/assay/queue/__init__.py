@@ -3,8 +3,6 @@
 Owns the database schema and its migrations, the locked rubric, filling a queue from a pipeline
 output or a JSONL file, item leases, the blind-review web app and its JSON API, judge-versus-people
 results, and the byte-stable review snapshots with their SFT/DPO training examples.
-
-May import: ``assay.core``, ``assay.stats``, ``assay.artifacts``, ``assay.data``, ``assay.judge``.
 """
 
 from assay.core.lazy import lazy_exports

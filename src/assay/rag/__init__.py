@@ -1,9 +1,6 @@
 """Running RAG versions and comparing them: chunking and retrieval, the systems (reference, answers
 file, and the called ones: a callable or a service behind HTTP, run concurrently with stored
 replies), the per-case runner with its metric families, and the paired comparison of two runs.
-
-May import: ``assay.core``, ``assay.stats``, ``assay.artifacts``, ``assay.data``, ``assay.judge``
-(its HTTP transport and response cache).
 """
 
 from assay.core.lazy import lazy_exports

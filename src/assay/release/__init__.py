@@ -4,9 +4,6 @@ against the current inputs), judge calibration staleness, gathering it all from 
 one-page summary, and verification (recomputing the pipeline in a scratch copy and comparing the
 committed outputs byte for byte), and the check of the whole params file.
 
-May import: every package below it (``core``, ``stats``, ``artifacts``, ``data``, ``judge``, ``rag``,
-``relevance``, ``queue``): the gate decides on everything they measure.
-
 The functions ``gather`` and ``verify`` share their modules' names, so they are imported from
 those modules (``from assay.release.gather import gather``), not from the package.
 """

@@ -61,7 +61,7 @@ def support(query: str, document: str) -> float:
 def answer_table(run: Run, heuristic: dict[str, list[str]], documents: list[StudyDocument],
                  queries: list[StudyQuery], min_support: float) -> pd.DataFrame:
     """One row per query (sorted by id): task, cited docno, support, abstained, citation_ok, stale."""
-    from assay.relevance.measures import order
+    from assay.relevance.ranking import order
 
     by_id = {d.doc_id: d for d in documents}
     t = run.table.iloc[order(run.table)]

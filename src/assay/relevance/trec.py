@@ -34,6 +34,7 @@ import pandas as pd
 
 from assay.core.errors import InputError, Problem
 from assay.core.io import write_text
+from assay.relevance.ranking import order
 from assay.relevance.trec_lines import check_lines
 
 QRELS_FIELDS = ("qid", "iter", "docno", "grade")
@@ -236,7 +237,7 @@ def read_run(path: str | os.PathLike) -> Run:
     """Read a TREC run file (``qid Q0 docno rank score tag``).
 
     The ``rank`` column is ignored (trec_eval ranks by score, ties by docno descending; see
-    :func:`assay.relevance.measures.order`), so it is not checked beyond being present.
+    :func:`assay.relevance.ranking.order`), so it is not checked beyond being present.
 
     Raises:
         InputError: the file is missing; a line without exactly six fields; a score that is not a
@@ -266,8 +267,6 @@ def write_run(path: str | os.PathLike, run: Run) -> None:
     The rank column is written 1-based in that order, so trec_eval, pytrec_eval and this package
     read the same ranking.
     """
-    from assay.relevance.measures import order
-
     t = run.table.iloc[order(run.table)]
     ranks = t.groupby("qid", sort=False).cumcount().to_numpy() + 1
     lines = [f"{q} Q0 {d} {r} {format_score(s)} {run.tag}\n"

@@ -20,11 +20,8 @@ its helpers :func:`win_values` and :func:`rubric_values`), the release decision'
 (:func:`holdout_size`, :func:`detectable_change`, :func:`paired_power`, :func:`kappa_pairs`,
 :func:`ppi_labels`, :func:`threshold_check`, :func:`threshold_power`, :func:`threshold_size`).
 
-They are imported on first use (PEP 562, no import at module level), so ``import
-assay.stats.proportion`` does not pay for numpy and a stage's dependency list holds only the
-modules it uses.
-
-May import: ``assay.core``. Imported by every domain package.
+They are imported on first use (PEP 562, no import at module level), so ``import assay.stats``
+does not pay for numpy.
 """
 
 from assay.core.lazy import lazy_exports

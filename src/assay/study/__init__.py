@@ -16,8 +16,6 @@ the order the protocol meets them (docs/relevance-study.md): ``split``, ``poolin
 ``manifest``, ``opening`` and ``registration``, ``evaluation``, ``conditions``, ``verdict``,
 ``waiting`` and ``status``. Each stage's work is a ``*_step`` function in the module of what it
 makes (``split_step`` in ``split``, ``receipt_step`` in ``receipt``, ...).
-
-May import: ``assay.core``, ``assay.stats``, ``assay.artifacts``, ``assay.data``, ``assay.relevance``.
 """
 
 from assay.core.lazy import lazy_exports

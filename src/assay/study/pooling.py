@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 from assay.core.errors import AssayError, InputError, Problem
 from assay.core.io import parse_json_line, read_text, write_json, write_jsonl
 from assay.relevance.corpus import StudyDocument, StudyQuery, load_documents, load_queries
-from assay.relevance.measures import order
+from assay.relevance.ranking import order
 from assay.relevance.params import RelevanceParams
 from assay.relevance.trec import Run
 from assay.study.evidence import ANNOTATORS, POOL, QUERIES, SALT, SPLIT_FILE, SPLITS, EvidenceRoot, file_hashes, packet_name, run_names
