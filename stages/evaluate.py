@@ -27,7 +27,7 @@ def main(version: str) -> None:
     from assay.data.corpus import load_corpus
     from assay.data.split import read_split
     from assay.data.tools import CATALOGUE_PATH, load_catalogue
-    from assay.rag.metrics import version_metrics
+    from assay.rag.version_figures import version_metrics
     from assay.rag.reply_store import CACHE_PATH, ReplyStore, replay_only, system_sha
     from assay.rag.runner import RagParams, check_source, results_table, run_version
 

@@ -18,7 +18,7 @@ from assay.artifacts.estimate import Estimate
 from assay.artifacts.registry import RAG
 from assay.data.plan import Metric
 from assay.rag.compare import compare_runs, read_run
-from assay.rag.metrics import version_metrics
+from assay.rag.version_figures import version_metrics
 from assay.rag.repeats import REPEATED, figures
 from assay.rag.reply_store import REPLAY_ENV, ReplyStore, system_sha
 from assay.rag.runner import VersionParams, results_table, run_version

@@ -214,7 +214,7 @@ def test_twenty_of_twenty_has_a_lower_bound_well_below_one():
 
 
 def test_every_case_goes_to_its_side(cases, corpus):
-    from assay.rag.metrics import version_metrics
+    from assay.rag.version_figures import version_metrics
 
     table = results_table(run_version("baseline", BASELINE, cases, corpus, k=3)).to_pylist()
     sides = {r["id"]: ("holdout" if r["id"] in ("t1", "t2") else "dev") for r in table}

@@ -10,6 +10,6 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "assay.rag.systems": ["SystemRequest"],
     "assay.rag.called": ["CaseRun"],
     "assay.rag.calls": ["Retryable"],
-    "assay.rag.metrics": ["version_metrics"],
+    "assay.rag.version_figures": ["version_metrics"],
     "assay.rag.compare": ["CompareParams", "compare_runs", "read_run"],
 })

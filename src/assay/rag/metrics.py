@@ -23,9 +23,8 @@ import numpy as np
 
 from assay.artifacts.base import finite
 from assay.artifacts.estimate import Estimate
-from assay.artifacts.rag import RagMetrics, SideMetrics, ToolSlices
+from assay.artifacts.rag import SideMetrics, ToolSlices
 from assay.data.cases import SETS, TASKS
-from assay.data.split import SIDES
 from assay.stats.mean import mean_ci
 from assay.stats.proportion import IntervalMethod, proportion_ci
 from assay.stats.quantile import quantile_ci
@@ -139,25 +138,3 @@ def side_metrics(rows: Sequence[Mapping], method: IntervalMethod, langs: Sequenc
         latency_p95_ms=p95(col("latency_ms")), **tool_rates(rows, method),
         by_task=sliced("task", TASKS), by_set=sliced("set", SETS), by_lang=sliced("lang", langs),
         tools=tool_slices(rows, method, langs))
-
-
-def version_metrics(rows: Sequence[Mapping], sides: Mapping[str, str], method: IntervalMethod) -> RagMetrics:
-    """The version's :class:`RagMetrics`: every case's row goes to its side of the split.
-
-    Rows of a version run several times per case (they carry ``repeat``) are read case by case
-    (:mod:`assay.rag.repeats`): each share is pass^k, ``n`` counts cases, and each side's
-    ``repeats`` holds pass^k, the mean over runs and pass@k.
-
-    Raises:
-        KeyError: a case id absent from ``sides`` (the split and the run were made on different cases).
-    """
-    by_side = {side: [r for r in rows if sides[r["id"]] == side] for side in SIDES}
-    langs = row_langs(rows)  # both sides list every language of the run, even one a side lacks
-    from assay.rag.repeats import case_rows, repeat_metrics, repeated
-
-    if not repeated(rows):
-        return RagMetrics(n=len(rows), **{side: side_metrics(by_side[side], method, langs) for side in SIDES})
-    runs = 1 + max(int(r["repeat"]) for r in rows)
-    out = {side: side_metrics(case_rows(by_side[side]), method, langs).model_copy(
-        update={"repeats": repeat_metrics(by_side[side], method, runs)}) for side in SIDES}
-    return RagMetrics(n=len({r["id"] for r in rows}), **out)
