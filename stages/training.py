@@ -33,7 +33,7 @@ def main() -> None:
     TRAINING_ROWS.write(ts.examples("dpo"), kind="dpo")
     TRAINING_PREFERENCES.write(ts.preferences())
     TRAINING.write(training_metrics(ts))
-    REVIEW_INDEX.write(ReviewIndex(snapshots=sorted(params.snapshots)))
+    REVIEW_INDEX.write(ReviewIndex(snapshots=len(params.snapshots)))
 
 
 if __name__ == "__main__":

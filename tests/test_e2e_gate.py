@@ -106,8 +106,9 @@ def test_calibration_staleness_rules(small_copy):
     unused = small_copy / "data/prompts/pairwise_v1.md"
     unused.write_text(unused.read_text(encoding="utf-8").replace("answers", "replies", 1), encoding="utf-8")
     # a prompt version not in use leaves probe and calibrate alone; only the sensitivity stage, which
-    # compares the v1 and v2 wordings on purpose, and the judge stage that asks for its replies re-run
-    assert changed_stages(small_copy) == {"judge", "sensitivity"}
+    # compares the v1 and v2 wordings on purpose, the judge stage that asks for its replies, and the gate,
+    # which checks that every prompt version params names exists (it declares the prompts folder), re-run
+    assert changed_stages(small_copy) == {"judge", "sensitivity", "gate"}
     assert run([ASSAY, "calibration-status"], small_copy, check=False).returncode == 0
 
     used = small_copy / "data/prompts/pairwise_v2.md"

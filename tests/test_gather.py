@@ -60,12 +60,12 @@ def test_the_committed_demo_gives_the_committed_verdict(repo):
     committed = json.loads((ROOT / "reports" / "provenance" / "gate.json").read_text(encoding="utf-8"))
     assert {k: v for k, v in committed["details"]["statuses"].items() if not k.startswith("fresh")} == DEMO_CHECKS
     by_name = {c.name: c for c in checks}
-    # the check's value is the bound it decided on: the one-sided Clopper-Pearson lower bound of 27 of 58 at look 3's
-    # level 0.05 / 2^3 = 0.00625, beta.ppf(0.00625, 27, 32) = 0.30166 (scipy)
+    # the check's value is the bound it decided on: the one-sided Clopper-Pearson lower bound of 27 of 58 at look 4's
+    # level 0.05 / 2^4 = 0.003125, beta.ppf(0.003125, 27, 32) = 0.28811 (scipy)
     from scipy.stats import beta
 
-    assert by_name["answer_correct (candidate, holdout)"].value == pytest.approx(beta.ppf(0.00625, 27, 32), abs=1e-9)
-    assert by_name["abstain_correct (candidate, holdout)"].value == pytest.approx(beta.ppf(0.00625, 8, 7), abs=1e-9)  # 8 of 14
+    assert by_name["answer_correct (candidate, holdout)"].value == pytest.approx(beta.ppf(0.003125, 27, 32), abs=1e-9)
+    assert by_name["abstain_correct (candidate, holdout)"].value == pytest.approx(beta.ppf(0.003125, 8, 7), abs=1e-9)  # 8 of 14
     assert by_name["fresh compare"].detail == "changed since the last run: run_baseline, run_candidate, split"
     # the evidence is what the summary page reads: the candidate's holdout figure and its Wilson interval
     answer = ev.metrics["metrics/rag/candidate.json"].holdout.answer_correct
@@ -83,9 +83,11 @@ def test_an_edited_input_makes_exactly_its_outputs_stale(repo):
     checks, _ = gather(repo)
     before = {**DEMO_CHECKS, **FRESHNESS}
     changed = {name: status for name, status in statuses(checks).items() if before.get(name) != status}
-    # reordered pairs change the file (agreement, sensitivity) but not the label set the judge was
+    # reordered pairs change the file (agreement, sensitivity, and probe, which records the file's hash beside
+    # its label hash so the gate need not parse an unchanged file) but not the label set the judge was
     # calibrated on, which is order-independent
-    assert changed == {"fresh plan": "stale", "fresh agreement": "stale", "fresh sensitivity": "stale"}
+    assert changed == {"fresh plan": "stale", "fresh agreement": "stale", "fresh sensitivity": "stale",
+                       "fresh probe": "stale"}
     details = {c.name: c.detail for c in checks}
     assert details["fresh plan"] == "changed since the last run: plan"
     assert details["fresh agreement"] == "changed since the last run: pairs"
@@ -99,7 +101,7 @@ def test_an_edited_label_or_prompt_makes_the_probe_stale(repo):
     prompt = repo / "data" / "prompts" / "pairwise_v2.md"
     prompt.write_text(prompt.read_text(encoding="utf-8") + "\nOne more rule.\n", encoding="utf-8")
     details = {c.name: (c.status, c.detail) for c in gather(repo)[0]}
-    assert details["fresh probe"] == ("stale", "changed since the last run: labels, prompt")
+    assert details["fresh probe"] == ("stale", "changed since the last run: labels, pairs, prompt")
     assert details["fresh calibrate"] == ("stale", "changed since the last run: labels, prompt")
     assert details["fresh judge calibration"][0] == "stale"
 

@@ -56,8 +56,8 @@ class TrainingMetrics(Metrics):
 
 
 class ReviewIndex(Record):
-    """metrics/review/.snapshots.json: the snapshots of params ``review.snapshots``, sorted, written by the
-    training stage whatever the list holds.
+    """metrics/review/.snapshots.json: how many snapshots params ``review.snapshots`` lists (a number,
+    as everything under metrics/ is), written by the training stage whatever the list holds (0 too).
 
     It keeps the folder ``metrics/review`` (a dependency of the gate, which must run after every
     ``review@NAME`` stage) in existence while the list is still empty, as in a project whose queue part
@@ -65,4 +65,4 @@ class ReviewIndex(Record):
     stage can write this file.
     """
 
-    snapshots: list[str]
+    snapshots: int
